@@ -1,0 +1,143 @@
+/* fw_internal.h: contracts between the modules of the core (not part of the public API). */
+#ifndef FW_INTERNAL_H
+#define FW_INTERNAL_H
+
+#include <stdarg.h>
+
+#include "fw_device.h"
+
+#define FW_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Assertion of the core's own invariants (never for outside input). A port may define
+   FW_ASSERT_FAIL to trap; by default a broken invariant stops in an endless loop the debugger
+   can find. */
+#ifndef FW_ASSERT_FAIL
+#define FW_ASSERT_FAIL() \
+    do {                 \
+        for (;;) {       \
+        }                \
+    } while (0)
+#endif
+#define FW_ASSERT(cond)        \
+    do {                       \
+        if (!(cond)) {         \
+            FW_ASSERT_FAIL();  \
+        }                      \
+    } while (0)
+
+/* ---------------------------------------------------------------- framing (framing.c) */
+
+typedef enum fw_frame_event {
+    FW_FRAME_NONE = 0, /* all input consumed, no complete line */
+    FW_FRAME_LINE,     /* fr->line[0..fr->len) is a complete non-empty line (NUL-terminated) */
+    FW_FRAME_OVERFLOW  /* a line exceeded FW_LINE_MAX; its bytes are being dropped */
+} fw_frame_event_t;
+
+/*
+ * Consumes bytes from data[0..len) until an event or the end; returns how many were consumed
+ * and sets *ev. Call again with the rest after handling FW_FRAME_LINE / FW_FRAME_OVERFLOW.
+ * CR before LF is dropped; empty (or CR-only) lines are skipped; OVERFLOW is reported once per
+ * overlong line, when its (FW_LINE_MAX+1)-th byte arrives.
+ */
+size_t fw_framer_push(fw_framer_t *fr, const uint8_t *data, size_t len, fw_frame_event_t *ev);
+
+/* ---------------------------------------------------------------- formatting (fmt.c) */
+
+/* Writes the formatted text (the fw_call_errorf format subset) into out, always NUL-terminated,
+   truncated to cap-1 bytes. Returns the length written. */
+size_t fw_vfmt(char *out, size_t cap, const char *fmt, va_list ap);
+size_t fw_fmt(char *out, size_t cap, const char *fmt, ...);
+
+/* ---------------------------------------------------------------- responses (rpc.c) */
+
+typedef struct fw_issue {
+    char path[32];
+    char message[96];
+} fw_issue_t;
+
+/* State of the response to one request; fw_call_t.priv points at it. */
+typedef struct fw_resp {
+    fw_jw_t *w;            /* the message writer (shared by a whole batch) */
+    const char *id;        /* raw JSON text of the id; NULL for a notification */
+    size_t id_len;
+    bool *batch_open;      /* non-NULL inside a batch: whether "[" has been written */
+    bool result_started;
+    fw_err_t err;
+    char message[FW_ERRMSG_MAX];
+    fw_issue_t issues[FW_ISSUES_MAX];
+    uint8_t issue_count;
+    uint8_t issues_dropped;
+} fw_resp_t;
+
+/* ---------------------------------------------------------------- methods and schema */
+
+/*
+ * Core methods (not tools: not listed, but called by name like tools), e.g. get_info and
+ * list_tools. They use the same descriptor type and validation as tools.
+ */
+extern const fw_tool_t fw_mcpu_methods[];
+extern const size_t fw_mcpu_method_count;
+
+/* Fills call->args from params token (object, array by position, or -1 for absent). On failure
+   returns FW_ERR_INVALID_PARAMS with the message and issues recorded in the response. */
+fw_err_t fw_schema_bind(fw_call_t *call, const fw_json_doc_t *doc, int32_t params);
+
+/* Writes the inputSchema object of tool (type object, properties, required,
+   additionalProperties false) as one value. */
+void fw_schema_write(fw_jw_t *w, const fw_tool_t *tool);
+
+/* Reserves n bytes of the device's per-call scratch (reset for every request); NULL if full. */
+void *fw_scratch_alloc(fw_device_t *dev, size_t n);
+
+/* ---------------------------------------------------------------- pins and sampling */
+
+/* Resolves a pin given as number or name; index or -1. */
+int fw_pin_lookup_name(const fw_device_t *dev, const char *name);
+
+/* Prepares the sampling state of every pin (called by fw_device_init and on reset). */
+void fw_sampling_init(fw_device_t *dev, uint64_t now_ms);
+
+/* Runs due sampling ticks up to now_ms. */
+void fw_sampling_poll(fw_device_t *dev, uint64_t now_ms);
+
+/* ADC raw value as millivolts per the board's ADC profile (rounded to nearest). */
+uint32_t fw_adc_to_mv(const fw_board_t *board, uint32_t raw);
+
+/* Writes the ADC reading members the board's profile asks for: "volts": 1.65 or "mv": 1651. */
+void fw_adc_write_scaled(fw_jw_t *w, const fw_board_t *board, uint32_t raw);
+
+/* ---------------------------------------------------------------- tool sets */
+
+/* A named set of tools: the built-ins, one I2C driver, or one application tool set. */
+typedef struct fw_toolset {
+    const char *name;
+    const fw_tool_t *tools;
+    size_t count;
+} fw_toolset_t;
+
+/* Built-in tools every board gets (builtins/): gpio, pwm, adc, pins, system; i2c when the board
+   has an I2C bus. */
+extern const fw_toolset_t fw_builtin_gpio, fw_builtin_pwm, fw_builtin_adc, fw_builtin_pins,
+    fw_builtin_system, fw_builtin_i2c;
+
+/* Drivers (drivers/), found by fw_i2c_dev_def_t.driver. */
+extern const fw_toolset_t fw_driver_tmp102, fw_driver_at24c;
+
+/* Application tools (apps/), enabled by a board's app_tools names. NULL if unknown. */
+const fw_tool_t *fw_app_tool_find(const char *name);
+
+/* The board's first I2C device bound to `driver`, or the one at addr when addr >= 0; NULL when
+   none matches. */
+const fw_i2c_dev_def_t *fw_board_i2c_find(const fw_board_t *board, const char *driver, int addr);
+
+/* The HAL, with FW_ERR_UNSUPPORTED for a function the port left NULL. */
+uint64_t fw_hal_now(const fw_device_t *dev);
+fw_err_t fw_hal_gpio_mode(const fw_device_t *dev, uint16_t pin, hal_pin_mode_t mode);
+fw_err_t fw_hal_gpio_write(const fw_device_t *dev, uint16_t pin, bool level);
+fw_err_t fw_hal_gpio_read(const fw_device_t *dev, uint16_t pin, bool *level);
+fw_err_t fw_hal_pwm_write(const fw_device_t *dev, uint16_t pin, uint8_t duty, uint32_t freq_hz);
+fw_err_t fw_hal_adc_read(const fw_device_t *dev, uint16_t pin, uint16_t *raw);
+fw_err_t fw_hal_i2c(const fw_device_t *dev, uint8_t bus, uint8_t addr, const uint8_t *tx,
+                    size_t tx_len, uint8_t *rx, size_t rx_len);
+
+#endif

@@ -1,0 +1,90 @@
+/* fw_config.h: every compile-time limit of the firmware core; a board may override any of them. */
+#ifndef FW_CONFIG_H
+#define FW_CONFIG_H
+
+/* A board build may put its overrides in a header named by FW_CONFIG_BOARD_HEADER. */
+#ifdef FW_CONFIG_BOARD_HEADER
+#include FW_CONFIG_BOARD_HEADER
+#endif
+
+/* Longest request line (without its newline) a byte-stream transport accepts. */
+#ifndef FW_LINE_MAX
+#define FW_LINE_MAX 1024
+#endif
+
+/* JSON tokens available to parse one message (a batch shares one pool). */
+#ifndef FW_JSON_TOKENS_MAX
+#define FW_JSON_TOKENS_MAX 192
+#endif
+
+/* Deepest nesting of arrays/objects the reader accepts. */
+#ifndef FW_JSON_DEPTH_MAX
+#define FW_JSON_DEPTH_MAX 16
+#endif
+
+/* Bytes the JSON writer buffers before handing them to its sink. */
+#ifndef FW_JW_BUF_SIZE
+#define FW_JW_BUF_SIZE 128
+#endif
+
+/* Deepest nesting the JSON writer tracks (envelope + result structure). */
+#ifndef FW_JW_DEPTH_MAX
+#define FW_JW_DEPTH_MAX 16
+#endif
+
+/* Pins in the registry of one device. */
+#ifndef FW_PINS_MAX
+#define FW_PINS_MAX 16
+#endif
+
+/* Tools registered on one device (built-in, driver and application tools together). */
+#ifndef FW_TOOLS_MAX
+#define FW_TOOLS_MAX 40
+#endif
+
+/* Parameters one tool may declare. */
+#ifndef FW_PARAMS_MAX
+#define FW_PARAMS_MAX 8
+#endif
+
+/* Samples a pin's ring buffer can hold (a pin's buffer_size may be smaller). */
+#ifndef FW_SAMPLE_BUF_MAX
+#define FW_SAMPLE_BUF_MAX 64
+#endif
+
+/* Threshold/edge events queued across all pins before overflow is counted. */
+#ifndef FW_EVENT_QUEUE_MAX
+#define FW_EVENT_QUEUE_MAX 32
+#endif
+
+/* Requests in one JSON-RPC batch. */
+#ifndef FW_BATCH_MAX
+#define FW_BATCH_MAX 16
+#endif
+
+/* Bytes for decoded argument strings and byte arrays of one call. */
+#ifndef FW_SCRATCH_SIZE
+#define FW_SCRATCH_SIZE 256
+#endif
+
+/* Bytes of one error message (it names the field and the limit). */
+#ifndef FW_ERRMSG_MAX
+#define FW_ERRMSG_MAX 160
+#endif
+
+/* Validation issues reported in one -32602 error's data.issues. */
+#ifndef FW_ISSUES_MAX
+#define FW_ISSUES_MAX 4
+#endif
+
+/* I2C devices (driver instances) a board may declare. */
+#ifndef FW_I2C_DEVICES_MAX
+#define FW_I2C_DEVICES_MAX 4
+#endif
+
+/* Most bytes one i2c_read / i2c_write / eeprom transfer moves. */
+#ifndef FW_I2C_XFER_MAX
+#define FW_I2C_XFER_MAX 32
+#endif
+
+#endif

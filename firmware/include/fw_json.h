@@ -1,0 +1,148 @@
+/* fw_json.h: the zero-allocation JSON reader (tokenizer) and the streaming JSON writer. */
+#ifndef FW_JSON_H
+#define FW_JSON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fw_config.h"
+#include "fw_err.h"
+
+/* ---------------------------------------------------------------- reader */
+
+typedef enum fw_json_type {
+    FW_JSON_NULL = 0,
+    FW_JSON_FALSE,
+    FW_JSON_TRUE,
+    FW_JSON_NUMBER,
+    FW_JSON_STRING,
+    FW_JSON_ARRAY,
+    FW_JSON_OBJECT
+} fw_json_type_t;
+
+/* Token flags. */
+#define FW_JSON_F_ESCAPED 0x01u /* string: contains backslash escapes (decode before use) */
+#define FW_JSON_F_INTEGER 0x02u /* number: no fraction and no exponent */
+#define FW_JSON_F_NEGATIVE 0x04u /* number: leading minus */
+
+/*
+ * One token. Tokens are stored in document (pre-order) order. An object's children alternate
+ * key (a STRING token) and value. For strings, [start, end) excludes the quotes.
+ */
+typedef struct fw_json_tok {
+    uint8_t type;   /* fw_json_type_t */
+    uint8_t flags;  /* FW_JSON_F_* */
+    uint16_t count; /* ARRAY: elements; OBJECT: members (key/value pairs); else 0 */
+    uint32_t start; /* byte offset of the first byte in the buffer */
+    uint32_t end;   /* byte offset one past the last byte */
+    uint32_t next;  /* index of the token after this one's whole subtree */
+} fw_json_tok_t;
+
+/* A parsed document: the caller owns buf and toks; both must outlive it. */
+typedef struct fw_json_doc {
+    const char *buf;
+    size_t len;
+    fw_json_tok_t *toks;
+    uint32_t ntoks;   /* capacity of toks */
+    uint32_t count;   /* tokens used after a successful parse */
+    size_t err_pos;   /* byte offset where a failed parse stopped */
+} fw_json_doc_t;
+
+/*
+ * Parses exactly one JSON text (RFC 8259: any value at top level, whitespace around it) from
+ * buf[0..len). Validates UTF-8, escapes (including surrogate pairs) and number grammar.
+ * max_depth bounds nesting (1 = a scalar or a flat array/object). Returns FW_OK, or
+ * FW_ERR_JSON_INVALID / FW_ERR_JSON_NOMEM / FW_ERR_JSON_DEPTH with doc->err_pos set.
+ */
+fw_err_t fw_json_parse(fw_json_doc_t *doc, const char *buf, size_t len, fw_json_tok_t *toks,
+                       uint32_t ntoks, unsigned max_depth);
+
+/* Value token of member `key` in object token `obj`, or -1 when absent or obj not an object.
+   Keys are compared after unescaping; the first occurrence wins. */
+int32_t fw_json_obj_get(const fw_json_doc_t *doc, uint32_t obj, const char *key);
+
+/* Token index of element i of array token `arr`, or -1. */
+int32_t fw_json_arr_get(const fw_json_doc_t *doc, uint32_t arr, uint32_t i);
+
+/* True when string token `tok` equals the NUL-terminated text s (after unescaping). */
+bool fw_json_str_eq(const fw_json_doc_t *doc, uint32_t tok, const char *s);
+
+/*
+ * Decodes string token `tok` into out (NUL-terminated, UTF-8). Returns the decoded length, or
+ * FW_ERR_NO_SPACE when it needs more than cap-1 bytes, FW_ERR_ARG when tok is not a string.
+ */
+int32_t fw_json_str_decode(const fw_json_doc_t *doc, uint32_t tok, char *out, size_t cap);
+
+/* Integer value of number token `tok`. FW_ERR_ARG if not an integer literal (fraction or
+   exponent), FW_ERR_NO_SPACE if it does not fit int64_t. */
+fw_err_t fw_json_get_i64(const fw_json_doc_t *doc, uint32_t tok, int64_t *out);
+
+/* Value of any number token as a double (correct to within one unit in the last place for
+   ordinary magnitudes; huge exponents give +-inf, tiny ones 0). FW_ERR_ARG if not a number. */
+fw_err_t fw_json_get_double(const fw_json_doc_t *doc, uint32_t tok, double *out);
+
+/* ---------------------------------------------------------------- writer */
+
+/* Where written bytes go. write() may be called many times per message; it must accept all. */
+typedef struct fw_sink {
+    void (*write)(void *ctx, const char *data, size_t len);
+    void *ctx;
+} fw_sink_t;
+
+/*
+ * Streaming writer: commas and nesting are tracked, output is buffered in FW_JW_BUF_SIZE bytes
+ * and flushed to the sink, so documents of any size need bounded memory. Misuse (a value where a
+ * key is due, unbalanced ends, nesting past FW_JW_DEPTH_MAX) sets err and is otherwise ignored.
+ */
+typedef struct fw_jw {
+    fw_sink_t sink;
+    char buf[FW_JW_BUF_SIZE];
+    size_t used;
+    size_t total;        /* bytes written so far (flushed + buffered) */
+    uint8_t depth;
+    uint32_t obj_mask;   /* bit d: level d is an object (else array) */
+    uint32_t first_mask; /* bit d: no element written yet at level d */
+    bool want_value;     /* a key was written; its value is due */
+    bool in_str;         /* a streamed string (fw_jw_str_begin) is open */
+    fw_err_t err;
+} fw_jw_t;
+
+void fw_jw_init(fw_jw_t *w, fw_sink_t sink);
+void fw_jw_obj_begin(fw_jw_t *w);
+void fw_jw_obj_end(fw_jw_t *w);
+void fw_jw_arr_begin(fw_jw_t *w);
+void fw_jw_arr_end(fw_jw_t *w);
+void fw_jw_key(fw_jw_t *w, const char *key);
+void fw_jw_str(fw_jw_t *w, const char *s);              /* NUL-terminated, escaped as needed */
+void fw_jw_strn(fw_jw_t *w, const char *s, size_t n);
+void fw_jw_i64(fw_jw_t *w, int64_t v);
+void fw_jw_u64(fw_jw_t *w, uint64_t v);
+/* v with exactly `decimals` digits after the point (0..9), rounded half away from zero, no
+   printf; NaN/inf are written as null (JSON has no such numbers). */
+void fw_jw_fixed(fw_jw_t *w, double v, unsigned decimals);
+/* v with up to 9 significant fraction digits, trailing zeros trimmed (e.g. 1.65, 3, -0.5). */
+void fw_jw_double(fw_jw_t *w, double v);
+void fw_jw_bool(fw_jw_t *w, bool v);
+void fw_jw_null(fw_jw_t *w);
+/* A value that is already valid JSON text (e.g. an id echoed byte for byte). */
+void fw_jw_raw(fw_jw_t *w, const char *json, size_t n);
+/* Shorthands for key + value. */
+void fw_jw_kv_str(fw_jw_t *w, const char *key, const char *s);
+void fw_jw_kv_i64(fw_jw_t *w, const char *key, int64_t v);
+void fw_jw_kv_bool(fw_jw_t *w, const char *key, bool v);
+/*
+ * A string value written in pieces: begin, any number of chunks (raw bytes, escaped like
+ * fw_jw_strn), end. While it is open only chunk, end and flush are allowed.
+ * fw_jw_string_sink(w) is a sink whose writes become chunks of w's open string, so a second
+ * writer can stream a whole JSON document into one string value of w: begin, init the inner
+ * writer on this sink, write and fw_jw_flush it, then end.
+ */
+void fw_jw_str_begin(fw_jw_t *w);
+void fw_jw_str_chunk(fw_jw_t *w, const char *s, size_t n);
+void fw_jw_str_end(fw_jw_t *w);
+fw_sink_t fw_jw_string_sink(fw_jw_t *w);
+/* Hands buffered bytes to the sink. Returns w->err. */
+fw_err_t fw_jw_flush(fw_jw_t *w);
+
+#endif

@@ -7,7 +7,7 @@ typedef enum fw_err {
     /* JSON reader */
     FW_ERR_JSON_INVALID = -1,   /* input is not RFC 8259 JSON */
     FW_ERR_JSON_NOMEM = -2,     /* more tokens than the pool holds */
-    FW_ERR_JSON_DEPTH = -3,     /* nesting deeper than FW_JSON_DEPTH_MAX */
+    FW_ERR_JSON_DEPTH = -3,     /* nesting deeper than the parse's max_depth */
     /* JSON-RPC envelope and dispatch */
     FW_ERR_LINE_TOO_LONG = -10, /* a stream line exceeded FW_LINE_MAX */
     FW_ERR_INVALID_REQUEST = -11, /* envelope is not a valid JSON-RPC 2.0 request */

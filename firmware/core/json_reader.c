@@ -1,0 +1,908 @@
+/* json_reader.c: the zero-allocation, fully validating RFC 8259 JSON reader and its accessors. */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "fw_json.h"
+
+#define NO_PARENT UINT32_MAX
+
+/*
+ * Parser states (the whole grammar; there is no recursion):
+ *   ST_VALUE       a value is due (top level, after ':' or after ',' in an array)
+ *   ST_ELEM_FIRST  just after '[': a value or ']'
+ *   ST_KEY         a key string is due (after ',' in an object)
+ *   ST_KEY_FIRST   just after '{': a key string or '}'
+ *   ST_COLON       after a key: ':'
+ *   ST_AFTER       a value is complete: ',' or the closer of the open container, or the end
+ *                  of the input when no container is open
+ */
+typedef enum parse_state {
+    ST_VALUE,
+    ST_ELEM_FIRST,
+    ST_KEY,
+    ST_KEY_FIRST,
+    ST_COLON,
+    ST_AFTER
+} parse_state_t;
+
+/*
+ * Open containers form a chain through the tokens themselves: while a container is open its
+ * `next` field holds the index of its enclosing container (NO_PARENT at top level); closing it
+ * pops the chain and stores the real `next`. So the only bound on nesting is max_depth.
+ */
+typedef struct parser {
+    const uint8_t *s;
+    uint32_t len;
+    uint32_t pos;
+    fw_json_tok_t *toks;
+    uint32_t cap;
+    uint32_t used;
+    uint32_t parent; /* innermost open container, or NO_PARENT */
+    unsigned depth;  /* open containers */
+    unsigned max_depth;
+} parser_t;
+
+/* ---------------------------------------------------------------- lexical helpers */
+
+static int peek(const parser_t *ps)
+{
+    return ps->pos < ps->len ? ps->s[ps->pos] : -1;
+}
+
+static bool is_digit(int c)
+{
+    return c >= '0' && c <= '9';
+}
+
+static int hex_value(int c)
+{
+    if (is_digit(c)) {
+        return c - '0';
+    }
+    if (c >= 'a' && c <= 'f') {
+        return c - 'a' + 10;
+    }
+    if (c >= 'A' && c <= 'F') {
+        return c - 'A' + 10;
+    }
+    return -1;
+}
+
+static void skip_ws(parser_t *ps)
+{
+    while (ps->pos < ps->len) {
+        uint8_t c = ps->s[ps->pos];
+        if (c != ' ' && c != '\t' && c != '\n' && c != '\r') {
+            return;
+        }
+        ps->pos++;
+    }
+}
+
+static void skip_digits(parser_t *ps)
+{
+    while (is_digit(peek(ps))) {
+        ps->pos++;
+    }
+}
+
+/* Consumes byte c or fails with pos at the offending byte (len when truncated). */
+static fw_err_t expect_byte(parser_t *ps, uint8_t c)
+{
+    if (peek(ps) != c) {
+        return FW_ERR_JSON_INVALID;
+    }
+    ps->pos++;
+    return FW_OK;
+}
+
+/* ---------------------------------------------------------------- strings */
+
+/* Four hex digits of a \u escape into *cp. */
+static fw_err_t scan_hex4(parser_t *ps, uint32_t *cp)
+{
+    uint32_t v = 0;
+    for (int i = 0; i < 4; i++) {
+        int d = hex_value(peek(ps));
+        if (d < 0) {
+            return FW_ERR_JSON_INVALID;
+        }
+        v = (v << 4) | (uint32_t)d;
+        ps->pos++;
+    }
+    *cp = v;
+    return FW_OK;
+}
+
+/* The rest of a \u escape (pos after "\u"); a high surrogate must be followed by an escaped
+   low surrogate and a low surrogate may not stand alone, so decoding always gives UTF-8. */
+static fw_err_t scan_unicode_escape(parser_t *ps)
+{
+    uint32_t esc = ps->pos - 2;
+    uint32_t cp;
+    uint32_t lo;
+    fw_err_t err = scan_hex4(ps, &cp);
+    if (err != FW_OK) {
+        return err;
+    }
+    if (cp >= 0xDC00u && cp <= 0xDFFFu) {
+        ps->pos = esc;
+        return FW_ERR_JSON_INVALID;
+    }
+    if (cp < 0xD800u || cp > 0xDBFFu) {
+        return FW_OK;
+    }
+    esc = ps->pos;
+    if ((err = expect_byte(ps, '\\')) != FW_OK || (err = expect_byte(ps, 'u')) != FW_OK ||
+        (err = scan_hex4(ps, &lo)) != FW_OK) {
+        return err;
+    }
+    if (lo < 0xDC00u || lo > 0xDFFFu) {
+        ps->pos = esc;
+        return FW_ERR_JSON_INVALID;
+    }
+    return FW_OK;
+}
+
+/* One escape sequence; pos at the backslash. */
+static fw_err_t scan_escape(parser_t *ps)
+{
+    ps->pos++;
+    int c = peek(ps);
+    switch (c) {
+    case '"':
+    case '\\':
+    case '/':
+    case 'b':
+    case 'f':
+    case 'n':
+    case 'r':
+    case 't':
+        ps->pos++;
+        return FW_OK;
+    case 'u':
+        ps->pos++;
+        return scan_unicode_escape(ps);
+    default:
+        return FW_ERR_JSON_INVALID;
+    }
+}
+
+/* One UTF-8 sequence per RFC 3629 (no overlongs, no surrogates, nothing above U+10FFFF); pos
+   at its lead byte (>= 0x80). */
+static fw_err_t scan_utf8(parser_t *ps)
+{
+    uint8_t c = ps->s[ps->pos];
+    uint8_t lo = 0x80;
+    uint8_t hi = 0xBF;
+    unsigned n;
+    if (c >= 0xC2 && c <= 0xDF) {
+        n = 1;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+        n = 2;
+        lo = c == 0xE0 ? 0xA0 : 0x80;
+        hi = c == 0xED ? 0x9F : 0xBF;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        n = 3;
+        lo = c == 0xF0 ? 0x90 : 0x80;
+        hi = c == 0xF4 ? 0x8F : 0xBF;
+    } else {
+        return FW_ERR_JSON_INVALID;
+    }
+    ps->pos++;
+    for (unsigned i = 0; i < n; i++) {
+        int b = peek(ps);
+        if (b < lo || b > hi) {
+            return FW_ERR_JSON_INVALID;
+        }
+        lo = 0x80;
+        hi = 0xBF;
+        ps->pos++;
+    }
+    return FW_OK;
+}
+
+/* String body; pos after the opening quote, on success at the closing quote. */
+static fw_err_t scan_string(parser_t *ps, uint8_t *flags)
+{
+    for (;;) {
+        fw_err_t err = FW_OK;
+        if (ps->pos >= ps->len) {
+            return FW_ERR_JSON_INVALID;
+        }
+        uint8_t c = ps->s[ps->pos];
+        if (c == '"') {
+            return FW_OK;
+        }
+        if (c >= 0x20 && c < 0x80 && c != '\\') {
+            ps->pos++;
+            continue;
+        }
+        if (c == '\\') {
+            *flags |= FW_JSON_F_ESCAPED;
+            err = scan_escape(ps);
+        } else if (c < 0x20) {
+            err = FW_ERR_JSON_INVALID;
+        } else {
+            err = scan_utf8(ps);
+        }
+        if (err != FW_OK) {
+            return err;
+        }
+    }
+}
+
+/* ---------------------------------------------------------------- numbers and literals */
+
+/* -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? */
+static fw_err_t scan_number(parser_t *ps, uint8_t *flags)
+{
+    uint8_t f = FW_JSON_F_INTEGER;
+    if (peek(ps) == '-') {
+        f |= FW_JSON_F_NEGATIVE;
+        ps->pos++;
+    }
+    int c = peek(ps);
+    if (c == '0') {
+        ps->pos++;
+    } else if (c >= '1' && c <= '9') {
+        skip_digits(ps);
+    } else {
+        return FW_ERR_JSON_INVALID;
+    }
+    if (peek(ps) == '.') {
+        f &= (uint8_t)~FW_JSON_F_INTEGER;
+        ps->pos++;
+        if (!is_digit(peek(ps))) {
+            return FW_ERR_JSON_INVALID;
+        }
+        skip_digits(ps);
+    }
+    c = peek(ps);
+    if (c == 'e' || c == 'E') {
+        f &= (uint8_t)~FW_JSON_F_INTEGER;
+        ps->pos++;
+        c = peek(ps);
+        if (c == '+' || c == '-') {
+            ps->pos++;
+        }
+        if (!is_digit(peek(ps))) {
+            return FW_ERR_JSON_INVALID;
+        }
+        skip_digits(ps);
+    }
+    *flags = f;
+    return FW_OK;
+}
+
+static fw_err_t scan_literal(parser_t *ps, const char *lit)
+{
+    for (; *lit != '\0'; lit++) {
+        fw_err_t err = expect_byte(ps, (uint8_t)*lit);
+        if (err != FW_OK) {
+            return err;
+        }
+    }
+    return FW_OK;
+}
+
+/* ---------------------------------------------------------------- tokens and structure */
+
+/* Appends a token at pos; `member` counts it as an element (array) or member (object key) of
+   the open container. */
+static fw_err_t new_tok(parser_t *ps, fw_json_type_t type, bool member, fw_json_tok_t **out)
+{
+    if (member) {
+        fw_json_tok_t *p = &ps->toks[ps->parent];
+        if (p->count == UINT16_MAX) {
+            return FW_ERR_JSON_NOMEM;
+        }
+        p->count++;
+    }
+    if (ps->used == ps->cap) {
+        return FW_ERR_JSON_NOMEM;
+    }
+    fw_json_tok_t *t = &ps->toks[ps->used];
+    t->type = (uint8_t)type;
+    t->flags = 0;
+    t->count = 0;
+    t->start = ps->pos;
+    t->end = ps->pos;
+    ps->used++;
+    t->next = ps->used;
+    *out = t;
+    return FW_OK;
+}
+
+static fw_err_t parse_string(parser_t *ps, bool member)
+{
+    fw_json_tok_t *t;
+    fw_err_t err = new_tok(ps, FW_JSON_STRING, member, &t);
+    if (err != FW_OK) {
+        return err;
+    }
+    uint8_t flags = 0;
+    ps->pos++;
+    t->start = ps->pos;
+    err = scan_string(ps, &flags);
+    if (err != FW_OK) {
+        return err;
+    }
+    t->flags = flags;
+    t->end = ps->pos;
+    ps->pos++; /* closing quote */
+    return FW_OK;
+}
+
+static fw_err_t open_container(parser_t *ps, fw_json_type_t type, bool member)
+{
+    fw_json_tok_t *t;
+    if (ps->depth >= ps->max_depth) {
+        return FW_ERR_JSON_DEPTH;
+    }
+    fw_err_t err = new_tok(ps, type, member, &t);
+    if (err != FW_OK) {
+        return err;
+    }
+    t->next = ps->parent;
+    ps->parent = ps->used - 1;
+    ps->depth++;
+    ps->pos++;
+    return FW_OK;
+}
+
+/* pos at the closer of the innermost open container. */
+static void close_container(parser_t *ps)
+{
+    fw_json_tok_t *t = &ps->toks[ps->parent];
+    ps->parent = t->next;
+    t->next = ps->used;
+    ps->pos++;
+    t->end = ps->pos;
+    ps->depth--;
+}
+
+/* Spellings of the literals, indexed by fw_json_type_t. */
+static const char *const literals[] = {"null", "false", "true"};
+
+/* A scalar: number or literal. */
+static fw_err_t parse_scalar(parser_t *ps, bool member)
+{
+    int c = peek(ps);
+    fw_json_type_t type;
+    if (c == 'n') {
+        type = FW_JSON_NULL;
+    } else if (c == 'f') {
+        type = FW_JSON_FALSE;
+    } else if (c == 't') {
+        type = FW_JSON_TRUE;
+    } else if (c == '-' || is_digit(c)) {
+        type = FW_JSON_NUMBER;
+    } else {
+        return FW_ERR_JSON_INVALID;
+    }
+    fw_json_tok_t *t;
+    fw_err_t err = new_tok(ps, type, member, &t);
+    if (err != FW_OK) {
+        return err;
+    }
+    uint8_t flags = 0;
+    err = type == FW_JSON_NUMBER ? scan_number(ps, &flags) : scan_literal(ps, literals[type]);
+    t->flags = flags;
+    t->end = ps->pos;
+    return err;
+}
+
+/* Any value; sets the state that follows it. */
+static fw_err_t parse_value(parser_t *ps, parse_state_t *st)
+{
+    bool member = ps->parent != NO_PARENT && ps->toks[ps->parent].type == FW_JSON_ARRAY;
+    int c = peek(ps);
+    if (c == '[') {
+        *st = ST_ELEM_FIRST;
+        return open_container(ps, FW_JSON_ARRAY, member);
+    }
+    if (c == '{') {
+        *st = ST_KEY_FIRST;
+        return open_container(ps, FW_JSON_OBJECT, member);
+    }
+    *st = ST_AFTER;
+    return c == '"' ? parse_string(ps, member) : parse_scalar(ps, member);
+}
+
+/* ST_AFTER: ',' or the closer of the open container. */
+static fw_err_t parse_after(parser_t *ps, parse_state_t *st)
+{
+    if (ps->parent == NO_PARENT) {
+        return FW_ERR_JSON_INVALID; /* something after the top-level value */
+    }
+    bool is_obj = ps->toks[ps->parent].type == FW_JSON_OBJECT;
+    int c = peek(ps);
+    if (c == ',') {
+        ps->pos++;
+        *st = is_obj ? ST_KEY : ST_VALUE;
+        return FW_OK;
+    }
+    if (c != (is_obj ? '}' : ']')) {
+        return FW_ERR_JSON_INVALID;
+    }
+    close_container(ps);
+    return FW_OK;
+}
+
+/* One step of the state machine; pos at a non-whitespace byte. */
+static fw_err_t parse_step(parser_t *ps, parse_state_t *st)
+{
+    int c = peek(ps);
+    if ((*st == ST_ELEM_FIRST && c == ']') || (*st == ST_KEY_FIRST && c == '}')) {
+        close_container(ps);
+        *st = ST_AFTER;
+        return FW_OK;
+    }
+    switch (*st) {
+    case ST_VALUE:
+    case ST_ELEM_FIRST:
+        return parse_value(ps, st);
+    case ST_KEY:
+    case ST_KEY_FIRST:
+        if (c != '"') {
+            return FW_ERR_JSON_INVALID; /* keys are strings */
+        }
+        *st = ST_COLON;
+        return parse_string(ps, true);
+    case ST_COLON:
+        *st = ST_VALUE;
+        return expect_byte(ps, ':');
+    case ST_AFTER:
+        return parse_after(ps, st);
+    }
+    return FW_ERR_JSON_INVALID;
+}
+
+static fw_err_t parse_document(parser_t *ps)
+{
+    parse_state_t st = ST_VALUE;
+    if (ps->max_depth == 0) {
+        return FW_ERR_JSON_DEPTH;
+    }
+    for (;;) {
+        skip_ws(ps);
+        if (ps->pos == ps->len) {
+            return st == ST_AFTER && ps->parent == NO_PARENT ? FW_OK : FW_ERR_JSON_INVALID;
+        }
+        fw_err_t err = parse_step(ps, &st);
+        if (err != FW_OK) {
+            return err;
+        }
+    }
+}
+
+fw_err_t fw_json_parse(fw_json_doc_t *doc, const char *buf, size_t len, fw_json_tok_t *toks,
+                       uint32_t ntoks, unsigned max_depth)
+{
+    doc->buf = buf;
+    doc->len = len;
+    doc->toks = toks;
+    doc->ntoks = ntoks;
+    doc->count = 0;
+    doc->err_pos = 0;
+    if ((uint64_t)len >= UINT32_MAX) {
+        return FW_ERR_JSON_NOMEM; /* offsets are 32-bit */
+    }
+    parser_t ps = {
+        .s = (const uint8_t *)buf,
+        .len = (uint32_t)len,
+        .toks = toks,
+        .cap = ntoks > (uint32_t)INT32_MAX ? (uint32_t)INT32_MAX : ntoks,
+        .parent = NO_PARENT,
+        .max_depth = max_depth,
+    };
+    if (toks == NULL) {
+        ps.cap = 0;
+    }
+    fw_err_t err = parse_document(&ps);
+    if (err != FW_OK) {
+        doc->err_pos = ps.pos;
+        return err;
+    }
+    doc->count = ps.used;
+    return FW_OK;
+}
+
+/* ---------------------------------------------------------------- accessors */
+
+static const fw_json_tok_t *tok_of(const fw_json_doc_t *doc, uint32_t tok, fw_json_type_t type)
+{
+    if (doc == NULL || tok >= doc->count || doc->toks[tok].type != type) {
+        return NULL;
+    }
+    return &doc->toks[tok];
+}
+
+int32_t fw_json_obj_get(const fw_json_doc_t *doc, uint32_t obj, const char *key)
+{
+    const fw_json_tok_t *t = tok_of(doc, obj, FW_JSON_OBJECT);
+    if (t == NULL || key == NULL) {
+        return -1;
+    }
+    uint32_t k = obj + 1;
+    for (uint32_t i = 0; i < t->count; i++) {
+        if (fw_json_str_eq(doc, k, key)) {
+            return (int32_t)(k + 1);
+        }
+        k = doc->toks[k + 1].next;
+    }
+    return -1;
+}
+
+int32_t fw_json_arr_get(const fw_json_doc_t *doc, uint32_t arr, uint32_t i)
+{
+    const fw_json_tok_t *t = tok_of(doc, arr, FW_JSON_ARRAY);
+    if (t == NULL || i >= t->count) {
+        return -1;
+    }
+    uint32_t e = arr + 1;
+    while (i-- > 0) {
+        e = doc->toks[e].next;
+    }
+    return (int32_t)e;
+}
+
+static unsigned hex4_at(const uint8_t *p)
+{
+    unsigned v = 0;
+    for (int i = 0; i < 4; i++) {
+        v = (v << 4) | (unsigned)hex_value(p[i]);
+    }
+    return v;
+}
+
+static unsigned utf8_encode(uint32_t cp, uint8_t u[4])
+{
+    if (cp < 0x80u) {
+        u[0] = (uint8_t)cp;
+        return 1;
+    }
+    if (cp < 0x800u) {
+        u[0] = (uint8_t)(0xC0u | (cp >> 6));
+        u[1] = (uint8_t)(0x80u | (cp & 0x3Fu));
+        return 2;
+    }
+    if (cp < 0x10000u) {
+        u[0] = (uint8_t)(0xE0u | (cp >> 12));
+        u[1] = (uint8_t)(0x80u | ((cp >> 6) & 0x3Fu));
+        u[2] = (uint8_t)(0x80u | (cp & 0x3Fu));
+        return 3;
+    }
+    u[0] = (uint8_t)(0xF0u | (cp >> 18));
+    u[1] = (uint8_t)(0x80u | ((cp >> 12) & 0x3Fu));
+    u[2] = (uint8_t)(0x80u | ((cp >> 6) & 0x3Fu));
+    u[3] = (uint8_t)(0x80u | (cp & 0x3Fu));
+    return 4;
+}
+
+/* The byte a one-character escape stands for ('"', '\\' and '/' stand for themselves). */
+static uint8_t unescape_simple(uint8_t c)
+{
+    switch (c) {
+    case 'b':
+        return '\b';
+    case 'f':
+        return '\f';
+    case 'n':
+        return '\n';
+    case 'r':
+        return '\r';
+    case 't':
+        return '\t';
+    default:
+        return c;
+    }
+}
+
+/* Decodes the character at s[*pos] of a string the parser validated into u; returns its length
+   in bytes and advances *pos past it. */
+static unsigned decode_char(const uint8_t *s, uint32_t *pos, uint8_t u[4])
+{
+    uint8_t c = s[*pos];
+    if (c != '\\') {
+        u[0] = c;
+        (*pos)++;
+        return 1;
+    }
+    c = s[*pos + 1];
+    *pos += 2;
+    if (c != 'u') {
+        u[0] = unescape_simple(c);
+        return 1;
+    }
+    uint32_t cp = hex4_at(s + *pos);
+    *pos += 4;
+    if (cp >= 0xD800u && cp <= 0xDBFFu) {
+        uint32_t lo = hex4_at(s + *pos + 2);
+        *pos += 6;
+        cp = 0x10000u + ((cp - 0xD800u) << 10) + (lo - 0xDC00u);
+    }
+    return utf8_encode(cp, u);
+}
+
+bool fw_json_str_eq(const fw_json_doc_t *doc, uint32_t tok, const char *s)
+{
+    const fw_json_tok_t *t = tok_of(doc, tok, FW_JSON_STRING);
+    if (t == NULL || s == NULL) {
+        return false;
+    }
+    const uint8_t *buf = (const uint8_t *)doc->buf;
+    const uint8_t *want = (const uint8_t *)s;
+    size_t j = 0;
+    if ((t->flags & FW_JSON_F_ESCAPED) == 0) {
+        for (uint32_t i = t->start; i < t->end; i++, j++) {
+            if (want[j] != buf[i]) { /* also stops at the end of s: buf[i] is never NUL */
+                return false;
+            }
+        }
+        return want[j] == '\0';
+    }
+    uint32_t pos = t->start;
+    while (pos < t->end) {
+        uint8_t u[4];
+        unsigned n = decode_char(buf, &pos, u);
+        for (unsigned k = 0; k < n; k++, j++) {
+            if (want[j] != u[k] || want[j] == '\0') { /* a decoded \u0000 never matches */
+                return false;
+            }
+        }
+    }
+    return want[j] == '\0';
+}
+
+int32_t fw_json_str_decode(const fw_json_doc_t *doc, uint32_t tok, char *out, size_t cap)
+{
+    const fw_json_tok_t *t = tok_of(doc, tok, FW_JSON_STRING);
+    if (t == NULL || (out == NULL && cap > 0)) {
+        return FW_ERR_ARG;
+    }
+    const uint8_t *buf = (const uint8_t *)doc->buf;
+    size_t n = 0;
+    uint32_t pos = t->start;
+    while (pos < t->end) {
+        uint8_t u[4];
+        unsigned k = decode_char(buf, &pos, u);
+        if (n + k >= cap || n + k > (size_t)INT32_MAX) {
+            if (cap > 0) {
+                out[0] = '\0';
+            }
+            return FW_ERR_NO_SPACE;
+        }
+        memcpy(out + n, u, k);
+        n += k;
+    }
+    if (cap == 0) {
+        return FW_ERR_NO_SPACE;
+    }
+    out[n] = '\0';
+    return (int32_t)n;
+}
+
+/* ---------------------------------------------------------------- numbers */
+
+fw_err_t fw_json_get_i64(const fw_json_doc_t *doc, uint32_t tok, int64_t *out)
+{
+    const fw_json_tok_t *t = tok_of(doc, tok, FW_JSON_NUMBER);
+    if (t == NULL || out == NULL || (t->flags & FW_JSON_F_INTEGER) == 0) {
+        return FW_ERR_ARG;
+    }
+    bool neg = (t->flags & FW_JSON_F_NEGATIVE) != 0;
+    /* The magnitude may reach 2^63 - 1, or 2^63 when negative: mag * 10 + d must stay within
+       (cutoff * 10 + last); no 64-bit division, which a Cortex-M does in software. */
+    const uint64_t cutoff = (uint64_t)INT64_MAX / 10u;
+    const uint64_t last = neg ? 8u : 7u;
+    uint64_t mag = 0;
+    for (uint32_t i = t->start + (neg ? 1u : 0u); i < t->end; i++) {
+        uint64_t d = (uint64_t)(doc->buf[i] - '0');
+        if (mag > cutoff || (mag == cutoff && d > last)) {
+            return FW_ERR_NO_SPACE;
+        }
+        mag = mag * 10u + d;
+    }
+    if (!neg) {
+        *out = (int64_t)mag;
+    } else {
+        *out = mag > (uint64_t)INT64_MAX ? INT64_MIN : -(int64_t)mag;
+    }
+    return FW_OK;
+}
+
+/* A decimal number as w * 10^e10 (w holds up to 19 significant digits, the rest truncated). */
+typedef struct decimal {
+    uint64_t w;
+    int64_t e10;
+    bool neg;
+} decimal_t;
+
+/* Exponents beyond this are clamped while reading (anything past +-343 is inf or 0 anyway). */
+#define EXP_CAP 100000
+
+static void read_decimal(const uint8_t *p, const uint8_t *end, decimal_t *d)
+{
+    unsigned nsig = 0;
+    bool frac = false;
+    d->w = 0;
+    d->e10 = 0;
+    d->neg = p < end && *p == '-';
+    p += d->neg ? 1 : 0;
+    for (; p < end && (is_digit(*p) || *p == '.'); p++) {
+        if (*p == '.') {
+            frac = true;
+        } else if (d->w == 0 && *p == '0') {
+            d->e10 -= frac ? 1 : 0; /* leading zero */
+        } else if (nsig < 19) {
+            d->w = d->w * 10u + (uint64_t)(*p - '0');
+            nsig++;
+            d->e10 -= frac ? 1 : 0;
+        } else {
+            d->e10 += frac ? 0 : 1; /* dropped integer digit */
+        }
+    }
+    if (p == end) {
+        return;
+    }
+    p++; /* 'e' or 'E' */
+    bool eneg = *p == '-';
+    p += (*p == '-' || *p == '+') ? 1 : 0;
+    int64_t e = 0;
+    for (; p < end; p++) {
+        if (e < EXP_CAP) {
+            e = e * 10 + (*p - '0');
+        }
+    }
+    d->e10 += eneg ? -e : e;
+}
+
+/* A 64-bit mantissa (top bit set) and binary exponent: m * 2^e. */
+typedef struct bin_pow {
+    uint64_t m;
+    int32_t e;
+} bin_pow_t;
+
+/* 10^(2^i) and 10^-(2^i), i = 0..8, rounded to 64 bits. */
+static const bin_pow_t pow10_pos[9] = {
+    {UINT64_C(0xA000000000000000), -60}, {UINT64_C(0xC800000000000000), -57},
+    {UINT64_C(0x9C40000000000000), -50}, {UINT64_C(0xBEBC200000000000), -37},
+    {UINT64_C(0x8E1BC9BF04000000), -10}, {UINT64_C(0x9DC5ADA82B70B59E), 43},
+    {UINT64_C(0xC2781F49FFCFA6D5), 149}, {UINT64_C(0x93BA47C980E98CE0), 362},
+    {UINT64_C(0xAA7EEBFB9DF9DE8E), 787},
+};
+static const bin_pow_t pow10_neg[9] = {
+    {UINT64_C(0xCCCCCCCCCCCCCCCD), -67},  {UINT64_C(0xA3D70A3D70A3D70A), -70},
+    {UINT64_C(0xD1B71758E219652C), -77},  {UINT64_C(0xABCC77118461CEFD), -90},
+    {UINT64_C(0xE69594BEC44DE15B), -117}, {UINT64_C(0xCFB11EAD453994BA), -170},
+    {UINT64_C(0xA87FEA27A539E9A5), -276}, {UINT64_C(0xDDD0467C64BCE4A1), -489},
+    {UINT64_C(0xC0314325637A193A), -914},
+};
+
+/* Exact powers of ten for the fast path (all representable in a double). */
+static const double pow10_exact[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                       1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                       1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+/* High 64 bits of a * b; the low 64 in *lo (no 128-bit type on 32-bit MCUs). */
+static uint64_t mul_64x64(uint64_t a, uint64_t b, uint64_t *lo)
+{
+    uint64_t a0 = a & 0xFFFFFFFFu;
+    uint64_t a1 = a >> 32;
+    uint64_t b0 = b & 0xFFFFFFFFu;
+    uint64_t b1 = b >> 32;
+    uint64_t p00 = a0 * b0;
+    uint64_t p01 = a0 * b1;
+    uint64_t p10 = a1 * b0;
+    uint64_t mid = (p00 >> 32) + (p01 & 0xFFFFFFFFu) + (p10 & 0xFFFFFFFFu);
+    *lo = (mid << 32) | (p00 & 0xFFFFFFFFu);
+    return a1 * b1 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
+}
+
+/* v *= p, keeping v normalized and rounded to nearest. */
+static void mul_pow(bin_pow_t *v, const bin_pow_t *p)
+{
+    uint64_t lo;
+    uint64_t hi = mul_64x64(v->m, p->m, &lo);
+    int32_t e = v->e + p->e + 64;
+    if ((hi >> 63) == 0) {
+        hi = (hi << 1) | (lo >> 63);
+        lo <<= 1;
+        e--;
+    }
+    if ((lo >> 63) != 0) {
+        hi++;
+        if (hi == 0) {
+            hi = UINT64_C(1) << 63;
+            e++;
+        }
+    }
+    v->m = hi;
+    v->e = e;
+}
+
+/* m >> shift (1..64) rounded half to even. */
+static uint64_t shift_round(uint64_t m, unsigned shift)
+{
+    uint64_t q = shift >= 64 ? 0 : m >> shift;
+    uint64_t rem = shift >= 64 ? m : m & ((UINT64_C(1) << shift) - 1u);
+    uint64_t half = UINT64_C(1) << (shift - 1);
+    if (rem > half || (rem == half && (q & 1u) != 0)) {
+        q++;
+    }
+    return q;
+}
+
+/* IEEE 754 binary64 bits of the normalized v (inf when too large, subnormal or 0 when tiny). */
+static uint64_t to_double_bits(bin_pow_t v)
+{
+    const uint64_t inf = UINT64_C(0x7FF0000000000000);
+    int32_t exp2 = v.e + 63; /* v in [2^exp2, 2^(exp2+1)) */
+    if (exp2 > 1023) {
+        return inf;
+    }
+    if (exp2 < -1022) {
+        int32_t shift = -(v.e + 1074); /* units of the smallest subnormal, 2^-1074 */
+        return shift > 64 ? 0 : shift_round(v.m, (unsigned)shift); /* 2^52 is the least normal */
+    }
+    uint64_t mant = shift_round(v.m, 11);
+    if (mant >> 53 != 0) {
+        mant >>= 1;
+        exp2++;
+        if (exp2 > 1023) {
+            return inf;
+        }
+    }
+    return ((uint64_t)(exp2 + 1023) << 52) | (mant & ((UINT64_C(1) << 52) - 1u));
+}
+
+static double decimal_to_double(const decimal_t *d)
+{
+    uint64_t bits;
+    double r;
+    if (d->w == 0 || d->e10 < -343) {
+        bits = 0; /* below half the least subnormal: w < 10^19 */
+    } else if (d->e10 > 310) {
+        bits = UINT64_C(0x7FF0000000000000);
+    } else if (d->w <= (UINT64_C(1) << 53) && d->e10 >= -22 && d->e10 <= 22) {
+        /* Both operands exact, so one correctly rounded operation. */
+        r = d->e10 >= 0 ? (double)d->w * pow10_exact[d->e10] : (double)d->w / pow10_exact[-d->e10];
+        return d->neg ? -r : r;
+    } else {
+        bin_pow_t v = {d->w, 0};
+        while ((v.m >> 63) == 0) {
+            v.m <<= 1;
+            v.e--;
+        }
+        const bin_pow_t *table = d->e10 < 0 ? pow10_neg : pow10_pos;
+        uint32_t k = (uint32_t)(d->e10 < 0 ? -d->e10 : d->e10);
+        for (unsigned i = 0; k != 0; i++, k >>= 1) {
+            if ((k & 1u) != 0) {
+                mul_pow(&v, &table[i]);
+            }
+        }
+        bits = to_double_bits(v);
+    }
+    if (d->neg) {
+        bits |= UINT64_C(1) << 63;
+    }
+    memcpy(&r, &bits, sizeof r);
+    return r;
+}
+
+fw_err_t fw_json_get_double(const fw_json_doc_t *doc, uint32_t tok, double *out)
+{
+    const fw_json_tok_t *t = tok_of(doc, tok, FW_JSON_NUMBER);
+    if (t == NULL || out == NULL) {
+        return FW_ERR_ARG;
+    }
+    const uint8_t *p = (const uint8_t *)doc->buf;
+    decimal_t d;
+    read_decimal(p + t->start, p + t->end, &d);
+    *out = decimal_to_double(&d);
+    return FW_OK;
+}

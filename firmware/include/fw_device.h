@@ -129,6 +129,7 @@ typedef struct fw_framer {
     char line[FW_LINE_MAX + 1];
     size_t len;
     bool discarding; /* inside an overlong line, dropping bytes until the newline */
+    bool ready;      /* line holds the line last reported; the next push starts afresh */
 } fw_framer_t;
 
 /*

@@ -1,0 +1,81 @@
+/* framing.c: splits a byte stream into newline-delimited lines of at most FW_LINE_MAX bytes. */
+#include "fw_internal.h"
+
+/*
+ * States: collecting (len bytes of a line so far), discarding (inside an overlong line until its
+ * LF) and ready (line holds the line just reported; the next push drops it). A CR that arrives
+ * as byte FW_LINE_MAX+1 is held in line[FW_LINE_MAX] until the next byte shows whether it is the
+ * CR of a CRLF; only then is the line known to be overlong, so OVERFLOW for such a line comes
+ * one byte later than for other bytes.
+ */
+
+void fw_framer_init(fw_framer_t *fr)
+{
+    fr->len = 0;
+    fr->line[0] = '\0';
+    fr->discarding = false;
+    fr->ready = false;
+}
+
+static bool only_crs(const fw_framer_t *fr)
+{
+    for (size_t i = 0; i < fr->len; i++) {
+        if (fr->line[i] != '\r') {
+            return false;
+        }
+    }
+    return true;
+}
+
+static fw_frame_event_t end_line(fw_framer_t *fr)
+{
+    if (fr->discarding) {
+        fr->discarding = false;
+        fr->len = 0;
+        return FW_FRAME_NONE;
+    }
+    if (fr->len > 0 && fr->line[fr->len - 1] == '\r') {
+        fr->len--;
+    }
+    if (only_crs(fr)) { /* also the empty line */
+        fr->len = 0;
+        return FW_FRAME_NONE;
+    }
+    fr->line[fr->len] = '\0';
+    fr->ready = true;
+    return FW_FRAME_LINE;
+}
+
+static fw_frame_event_t take(fw_framer_t *fr, uint8_t b)
+{
+    if (b == '\n') {
+        return end_line(fr);
+    }
+    if (fr->discarding) {
+        return FW_FRAME_NONE;
+    }
+    if (fr->len < FW_LINE_MAX || (fr->len == FW_LINE_MAX && b == '\r')) {
+        fr->line[fr->len++] = (char)b;
+        return FW_FRAME_NONE;
+    }
+    fr->len = 0;
+    fr->discarding = true;
+    return FW_FRAME_OVERFLOW;
+}
+
+size_t fw_framer_push(fw_framer_t *fr, const uint8_t *data, size_t len, fw_frame_event_t *ev)
+{
+    if (fr->ready) {
+        fr->ready = false;
+        fr->len = 0;
+    }
+    *ev = FW_FRAME_NONE;
+    for (size_t i = 0; i < len; i++) {
+        fw_frame_event_t e = take(fr, data[i]);
+        if (e != FW_FRAME_NONE) {
+            *ev = e;
+            return i + 1;
+        }
+    }
+    return len;
+}

@@ -1,0 +1,559 @@
+/* json_writer.c: the streaming JSON writer: commas, nesting, escaping and numbers, no printf. */
+#include <string.h>
+
+#include "fw_internal.h"
+
+/*
+ * Levels: level 0 is the top of the document (it takes exactly one value), level d >= 1 is the
+ * d-th open container. Bit d of first_mask says level d has no element yet, bit d of obj_mask
+ * that it is an object. A sink whose write is NULL discards the bytes (total still counts them).
+ */
+_Static_assert(FW_JW_DEPTH_MAX >= 1 && FW_JW_DEPTH_MAX <= 31, "depth bits must fit uint32_t");
+_Static_assert(FW_JW_BUF_SIZE >= 1, "the writer needs a buffer");
+
+/* Longest number text: sign, 20 integer digits, point, 14 fraction digits, "e-308". */
+#define NUM_MAX 48
+
+static void set_err(fw_jw_t *w, fw_err_t err)
+{
+    if (w->err == FW_OK) {
+        w->err = err;
+    }
+}
+
+static void flush_buf(fw_jw_t *w)
+{
+    if (w->used > 0 && w->sink.write != NULL) {
+        w->sink.write(w->sink.ctx, w->buf, w->used);
+    }
+    w->used = 0;
+}
+
+/* Appends bytes, handing the buffer to the sink each time it fills. */
+static void put(fw_jw_t *w, const char *s, size_t n)
+{
+    w->total += n;
+    while (n > 0) {
+        size_t room = sizeof w->buf - w->used;
+        size_t k = n < room ? n : room;
+        memcpy(w->buf + w->used, s, k);
+        w->used += k;
+        s += k;
+        n -= k;
+        if (w->used == sizeof w->buf) {
+            flush_buf(w);
+        }
+    }
+}
+
+static void put_ch(fw_jw_t *w, char c)
+{
+    put(w, &c, 1);
+}
+
+/* The escape of byte c (< 0x20, '"' or '\\'), RFC 8259 section 7. */
+static void put_escape(fw_jw_t *w, unsigned char c)
+{
+    static const char hex[] = "0123456789abcdef";
+    char e[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 0xf]};
+    switch (c) {
+    case '"': put(w, "\\\"", 2); return;
+    case '\\': put(w, "\\\\", 2); return;
+    case '\n': put(w, "\\n", 2); return;
+    case '\r': put(w, "\\r", 2); return;
+    case '\t': put(w, "\\t", 2); return;
+    case '\b': put(w, "\\b", 2); return;
+    case '\f': put(w, "\\f", 2); return;
+    default: put(w, e, sizeof e); return;
+    }
+}
+
+/* String contents without quotes; bytes >= 0x80 pass through (the caller gives UTF-8). */
+static void put_escaped(fw_jw_t *w, const char *s, size_t n)
+{
+    size_t start = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 0x20 && c != '"' && c != '\\') {
+            continue;
+        }
+        put(w, s + start, i - start);
+        put_escape(w, c);
+        start = i + 1;
+    }
+    put(w, s + start, n - start);
+}
+
+static void put_quoted(fw_jw_t *w, const char *s, size_t n)
+{
+    put_ch(w, '"');
+    put_escaped(w, s, n);
+    put_ch(w, '"');
+}
+
+static bool misuse(fw_jw_t *w)
+{
+    set_err(w, FW_ERR_ARG);
+    return false;
+}
+
+static bool in_object(const fw_jw_t *w)
+{
+    return (w->obj_mask >> w->depth) & 1u;
+}
+
+/* Writes the separator a new element at the current level needs; false when none may come. */
+static bool next_element(fw_jw_t *w)
+{
+    uint32_t bit = 1u << w->depth;
+    if (!(w->first_mask & bit)) {
+        if (w->depth == 0) {
+            return misuse(w); /* a document holds one value */
+        }
+        put_ch(w, ',');
+    }
+    w->first_mask &= ~bit;
+    return true;
+}
+
+/* Checks that a value may come here and writes what precedes it. */
+static bool begin_value(fw_jw_t *w)
+{
+    if (w->in_str) {
+        return misuse(w);
+    }
+    if (in_object(w)) {
+        if (!w->want_value) {
+            return misuse(w); /* a key is due */
+        }
+        w->want_value = false;
+        return true;
+    }
+    return next_element(w);
+}
+
+static void open_container(fw_jw_t *w, bool object)
+{
+    if (w->depth >= FW_JW_DEPTH_MAX) {
+        set_err(w, FW_ERR_NO_SPACE);
+        return;
+    }
+    if (!begin_value(w)) {
+        return;
+    }
+    w->depth++;
+    uint32_t bit = 1u << w->depth;
+    w->first_mask |= bit;
+    w->obj_mask = object ? (w->obj_mask | bit) : (w->obj_mask & ~bit);
+    put_ch(w, object ? '{' : '[');
+}
+
+static void close_container(fw_jw_t *w, bool object)
+{
+    if (w->in_str || w->depth == 0 || in_object(w) != object || w->want_value) {
+        misuse(w);
+        return;
+    }
+    w->depth--;
+    put_ch(w, object ? '}' : ']');
+}
+
+void fw_jw_init(fw_jw_t *w, fw_sink_t sink)
+{
+    memset(w, 0, sizeof *w);
+    w->sink = sink;
+    w->first_mask = 1u;
+    w->err = FW_OK;
+}
+
+void fw_jw_obj_begin(fw_jw_t *w)
+{
+    open_container(w, true);
+}
+
+void fw_jw_obj_end(fw_jw_t *w)
+{
+    close_container(w, true);
+}
+
+void fw_jw_arr_begin(fw_jw_t *w)
+{
+    open_container(w, false);
+}
+
+void fw_jw_arr_end(fw_jw_t *w)
+{
+    close_container(w, false);
+}
+
+void fw_jw_key(fw_jw_t *w, const char *key)
+{
+    if (key == NULL || w->in_str || !in_object(w) || w->want_value) {
+        misuse(w);
+        return;
+    }
+    next_element(w);
+    put_quoted(w, key, strlen(key));
+    put_ch(w, ':');
+    w->want_value = true;
+}
+
+/* s may be NULL when n is 0. */
+void fw_jw_strn(fw_jw_t *w, const char *s, size_t n)
+{
+    if (s == NULL) {
+        if (n > 0) {
+            misuse(w);
+            return;
+        }
+        s = "";
+    }
+    if (begin_value(w)) {
+        put_quoted(w, s, n);
+    }
+}
+
+void fw_jw_str(fw_jw_t *w, const char *s)
+{
+    if (s == NULL) {
+        misuse(w);
+        return;
+    }
+    fw_jw_strn(w, s, strlen(s));
+}
+
+void fw_jw_str_begin(fw_jw_t *w)
+{
+    if (begin_value(w)) {
+        put_ch(w, '"');
+        w->in_str = true;
+    }
+}
+
+void fw_jw_str_chunk(fw_jw_t *w, const char *s, size_t n)
+{
+    if (!w->in_str || (s == NULL && n > 0)) {
+        misuse(w);
+        return;
+    }
+    if (n > 0) {
+        put_escaped(w, s, n);
+    }
+}
+
+void fw_jw_str_end(fw_jw_t *w)
+{
+    if (!w->in_str) {
+        misuse(w);
+        return;
+    }
+    put_ch(w, '"');
+    w->in_str = false;
+}
+
+static void string_sink_write(void *ctx, const char *data, size_t len)
+{
+    fw_jw_str_chunk(ctx, data, len);
+}
+
+fw_sink_t fw_jw_string_sink(fw_jw_t *w)
+{
+    fw_sink_t s = {string_sink_write, w};
+    return s;
+}
+
+/* ---------------------------------------------------------------- numbers */
+
+/* Decimal digits of v written backwards ending at end; returns the first digit. */
+static char *u64_digits(char *end, uint64_t v)
+{
+    do {
+        *--end = (char)('0' + v % 10u);
+        v /= 10u;
+    } while (v != 0);
+    return end;
+}
+
+/* Appends the digits of v at p; returns the new end. */
+static char *append_u64(char *p, uint64_t v)
+{
+    char tmp[20];
+    char *first = u64_digits(tmp + sizeof tmp, v);
+    size_t n = (size_t)(tmp + sizeof tmp - first);
+    memcpy(p, first, n);
+    return p + n;
+}
+
+void fw_jw_u64(fw_jw_t *w, uint64_t v)
+{
+    char tmp[20];
+    char *first = u64_digits(tmp + sizeof tmp, v);
+    if (begin_value(w)) {
+        put(w, first, (size_t)(tmp + sizeof tmp - first));
+    }
+}
+
+void fw_jw_i64(fw_jw_t *w, int64_t v)
+{
+    char tmp[21];
+    /* 0 - (uint64_t)v is the magnitude even for INT64_MIN. */
+    uint64_t mag = v < 0 ? 0u - (uint64_t)v : (uint64_t)v;
+    char *first = u64_digits(tmp + sizeof tmp, mag);
+    if (v < 0) {
+        *--first = '-';
+    }
+    if (begin_value(w)) {
+        put(w, first, (size_t)(tmp + sizeof tmp - first));
+    }
+}
+
+static const double pow10_exact[] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6, 1e7,
+                                     1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14};
+#define FRAC_DIGITS_MAX 14u
+
+/* Below this magnitude fixed notation has an exact integer part in a uint64_t. */
+#define FIXED_LIMIT 1e19
+
+static bool is_finite(double v)
+{
+    return v == v && v - v == 0.0; /* false for NaN and +-inf */
+}
+
+/*
+ * Rounds a (finite, 0 <= a < FIXED_LIMIT) half away from zero to d (<= FRAC_DIGITS_MAX)
+ * decimals: *ip gets the integer part, *fp the d fraction digits as an integer.
+ * A double seldom holds a decimal half exactly (1.645 is 1.64499999999999990...), so a value
+ * within 2^-50 (relative; a few units in the last place) below a half counts as that half: it
+ * is the decimal the caller wrote or computed. The split into integer and fraction keeps the
+ * scaled fraction exact. The tolerance is capped at a quarter of the last digit: it reaches
+ * that only when a has more digits than a double holds (about 16), where the last one is noise.
+ */
+static void round_fixed(double a, unsigned d, uint64_t *ip, uint64_t *fp)
+{
+    double scale = pow10_exact[d];
+    uint64_t i = (uint64_t)a;
+    double frac = (a - (double)i) * scale; /* a - trunc(a) is exact */
+    double eps = a * scale * 0x1p-50;
+    if (eps > 0.25) {
+        eps = 0.25;
+    }
+    uint64_t f = (uint64_t)(frac + 0.5 + eps);
+    if ((double)f >= scale) {
+        f = 0;
+        i++;
+    }
+    *ip = i;
+    *fp = f;
+}
+
+/* Fixed notation of a rounded value into p: [-]int[.frac], frac zero-padded to d digits. */
+static char *append_fixed(char *p, bool neg, uint64_t ip, uint64_t fp, unsigned d)
+{
+    if (neg && (ip != 0 || fp != 0)) {
+        *p++ = '-'; /* a value that rounds to zero has no sign */
+    }
+    p = append_u64(p, ip);
+    if (d > 0) {
+        *p++ = '.';
+        for (unsigned k = d; k > 0; k--) {
+            p[k - 1] = (char)('0' + fp % 10u);
+            fp /= 10u;
+        }
+        p += d;
+    }
+    return p;
+}
+
+/* Drops trailing fraction zeros (and a bare point) of the number text [start, p). */
+static char *trim_fraction(char *start, char *p)
+{
+    if (memchr(start, '.', (size_t)(p - start)) == NULL) {
+        return p;
+    }
+    while (p[-1] == '0') {
+        p--;
+    }
+    if (p[-1] == '.') {
+        p--;
+    }
+    return p;
+}
+
+static const double pow10_bin[] = {1e1, 1e2, 1e4, 1e8, 1e16, 1e32, 1e64, 1e128, 1e256};
+
+/* m in [1, 10) and e with a = m * 10^e, for finite a > 0; within a few ulp. */
+static double normalize(double a, int *e)
+{
+    *e = 0;
+    for (int i = (int)FW_ARRAY_LEN(pow10_bin) - 1; i >= 0; i--) {
+        if (a >= pow10_bin[i]) {
+            a /= pow10_bin[i];
+            *e += 1 << i;
+        }
+    }
+    for (int i = (int)FW_ARRAY_LEN(pow10_bin) - 1; i >= 0; i--) {
+        if (a * pow10_bin[i] < 10.0) {
+            a *= pow10_bin[i];
+            *e -= 1 << i;
+        }
+    }
+    return a;
+}
+
+/* Exponent notation with up to 9 significant digits: 1e20, -1.5e-7. a = |v| > 0 finite. */
+static char *append_exp(char *p, bool neg, double a)
+{
+    int e;
+    uint64_t ip, fp;
+    double m = normalize(a, &e);
+    round_fixed(m, 8, &ip, &fp);
+    if (ip >= 10) { /* 9.999999999 rounded up */
+        ip = 1;
+        fp = 0;
+        e++;
+    }
+    char *start = p;
+    p = trim_fraction(start, append_fixed(p, neg, ip, fp, 8));
+    *p++ = 'e';
+    if (e < 0) {
+        *p++ = '-';
+        e = -e;
+    }
+    return append_u64(p, (uint64_t)e);
+}
+
+/* Digits after the point fw_jw_double uses for a in [1e-5, 1e15): 9 significant fraction
+   digits for a < 1, otherwise at most 9 and at most 15 significant digits in all. */
+static unsigned double_decimals(double a)
+{
+    if (a < 1.0) {
+        unsigned zeros = 0;
+        for (double t = a * 10.0; t < 1.0 && zeros < 5u; t *= 10.0) {
+            zeros++;
+        }
+        return zeros + 9u;
+    }
+    unsigned int_digits = 1;
+    for (double t = 10.0; t <= a && int_digits < 15u; t *= 10.0) {
+        int_digits++;
+    }
+    return int_digits >= 6u ? 15u - int_digits : 9u;
+}
+
+/* Number text of v as fw_jw_double writes it; returns the end. v finite. */
+static char *append_double(char *p, double v)
+{
+    bool neg = v < 0;
+    double a = neg ? -v : v;
+    if (a == 0.0) {
+        *p++ = '0';
+        return p;
+    }
+    if (a >= 1e15 || a < 1e-5) {
+        return append_exp(p, neg, a);
+    }
+    unsigned d = double_decimals(a);
+    uint64_t ip, fp;
+    round_fixed(a, d, &ip, &fp);
+    char *start = p;
+    return trim_fraction(start, append_fixed(p, neg, ip, fp, d));
+}
+
+/*
+ * Plain notation for 1e-5 <= |v| < 1e15: up to 9 fraction digits (9 significant ones below 1)
+ * and at most 15 significant digits, trailing zeros trimmed: 3, 1.65, 0.0000123456789.
+ * Exponent notation with up to 9 significant digits outside that range: 1e20, -1.5e-7.
+ * -0 prints as 0, NaN and inf as null.
+ */
+void fw_jw_double(fw_jw_t *w, double v)
+{
+    char num[NUM_MAX];
+    if (!begin_value(w)) {
+        return;
+    }
+    if (!is_finite(v)) {
+        put(w, "null", 4);
+        return;
+    }
+    put(w, num, (size_t)(append_double(num, v) - num));
+}
+
+/* Magnitudes of FIXED_LIMIT and more (where a uint64_t cannot hold the integer part) are
+   written as fw_jw_double writes them, in exponent notation. */
+void fw_jw_fixed(fw_jw_t *w, double v, unsigned decimals)
+{
+    char num[NUM_MAX];
+    if (decimals > 9u) {
+        misuse(w);
+        return;
+    }
+    if (!begin_value(w)) {
+        return;
+    }
+    if (!is_finite(v)) {
+        put(w, "null", 4);
+        return;
+    }
+    bool neg = v < 0;
+    double a = neg ? -v : v;
+    char *end;
+    if (a >= FIXED_LIMIT) {
+        end = append_exp(num, neg, a);
+    } else {
+        uint64_t ip, fp;
+        round_fixed(a, decimals, &ip, &fp);
+        end = append_fixed(num, neg, ip, fp, decimals);
+    }
+    put(w, num, (size_t)(end - num));
+}
+
+/* ---------------------------------------------------------------- literals and shorthands */
+
+void fw_jw_bool(fw_jw_t *w, bool v)
+{
+    if (begin_value(w)) {
+        put(w, v ? "true" : "false", v ? 4u : 5u);
+    }
+}
+
+void fw_jw_null(fw_jw_t *w)
+{
+    if (begin_value(w)) {
+        put(w, "null", 4);
+    }
+}
+
+void fw_jw_raw(fw_jw_t *w, const char *json, size_t n)
+{
+    if (json == NULL || n == 0) {
+        misuse(w);
+        return;
+    }
+    if (begin_value(w)) {
+        put(w, json, n);
+    }
+}
+
+void fw_jw_kv_str(fw_jw_t *w, const char *key, const char *s)
+{
+    fw_jw_key(w, key);
+    fw_jw_str(w, s);
+}
+
+void fw_jw_kv_i64(fw_jw_t *w, const char *key, int64_t v)
+{
+    fw_jw_key(w, key);
+    fw_jw_i64(w, v);
+}
+
+void fw_jw_kv_bool(fw_jw_t *w, const char *key, bool v)
+{
+    fw_jw_key(w, key);
+    fw_jw_bool(w, v);
+}
+
+fw_err_t fw_jw_flush(fw_jw_t *w)
+{
+    flush_buf(w);
+    return w->err;
+}

@@ -1,0 +1,789 @@
+/* test_json_writer.c: specification of the streaming JSON writer (json_writer.c). */
+#include <jansson.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "fw_json.h"
+#include "test_util.h"
+
+static cap_t cap;
+static fw_jw_t w;
+
+static void start(void)
+{
+    cap_reset(&cap);
+    fw_jw_init(&w, cap_sink(&cap));
+}
+
+/* Flushes, checks the writer's error and that total counts exactly the bytes delivered. */
+static const char *finish_err(fw_err_t want)
+{
+    ck_assert_int_eq(fw_jw_flush(&w), want);
+    ck_assert_uint_eq(w.total, cap.len);
+    return cap.buf;
+}
+
+static const char *finish(void)
+{
+    return finish_err(FW_OK);
+}
+
+/* Parses text with jansson (big integers as reals); NULL when it is not valid JSON. */
+static json_t *parse(const char *text, size_t len)
+{
+    json_error_t jerr;
+    return json_loadb(text, len, JSON_DECODE_ANY | JSON_DECODE_INT_AS_REAL | JSON_ALLOW_NUL,
+                      &jerr);
+}
+
+/* ---------------------------------------------------------------- structure */
+
+START_TEST(test_nested_document)
+{
+    start();
+    fw_jw_obj_begin(&w);
+    fw_jw_kv_str(&w, "jsonrpc", "2.0");
+    fw_jw_kv_i64(&w, "id", 7);
+    fw_jw_key(&w, "result");
+    fw_jw_obj_begin(&w);
+    fw_jw_key(&w, "list");
+    fw_jw_arr_begin(&w);
+    fw_jw_bool(&w, true);
+    fw_jw_bool(&w, false);
+    fw_jw_null(&w);
+    fw_jw_obj_begin(&w);
+    fw_jw_kv_bool(&w, "ok", true);
+    fw_jw_obj_end(&w);
+    fw_jw_arr_begin(&w);
+    fw_jw_arr_end(&w);
+    fw_jw_obj_begin(&w);
+    fw_jw_obj_end(&w);
+    fw_jw_arr_end(&w);
+    fw_jw_key(&w, "raw");
+    fw_jw_raw(&w, "{\"x\":[1,2]}", 11);
+    fw_jw_key(&w, "u");
+    fw_jw_u64(&w, 42);
+    fw_jw_obj_end(&w);
+    fw_jw_obj_end(&w);
+    ck_assert_str_eq(finish(), "{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"list\":[true,false,null,"
+                               "{\"ok\":true},[],{}],\"raw\":{\"x\":[1,2]},\"u\":42}}");
+    ck_assert_uint_eq(w.depth, 0);
+}
+END_TEST
+
+START_TEST(test_commas)
+{
+    start();
+    fw_jw_arr_begin(&w);
+    fw_jw_arr_begin(&w);
+    fw_jw_i64(&w, 1);
+    fw_jw_arr_end(&w);
+    fw_jw_arr_begin(&w);
+    fw_jw_arr_end(&w);
+    fw_jw_arr_begin(&w);
+    fw_jw_i64(&w, 2);
+    fw_jw_i64(&w, 3);
+    fw_jw_arr_end(&w);
+    fw_jw_str(&w, "");
+    fw_jw_obj_begin(&w);
+    fw_jw_kv_i64(&w, "a", 1);
+    fw_jw_key(&w, "b");
+    fw_jw_arr_begin(&w);
+    fw_jw_arr_end(&w);
+    fw_jw_kv_i64(&w, "c", 2);
+    fw_jw_obj_end(&w);
+    fw_jw_arr_end(&w);
+    ck_assert_str_eq(finish(), "[[1],[],[2,3],\"\",{\"a\":1,\"b\":[],\"c\":2}]");
+}
+END_TEST
+
+START_TEST(test_scalar_document)
+{
+    start();
+    fw_jw_str(&w, "alone");
+    ck_assert_str_eq(finish(), "\"alone\"");
+}
+END_TEST
+
+START_TEST(test_depth_max_reached_exactly)
+{
+    start();
+    for (int i = 0; i < FW_JW_DEPTH_MAX; i++) {
+        fw_jw_arr_begin(&w);
+    }
+    for (int i = 0; i < FW_JW_DEPTH_MAX; i++) {
+        fw_jw_arr_end(&w);
+    }
+    const char *out = finish();
+    ck_assert_uint_eq(strlen(out), 2 * FW_JW_DEPTH_MAX);
+    ck_assert_int_eq(out[FW_JW_DEPTH_MAX - 1], '[');
+    ck_assert_int_eq(out[FW_JW_DEPTH_MAX], ']');
+}
+END_TEST
+
+/* ---------------------------------------------------------------- strings */
+
+START_TEST(test_escape_control_chars)
+{
+    static const char *const want[32] = {
+        "\\u0000", "\\u0001", "\\u0002", "\\u0003", "\\u0004", "\\u0005", "\\u0006", "\\u0007",
+        "\\b",     "\\t",     "\\n",     "\\u000b", "\\f",     "\\r",     "\\u000e", "\\u000f",
+        "\\u0010", "\\u0011", "\\u0012", "\\u0013", "\\u0014", "\\u0015", "\\u0016", "\\u0017",
+        "\\u0018", "\\u0019", "\\u001a", "\\u001b", "\\u001c", "\\u001d", "\\u001e", "\\u001f"};
+    for (int c = 0; c < 32; c++) {
+        char in[3] = {'a', (char)c, 'z'};
+        char expect[16];
+        snprintf(expect, sizeof expect, "\"a%sz\"", want[c]);
+        start();
+        fw_jw_strn(&w, in, sizeof in);
+        ck_assert_str_eq(finish(), expect);
+    }
+}
+END_TEST
+
+START_TEST(test_escape_quote_backslash_and_passthrough)
+{
+    start();
+    fw_jw_arr_begin(&w);
+    fw_jw_str(&w, "say \"hi\" \\o/");
+    fw_jw_str(&w, "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
+    fw_jw_str(&w, "del\x7f slash/");
+    fw_jw_arr_end(&w);
+    ck_assert_str_eq(finish(), "[\"say \\\"hi\\\" \\\\o/\",\"caf\xc3\xa9 \xe2\x82\xac "
+                               "\xf0\x9f\x98\x80\",\"del\x7f slash/\"]");
+}
+END_TEST
+
+START_TEST(test_escape_keys)
+{
+    start();
+    fw_jw_obj_begin(&w);
+    fw_jw_kv_str(&w, "a\"b\n", "v");
+    fw_jw_obj_end(&w);
+    ck_assert_str_eq(finish(), "{\"a\\\"b\\n\":\"v\"}");
+}
+END_TEST
+
+START_TEST(test_strn_embedded_nul)
+{
+    start();
+    fw_jw_strn(&w, "a\0b", 3);
+    ck_assert_str_eq(finish(), "\"a\\u0000b\"");
+}
+END_TEST
+
+START_TEST(test_all_bytes_parse_back)
+{
+    /* Every ASCII byte 1..127 is either escaped or passed through so that the result parses
+       back to the same string. */
+    char in[128];
+    for (int i = 0; i < 127; i++) {
+        in[i] = (char)(i + 1);
+    }
+    in[127] = 0;
+    start();
+    fw_jw_str(&w, in);
+    const char *out = finish();
+    json_t *j = parse(out, strlen(out));
+    ck_assert_ptr_nonnull(j);
+    ck_assert_str_eq(json_string_value(j), in);
+    json_decref(j);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- integers */
+
+START_TEST(test_integers)
+{
+    start();
+    fw_jw_arr_begin(&w);
+    fw_jw_i64(&w, 0);
+    fw_jw_i64(&w, -1);
+    fw_jw_i64(&w, 1234567890);
+    fw_jw_i64(&w, INT64_MAX);
+    fw_jw_i64(&w, INT64_MIN);
+    fw_jw_u64(&w, 0);
+    fw_jw_u64(&w, UINT64_MAX);
+    fw_jw_arr_end(&w);
+    ck_assert_str_eq(finish(), "[0,-1,1234567890,9223372036854775807,-9223372036854775808,0,"
+                               "18446744073709551615]");
+}
+END_TEST
+
+/* ---------------------------------------------------------------- fixed and double */
+
+typedef struct num_case {
+    double v;
+    unsigned decimals;
+    const char *want;
+} num_case_t;
+
+static const num_case_t fixed_cases[] = {
+    {0.0, 2, "0.00"},
+    {-0.0, 2, "0.00"},
+    {1.65, 2, "1.65"},
+    {3.3 / 4095 * 2048, 2, "1.65"},
+    {3.3 / 4095 * 2048, 4, "1.6504"},
+    {0.005, 2, "0.01"},
+    {-0.005, 2, "-0.01"},
+    {999.995, 2, "1000.00"},
+    {1.005, 2, "1.01"},
+    {1.645, 2, "1.65"},
+    {2.675, 2, "2.68"},
+    {0.125, 2, "0.13"},
+    {-1.5, 2, "-1.50"},
+    {-1.5, 0, "-2"},
+    {2.5, 0, "3"},
+    {0.4999, 0, "0"},
+    {-0.001, 2, "0.00"},
+    {-0.004999, 2, "0.00"},
+    {1.0000000000000002, 2, "1.00"},
+    {12.3456, 9, "12.345600000"},
+    {0.1, 9, "0.100000000"},
+    {5e-10, 9, "0.000000001"},
+    {123456789.123456789, 3, "123456789.123"},
+    {1e18, 2, "1000000000000000000.00"},
+    {9.9999999999e18, 0, "9999999999900000256"},
+    {1e19, 2, "1e19"},
+    {1e20, 2, "1e20"},
+    {-2.5e21, 1, "-2.5e21"},
+    {42.0, 0, "42"},
+};
+
+START_TEST(test_fixed_table)
+{
+    const num_case_t *c = &fixed_cases[_i];
+    start();
+    fw_jw_fixed(&w, c->v, c->decimals);
+    ck_assert_msg(strcmp(finish(), c->want) == 0, "fixed(%.17g, %u) gave %s, want %s", c->v,
+                  c->decimals, cap.buf, c->want);
+}
+END_TEST
+
+START_TEST(test_fixed_non_finite_is_null)
+{
+    start();
+    fw_jw_arr_begin(&w);
+    fw_jw_fixed(&w, NAN, 2);
+    fw_jw_fixed(&w, INFINITY, 2);
+    fw_jw_fixed(&w, -INFINITY, 0);
+    fw_jw_arr_end(&w);
+    ck_assert_str_eq(finish(), "[null,null,null]");
+}
+END_TEST
+
+static const num_case_t double_cases[] = {
+    {0.0, 0, "0"},
+    {-0.0, 0, "0"},
+    {3.0, 0, "3"},
+    {-3.0, 0, "-3"},
+    {1.65, 0, "1.65"},
+    {-0.5, 0, "-0.5"},
+    {3.3 / 4095 * 2048, 0, "1.65040293"},
+    {0.1 + 0.2, 0, "0.3"},
+    {0.005, 0, "0.005"},
+    {999.995, 0, "999.995"},
+    {-1.5, 0, "-1.5"},
+    {1234567.1, 0, "1234567.1"},
+    {0.000012345678912, 0, "0.0000123456789"},
+    {0.00001, 0, "0.00001"},
+    {4294967296.0, 0, "4294967296"},
+    {123456789012345.6, 0, "123456789012346"},
+    {1e15, 0, "1e15"},
+    {1e20, 0, "1e20"},
+    {1.5e20, 0, "1.5e20"},
+    {-1.5e-7, 0, "-1.5e-7"},
+    {9.9999999999e-6, 0, "1e-5"},
+    {1.7976931348623157e308, 0, "1.79769313e308"},
+    {5e-324, 0, "4.94065646e-324"},
+};
+
+START_TEST(test_double_table)
+{
+    const num_case_t *c = &double_cases[_i];
+    start();
+    fw_jw_double(&w, c->v);
+    ck_assert_msg(strcmp(finish(), c->want) == 0, "double(%.17g) gave %s, want %s", c->v,
+                  cap.buf, c->want);
+}
+END_TEST
+
+START_TEST(test_double_non_finite_is_null)
+{
+    start();
+    fw_jw_arr_begin(&w);
+    fw_jw_double(&w, NAN);
+    fw_jw_double(&w, INFINITY);
+    fw_jw_double(&w, -INFINITY);
+    fw_jw_arr_end(&w);
+    ck_assert_str_eq(finish(), "[null,null,null]");
+}
+END_TEST
+
+/* Deterministic doubles spread over the whole exponent range, both signs. */
+static double sample_double(uint64_t *state)
+{
+    *state = *state * 6364136223846793005u + 1442695040888963407u;
+    double mant = (double)(*state >> 11) / 9007199254740992.0; /* [0, 1) */
+    int exp10 = (int)((*state >> 3) % 601) - 300;
+    double v = (1.0 + 9.0 * mant) * pow(10.0, exp10);
+    return (*state & 1u) ? -v : v;
+}
+
+START_TEST(test_double_round_trips_within_9_digits)
+{
+    uint64_t state = 12345;
+    for (int i = 0; i < 20000; i++) {
+        double v = sample_double(&state);
+        if (!isfinite(v) || v == 0.0) {
+            continue;
+        }
+        start();
+        fw_jw_double(&w, v);
+        const char *out = finish();
+        json_t *j = parse(out, strlen(out));
+        ck_assert_msg(j != NULL && json_is_number(j), "double(%.17g) gave invalid %s", v, out);
+        double back = json_number_value(j);
+        json_decref(j);
+        ck_assert_msg(fabs(back - v) <= 6e-9 * fabs(v), "double(%.17g) gave %s", v, out);
+    }
+}
+END_TEST
+
+START_TEST(test_fixed_round_trips_within_half_unit)
+{
+    uint64_t state = 777;
+    for (int i = 0; i < 20000; i++) {
+        double v = fmod(sample_double(&state), 1e6);
+        unsigned d = (unsigned)(i % 10);
+        start();
+        fw_jw_fixed(&w, v, d);
+        const char *out = finish();
+        const char *dot = strchr(out, '.');
+        ck_assert_uint_eq(dot == NULL ? 0 : strlen(dot + 1), d);
+        json_t *j = parse(out, strlen(out));
+        ck_assert_msg(j != NULL && json_is_number(j), "fixed(%.17g, %u) gave %s", v, d, out);
+        double back = json_number_value(j);
+        json_decref(j);
+        ck_assert_msg(fabs(back - v) <= 0.5 * pow(10.0, -(double)d) * (1 + 1e-9) + 1e-9,
+                      "fixed(%.17g, %u) gave %s", v, d, out);
+    }
+}
+END_TEST
+
+/* ---------------------------------------------------------------- misuse */
+
+START_TEST(test_misuse_value_without_key)
+{
+    start();
+    fw_jw_obj_begin(&w);
+    fw_jw_i64(&w, 1);
+    fw_jw_kv_i64(&w, "a", 2);
+    fw_jw_obj_end(&w);
+    ck_assert_str_eq(finish_err(FW_ERR_ARG), "{\"a\":2}");
+}
+END_TEST
+
+START_TEST(test_misuse_key_in_array)
+{
+    start();
+    fw_jw_arr_begin(&w);
+    fw_jw_key(&w, "k");
+    fw_jw_i64(&w, 1);
+    fw_jw_arr_end(&w);
+    ck_assert_str_eq(finish_err(FW_ERR_ARG), "[1]");
+}
+END_TEST
+
+START_TEST(test_misuse_key_twice)
+{
+    start();
+    fw_jw_obj_begin(&w);
+    fw_jw_key(&w, "a");
+    fw_jw_key(&w, "b");
+    fw_jw_i64(&w, 1);
+    fw_jw_obj_end(&w);
+    ck_assert_str_eq(finish_err(FW_ERR_ARG), "{\"a\":1}");
+}
+END_TEST
+
+START_TEST(test_misuse_end_with_value_due)
+{
+    start();
+    fw_jw_obj_begin(&w);
+    fw_jw_key(&w, "a");
+    fw_jw_obj_end(&w);
+    ck_assert_int_eq(w.err, FW_ERR_ARG);
+    fw_jw_null(&w);
+    fw_jw_obj_end(&w);
+    ck_assert_str_eq(finish_err(FW_ERR_ARG), "{\"a\":null}");
+}
+END_TEST
+
+START_TEST(test_misuse_mismatched_and_extra_ends)
+{
+    start();
+    fw_jw_arr_end(&w);
+    ck_assert_int_eq(w.err, FW_ERR_ARG);
+    fw_jw_arr_begin(&w);
+    fw_jw_obj_end(&w);
+    fw_jw_arr_end(&w);
+    fw_jw_arr_end(&w);
+    ck_assert_str_eq(finish_err(FW_ERR_ARG), "[]");
+}
+END_TEST
+
+START_TEST(test_misuse_second_top_level_value)
+{
+    start();
+    fw_jw_i64(&w, 1);
+    ck_assert_int_eq(w.err, FW_OK);
+    fw_jw_i64(&w, 2);
+    fw_jw_obj_begin(&w);
+    ck_assert_str_eq(finish_err(FW_ERR_ARG), "1");
+}
+END_TEST
+
+START_TEST(test_misuse_null_arguments)
+{
+    start();
+    fw_jw_arr_begin(&w);
+    fw_jw_str(&w, NULL);
+    fw_jw_strn(&w, NULL, 3);
+    fw_jw_raw(&w, NULL, 2);
+    fw_jw_raw(&w, "1", 0);
+    fw_jw_strn(&w, NULL, 0);
+    fw_jw_arr_end(&w);
+    ck_assert_str_eq(finish_err(FW_ERR_ARG), "[\"\"]");
+}
+END_TEST
+
+START_TEST(test_misuse_fixed_decimals)
+{
+    start();
+    fw_jw_arr_begin(&w);
+    fw_jw_fixed(&w, 1.0, 10);
+    fw_jw_fixed(&w, 1.0, 9);
+    fw_jw_arr_end(&w);
+    ck_assert_str_eq(finish_err(FW_ERR_ARG), "[1.000000000]");
+}
+END_TEST
+
+START_TEST(test_depth_overflow)
+{
+    start();
+    for (int i = 0; i < FW_JW_DEPTH_MAX + 1; i++) {
+        fw_jw_arr_begin(&w);
+    }
+    ck_assert_int_eq(w.err, FW_ERR_NO_SPACE);
+    ck_assert_uint_eq(w.depth, FW_JW_DEPTH_MAX);
+    for (int i = 0; i < FW_JW_DEPTH_MAX; i++) {
+        fw_jw_arr_end(&w);
+    }
+    const char *out = finish_err(FW_ERR_NO_SPACE);
+    ck_assert_uint_eq(strlen(out), 2 * FW_JW_DEPTH_MAX);
+}
+END_TEST
+
+START_TEST(test_first_error_is_kept)
+{
+    start();
+    for (int i = 0; i < FW_JW_DEPTH_MAX; i++) {
+        fw_jw_arr_begin(&w);
+    }
+    fw_jw_obj_begin(&w);
+    fw_jw_key(&w, "k"); /* also misuse (a key in an array), but the first error stays */
+    ck_assert_int_eq(w.err, FW_ERR_NO_SPACE);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- buffering */
+
+typedef struct count_sink {
+    size_t bytes;
+    unsigned calls;
+    size_t max_chunk;
+    unsigned short_calls; /* calls with fewer than FW_JW_BUF_SIZE bytes */
+    uint64_t hash;
+} count_sink_t;
+
+static uint64_t fnv(uint64_t h, const char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        h = (h ^ (unsigned char)p[i]) * 1099511628211u;
+    }
+    return h;
+}
+
+static void count_write(void *ctx, const char *data, size_t len)
+{
+    count_sink_t *c = ctx;
+    c->bytes += len;
+    c->calls++;
+    c->max_chunk = len > c->max_chunk ? len : c->max_chunk;
+    c->short_calls += len < FW_JW_BUF_SIZE;
+    c->hash = fnv(c->hash, data, len);
+}
+
+START_TEST(test_megabyte_document_bounded_buffer)
+{
+    count_sink_t cs = {0, 0, 0, 0, 14695981039346656037u};
+    fw_sink_t sink = {count_write, &cs};
+    fw_jw_init(&w, sink);
+    size_t cap_exp = 1u << 21;
+    char *expect = malloc(cap_exp);
+    ck_assert_ptr_nonnull(expect);
+    size_t elen = 0;
+    fw_jw_arr_begin(&w);
+    expect[elen++] = '[';
+    for (int i = 0; elen < (1u << 20); i++) {
+        char item[64];
+        if (i > 0) {
+            expect[elen++] = ',';
+        }
+        int n = snprintf(item, sizeof item, "{\"i\":%d,\"s\":\"line\\n%d\"}", i, i);
+        memcpy(expect + elen, item, (size_t)n);
+        elen += (size_t)n;
+        snprintf(item, sizeof item, "line\n%d", i);
+        fw_jw_obj_begin(&w);
+        fw_jw_kv_i64(&w, "i", i);
+        fw_jw_kv_str(&w, "s", item);
+        fw_jw_obj_end(&w);
+        ck_assert_uint_le(w.used, FW_JW_BUF_SIZE);
+    }
+    fw_jw_arr_end(&w);
+    expect[elen++] = ']';
+    ck_assert_uint_eq(w.total, elen);
+    ck_assert_int_eq(fw_jw_flush(&w), FW_OK);
+    ck_assert_uint_eq(cs.bytes, elen);
+    ck_assert_uint_le(cs.max_chunk, FW_JW_BUF_SIZE);
+    ck_assert_uint_le(cs.short_calls, 1); /* only the final flush may be short */
+    ck_assert_uint_eq(cs.calls, (elen + FW_JW_BUF_SIZE - 1) / FW_JW_BUF_SIZE);
+    ck_assert_uint_eq(cs.hash, fnv(14695981039346656037u, expect, elen));
+    json_t *j = parse(expect, elen);
+    ck_assert_ptr_nonnull(j);
+    json_decref(j);
+    free(expect);
+}
+END_TEST
+
+START_TEST(test_total_counts_buffered_bytes)
+{
+    start();
+    fw_jw_arr_begin(&w);
+    fw_jw_str(&w, "ab");
+    ck_assert_uint_eq(w.total, 5);
+    ck_assert_uint_eq(cap.len, 0); /* nothing reaches the sink before a flush or a full buffer */
+    ck_assert_int_eq(fw_jw_flush(&w), FW_OK);
+    ck_assert_uint_eq(cap.len, 5);
+    ck_assert_int_eq(fw_jw_flush(&w), FW_OK); /* an empty flush writes nothing */
+    ck_assert_uint_eq(cap.writes, 1);
+    fw_jw_arr_end(&w);
+    ck_assert_str_eq(finish(), "[\"ab\"]");
+}
+END_TEST
+
+START_TEST(test_null_sink_discards)
+{
+    fw_sink_t none = {NULL, NULL};
+    fw_jw_init(&w, none);
+    fw_jw_arr_begin(&w);
+    for (int i = 0; i < 100; i++) {
+        fw_jw_str(&w, "0123456789");
+    }
+    fw_jw_arr_end(&w);
+    ck_assert_int_eq(fw_jw_flush(&w), FW_OK);
+    ck_assert_uint_eq(w.total, 2 + 100 * 12 + 99);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- streamed strings */
+
+START_TEST(test_str_chunks)
+{
+    start();
+    fw_jw_obj_begin(&w);
+    fw_jw_key(&w, "text");
+    fw_jw_str_begin(&w);
+    fw_jw_str_chunk(&w, "a\"", 2);
+    fw_jw_str_chunk(&w, "", 0);
+    fw_jw_str_chunk(&w, "\n\xc3", 2);
+    fw_jw_str_chunk(&w, "\xa9", 1); /* UTF-8 split across chunks passes through */
+    fw_jw_str_end(&w);
+    fw_jw_kv_i64(&w, "n", 1);
+    fw_jw_obj_end(&w);
+    ck_assert_str_eq(finish(), "{\"text\":\"a\\\"\\n\xc3\xa9\",\"n\":1}");
+}
+END_TEST
+
+START_TEST(test_str_misuse)
+{
+    start();
+    fw_jw_arr_begin(&w);
+    fw_jw_str_chunk(&w, "x", 1); /* no string open */
+    fw_jw_str_end(&w);
+    ck_assert_int_eq(w.err, FW_ERR_ARG);
+    fw_jw_str_begin(&w);
+    fw_jw_i64(&w, 5);     /* not while a string is open */
+    fw_jw_arr_end(&w);    /* nor this */
+    fw_jw_str_begin(&w);  /* nor a second string */
+    fw_jw_str_chunk(&w, "y", 1);
+    fw_jw_str_end(&w);
+    fw_jw_arr_end(&w);
+    ck_assert_str_eq(finish_err(FW_ERR_ARG), "[\"y\"]");
+}
+END_TEST
+
+START_TEST(test_str_begin_needs_key_in_object)
+{
+    start();
+    fw_jw_obj_begin(&w);
+    fw_jw_str_begin(&w);
+    ck_assert_int_eq(w.err, FW_ERR_ARG);
+    ck_assert(!w.in_str);
+    fw_jw_obj_end(&w);
+    ck_assert_str_eq(finish_err(FW_ERR_ARG), "{}");
+}
+END_TEST
+
+/* Writes a tool-result-like document with awkward strings to inner. */
+static void write_inner(fw_jw_t *in, int items)
+{
+    fw_jw_obj_begin(in);
+    fw_jw_kv_str(in, "quote", "she said \"hi\"\\");
+    fw_jw_kv_str(in, "ctl", "tab\tnl\ncr\r\x01");
+    fw_jw_kv_str(in, "utf8", "\xe2\x82\xac \xf0\x9f\x98\x80");
+    fw_jw_key(in, "volts");
+    fw_jw_fixed(in, 1.65, 2);
+    fw_jw_key(in, "items");
+    fw_jw_arr_begin(in);
+    for (int i = 0; i < items; i++) {
+        fw_jw_obj_begin(in);
+        fw_jw_kv_i64(in, "i", i);
+        fw_jw_kv_str(in, "s", "\"x\"");
+        fw_jw_obj_end(in);
+    }
+    fw_jw_arr_end(in);
+    fw_jw_obj_end(in);
+}
+
+static void check_string_sink_round_trip(int items)
+{
+    static cap_t direct;
+    fw_jw_t in;
+
+    cap_reset(&direct);
+    fw_jw_init(&in, cap_sink(&direct));
+    write_inner(&in, items);
+    ck_assert_int_eq(fw_jw_flush(&in), FW_OK);
+
+    start();
+    fw_jw_obj_begin(&w);
+    fw_jw_key(&w, "content");
+    fw_jw_arr_begin(&w);
+    fw_jw_obj_begin(&w);
+    fw_jw_kv_str(&w, "type", "text");
+    fw_jw_key(&w, "text");
+    fw_jw_str_begin(&w);
+    fw_jw_init(&in, fw_jw_string_sink(&w));
+    write_inner(&in, items);
+    ck_assert_int_eq(fw_jw_flush(&in), FW_OK);
+    ck_assert_uint_eq(in.total, direct.len);
+    fw_jw_str_end(&w);
+    fw_jw_obj_end(&w);
+    fw_jw_arr_end(&w);
+    fw_jw_obj_end(&w);
+    const char *out = finish();
+
+    json_t *outer = parse(out, cap.len);
+    ck_assert_ptr_nonnull(outer);
+    json_t *text = json_object_get(json_array_get(json_object_get(outer, "content"), 0), "text");
+    ck_assert(json_is_string(text));
+    ck_assert_uint_eq(json_string_length(text), direct.len);
+    ck_assert_mem_eq(json_string_value(text), direct.buf, direct.len);
+    json_t *inner = parse(json_string_value(text), json_string_length(text));
+    ck_assert_ptr_nonnull(inner);
+    ck_assert_str_eq(json_string_value(json_object_get(inner, "quote")), "she said \"hi\"\\");
+    ck_assert_str_eq(json_string_value(json_object_get(inner, "ctl")), "tab\tnl\ncr\r\x01");
+    ck_assert_uint_eq(json_array_size(json_object_get(inner, "items")), (size_t)items);
+    json_decref(inner);
+    json_decref(outer);
+}
+
+START_TEST(test_string_sink_round_trip_small)
+{
+    check_string_sink_round_trip(1);
+}
+END_TEST
+
+START_TEST(test_string_sink_round_trip_many_chunks)
+{
+    check_string_sink_round_trip(500); /* inner document of many buffers */
+    ck_assert_uint_gt(cap.writes, 50);
+}
+END_TEST
+
+Suite *json_writer_suite(void);
+
+Suite *json_writer_suite(void)
+{
+    Suite *s = suite_create("json_writer");
+    TCase *t = tcase_create("structure");
+    tcase_add_test(t, test_nested_document);
+    tcase_add_test(t, test_commas);
+    tcase_add_test(t, test_scalar_document);
+    tcase_add_test(t, test_depth_max_reached_exactly);
+    suite_add_tcase(s, t);
+
+    t = tcase_create("strings");
+    tcase_add_test(t, test_escape_control_chars);
+    tcase_add_test(t, test_escape_quote_backslash_and_passthrough);
+    tcase_add_test(t, test_escape_keys);
+    tcase_add_test(t, test_strn_embedded_nul);
+    tcase_add_test(t, test_all_bytes_parse_back);
+    suite_add_tcase(s, t);
+
+    t = tcase_create("numbers");
+    tcase_set_timeout(t, 30);
+    tcase_add_test(t, test_integers);
+    tcase_add_loop_test(t, test_fixed_table, 0, (int)(sizeof fixed_cases / sizeof *fixed_cases));
+    tcase_add_test(t, test_fixed_non_finite_is_null);
+    tcase_add_loop_test(t, test_double_table, 0,
+                        (int)(sizeof double_cases / sizeof *double_cases));
+    tcase_add_test(t, test_double_non_finite_is_null);
+    tcase_add_test(t, test_double_round_trips_within_9_digits);
+    tcase_add_test(t, test_fixed_round_trips_within_half_unit);
+    suite_add_tcase(s, t);
+
+    t = tcase_create("misuse");
+    tcase_add_test(t, test_misuse_value_without_key);
+    tcase_add_test(t, test_misuse_key_in_array);
+    tcase_add_test(t, test_misuse_key_twice);
+    tcase_add_test(t, test_misuse_end_with_value_due);
+    tcase_add_test(t, test_misuse_mismatched_and_extra_ends);
+    tcase_add_test(t, test_misuse_second_top_level_value);
+    tcase_add_test(t, test_misuse_null_arguments);
+    tcase_add_test(t, test_misuse_fixed_decimals);
+    tcase_add_test(t, test_depth_overflow);
+    tcase_add_test(t, test_first_error_is_kept);
+    suite_add_tcase(s, t);
+
+    t = tcase_create("buffering");
+    tcase_set_timeout(t, 60);
+    tcase_add_test(t, test_megabyte_document_bounded_buffer);
+    tcase_add_test(t, test_total_counts_buffered_bytes);
+    tcase_add_test(t, test_null_sink_discards);
+    suite_add_tcase(s, t);
+
+    t = tcase_create("streamed_strings");
+    tcase_add_test(t, test_str_chunks);
+    tcase_add_test(t, test_str_misuse);
+    tcase_add_test(t, test_str_begin_needs_key_in_object);
+    tcase_add_test(t, test_string_sink_round_trip_small);
+    tcase_add_test(t, test_string_sink_round_trip_many_chunks);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+TEST_MAIN(json_writer_suite)

@@ -100,11 +100,34 @@ void fw_sampling_init(fw_device_t *dev, uint64_t now_ms);
 /* Runs due sampling ticks up to now_ms. */
 void fw_sampling_poll(fw_device_t *dev, uint64_t now_ms);
 
-/* ADC raw value as millivolts per the board's ADC profile (rounded to nearest). */
+/* ADC raw value as millivolts per the board's ADC profile, truncated as MCP/U's integer
+   arithmetic does (512 of 1023 at 3300 mV is 1651, as in the protocol's example). */
 uint32_t fw_adc_to_mv(const fw_board_t *board, uint32_t raw);
 
 /* Writes the ADC reading members the board's profile asks for: "volts": 1.65 or "mv": 1651. */
 void fw_adc_write_scaled(fw_jw_t *w, const fw_board_t *board, uint32_t raw);
+
+/* As fw_adc_write_scaled with the member names given (e.g. "latest_volts", "latest_mv"). */
+void fw_adc_write_scaled_as(fw_jw_t *w, const fw_board_t *board, uint32_t raw,
+                            const char *volts_key, const char *mv_key);
+
+/* True when def is sampled: a digital or ADC input with sample_interval_ms > 0. Pins that are
+   not sampled have next_sample_ms == UINT64_MAX after fw_sampling_init. */
+bool fw_pin_sampled(const fw_pin_def_t *def);
+
+/* Sample k (0 = oldest) of the ring of pin pin_index; NULL when k >= its ring_count. Sample seqs
+   in the ring are contiguous (failed reads get no seq). */
+const fw_sample_t *fw_sampling_sample(const fw_device_t *dev, uint8_t pin_index, uint16_t k);
+
+/* Event k (0 = oldest) of the device's event queue; NULL when k >= ev_count. */
+const fw_event_t *fw_event_at(const fw_device_t *dev, uint16_t k);
+
+/* Removes the queued events with seq > after_seq of pin pin_index (-1: of every pin), keeping
+   the order of the rest. Returns how many were removed. */
+uint16_t fw_events_remove(fw_device_t *dev, int pin_index, uint32_t after_seq);
+
+/* Writes the "pin" and "name" members every pin tool's result starts with (builtins/pins.c). */
+void fw_write_pin_id(fw_jw_t *w, const fw_pin_def_t *def);
 
 /* ---------------------------------------------------------------- tool sets */
 
@@ -129,6 +152,16 @@ const fw_tool_t *fw_app_tool_find(const char *name);
 /* The board's first I2C device bound to `driver`, or the one at addr when addr >= 0; NULL when
    none matches. */
 const fw_i2c_dev_def_t *fw_board_i2c_find(const fw_board_t *board, const char *driver, int addr);
+
+/* Words a tool call's error message for an I2C failure (builtins/i2c.c), naming `what`
+   ("i2c device", "tmp102", "eeprom"), the address and the bus (e.g. "no acknowledge from i2c
+   device 0x48 on bus 0"), and returns err. */
+fw_err_t fw_i2c_call_error(fw_call_t *call, fw_err_t err, const char *what, uint8_t bus,
+                           uint8_t addr);
+
+/* One I2C transfer (as fw_hal_i2c) for a tool call; a failure is worded by fw_i2c_call_error. */
+fw_err_t fw_i2c_call_xfer(fw_call_t *call, const char *what, uint8_t bus, uint8_t addr,
+                          const uint8_t *tx, size_t tx_len, uint8_t *rx, size_t rx_len);
 
 /* The HAL, with FW_ERR_UNSUPPORTED for a function the port left NULL. */
 uint64_t fw_hal_now(const fw_device_t *dev);

@@ -1,0 +1,39 @@
+/* adc.c: the built-in adc_read tool. */
+#include "fw_internal.h"
+
+static fw_err_t adc_read_fn(fw_call_t *call)
+{
+    const fw_arg_t *pin = fw_call_arg(call, "pin");
+    uint16_t raw = 0;
+    fw_err_t err = fw_hal_adc_read(call->dev, pin->pin->number, &raw);
+    if (err != FW_OK)
+        return fw_call_errorf(call, err, "adc_read on pin %u (%s) failed: %s",
+                              (unsigned)pin->pin->number, pin->pin->name ? pin->pin->name : "",
+                              fw_err_str(err));
+    fw_jw_t *w = fw_call_result(call);
+    fw_write_pin_id(w, pin->pin);
+    fw_jw_kv_i64(w, "value", raw);
+    fw_adc_write_scaled(w, call->dev->board, raw);
+    return FW_OK;
+}
+
+static const fw_param_t adc_read_params[] = {
+    {.name = "pin",
+     .type = FW_PARAM_PIN,
+     .required = true,
+     .description = "The analog input to read",
+     .pin_types = FW_PINMASK(FW_PIN_ADC_INPUT)},
+};
+
+static const fw_tool_t adc_tools[] = {
+    {.name = "adc_read",
+     .description = "Take one analog reading of an adc_input pin. Returns the raw count (0 to "
+                    "2^bits-1 of the board's ADC) and the voltage: \"volts\" (2 decimals) or "
+                    "\"mv\" (millivolts), as the board reports.",
+     .params = adc_read_params,
+     .param_count = FW_ARRAY_LEN(adc_read_params),
+     .flags = FW_TOOL_READ_ONLY,
+     .handler = adc_read_fn},
+};
+
+const fw_toolset_t fw_builtin_adc = {"adc", adc_tools, FW_ARRAY_LEN(adc_tools)};

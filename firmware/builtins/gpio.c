@@ -1,0 +1,133 @@
+/* gpio.c: the built-in digital pin tools: gpio_write, gpio_read and pin_mode. */
+#include <string.h>
+
+#include "fw_internal.h"
+
+#define DIGITAL_PINS (FW_PINMASK(FW_PIN_DIGITAL_OUTPUT) | FW_PINMASK(FW_PIN_DIGITAL_INPUT))
+
+static const char *const mode_names[] = {"input", "input_pullup", "input_pulldown", "output", NULL};
+/* hal_pin_mode_t of each entry of mode_names. */
+static const uint8_t mode_values[] = {HAL_PIN_INPUT, HAL_PIN_INPUT_PULLUP, HAL_PIN_INPUT_PULLDOWN,
+                                      HAL_PIN_OUTPUT};
+
+static fw_err_t hw_error(fw_call_t *call, const char *op, const fw_pin_def_t *def, fw_err_t err)
+{
+    return fw_call_errorf(call, err, "%s on pin %u (%s) failed: %s", op, (unsigned)def->number,
+                          def->name ? def->name : "", fw_err_str(err));
+}
+
+static fw_err_t gpio_write_fn(fw_call_t *call)
+{
+    const fw_arg_t *pin = fw_call_arg(call, "pin");
+    bool level = fw_call_arg(call, "value")->i != 0;
+    fw_err_t err = fw_hal_gpio_write(call->dev, pin->pin->number, level);
+    if (err != FW_OK) return hw_error(call, "gpio_write", pin->pin, err);
+    fw_pin_state_t *st = &call->dev->pins[pin->pin_index];
+    st->have_level = true;
+    st->level = level;
+    fw_jw_t *w = fw_call_result(call);
+    fw_write_pin_id(w, pin->pin);
+    fw_jw_kv_bool(w, "value", level);
+    return FW_OK;
+}
+
+static fw_err_t gpio_read_fn(fw_call_t *call)
+{
+    const fw_arg_t *pin = fw_call_arg(call, "pin");
+    bool level = false;
+    fw_err_t err = fw_hal_gpio_read(call->dev, pin->pin->number, &level);
+    if (err != FW_OK) return hw_error(call, "gpio_read", pin->pin, err);
+    fw_pin_state_t *st = &call->dev->pins[pin->pin_index];
+    st->have_level = true;
+    st->level = level;
+    fw_jw_t *w = fw_call_result(call);
+    fw_write_pin_id(w, pin->pin);
+    fw_jw_kv_bool(w, "value", level);
+    return FW_OK;
+}
+
+static size_t mode_index(const char *name)
+{
+    size_t i = 0;
+    while (mode_names[i] && strcmp(mode_names[i], name) != 0) i++;
+    return i;
+}
+
+static fw_err_t pin_mode_fn(fw_call_t *call)
+{
+    const fw_arg_t *pin = fw_call_arg(call, "pin");
+    size_t m = mode_index(fw_call_arg(call, "mode")->str);
+    if (m >= FW_ARRAY_LEN(mode_values)) /* the schema's enum already refused it */
+        return fw_call_param_error(call, "mode", "unknown mode");
+    hal_pin_mode_t mode = (hal_pin_mode_t)mode_values[m];
+    fw_err_t err = fw_hal_gpio_mode(call->dev, pin->pin->number, mode);
+    if (err != FW_OK) return hw_error(call, "pin_mode", pin->pin, err);
+    fw_pin_state_t *st = &call->dev->pins[pin->pin_index];
+    st->mode = (uint8_t)mode;
+    st->type = mode == HAL_PIN_OUTPUT ? FW_PIN_DIGITAL_OUTPUT : FW_PIN_DIGITAL_INPUT;
+    st->have_level = false;
+    fw_jw_t *w = fw_call_result(call);
+    fw_write_pin_id(w, pin->pin);
+    fw_jw_kv_str(w, "mode", mode_names[m]);
+    fw_jw_kv_str(w, "type", fw_pin_type_name((fw_pin_type_t)st->type));
+    return FW_OK;
+}
+
+static const fw_param_t gpio_write_params[] = {
+    {.name = "pin",
+     .type = FW_PARAM_PIN,
+     .required = true,
+     .description = "The digital output to drive",
+     .pin_types = FW_PINMASK(FW_PIN_DIGITAL_OUTPUT)},
+    {.name = "value",
+     .type = FW_PARAM_BOOLEAN,
+     .required = true,
+     .description = "true = HIGH, false = LOW"},
+};
+
+static const fw_param_t gpio_read_params[] = {
+    {.name = "pin",
+     .type = FW_PARAM_PIN,
+     .required = true,
+     .description = "The digital pin to read",
+     .pin_types = DIGITAL_PINS},
+};
+
+static const fw_param_t pin_mode_params[] = {
+    {.name = "pin",
+     .type = FW_PARAM_PIN,
+     .required = true,
+     .description = "The digital pin to reconfigure",
+     .pin_types = DIGITAL_PINS},
+    {.name = "mode",
+     .type = FW_PARAM_STRING,
+     .required = true,
+     .description = "\"output\", or \"input\" / \"input_pullup\" / \"input_pulldown\" (no, "
+                    "pull-up or pull-down resistor)",
+     .enum_values = mode_names},
+};
+
+static const fw_tool_t gpio_tools[] = {
+    {.name = "gpio_write",
+     .description = "Drive a digital output pin HIGH (value true) or LOW (value false). The pin "
+                    "must be a digital_output; pin_mode can turn a digital input into one.",
+     .params = gpio_write_params,
+     .param_count = FW_ARRAY_LEN(gpio_write_params),
+     .handler = gpio_write_fn},
+    {.name = "gpio_read",
+     .description = "Read the logic level of a digital pin: the level at an input, or the level "
+                    "an output drives. value true = HIGH, false = LOW.",
+     .params = gpio_read_params,
+     .param_count = FW_ARRAY_LEN(gpio_read_params),
+     .flags = FW_TOOL_READ_ONLY,
+     .handler = gpio_read_fn},
+    {.name = "pin_mode",
+     .description = "Reconfigure a digital pin at run time: mode \"output\" makes it a "
+                    "digital_output (for gpio_write); \"input\", \"input_pullup\" or "
+                    "\"input_pulldown\" make it a digital_input. Returns the pin's new type.",
+     .params = pin_mode_params,
+     .param_count = FW_ARRAY_LEN(pin_mode_params),
+     .handler = pin_mode_fn},
+};
+
+const fw_toolset_t fw_builtin_gpio = {"gpio", gpio_tools, FW_ARRAY_LEN(gpio_tools)};

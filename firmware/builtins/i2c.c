@@ -1,0 +1,214 @@
+/* i2c.c: the built-in raw I2C tools (i2c_scan, i2c_read, i2c_write) and their error wording. */
+#include "fw_internal.h"
+
+/* The 7-bit addresses outside 0x08..0x77 are reserved by the I2C specification (general call,
+   CBUS, 10-bit prefixes, ...); neither scanned nor accepted. */
+#define ADDR_FIRST 0x08u
+#define ADDR_LAST 0x77u
+
+static const char hex_digits[] = "0123456789abcdef";
+
+fw_err_t fw_i2c_call_error(fw_call_t *call, fw_err_t err, const char *what, uint8_t bus,
+                           uint8_t addr)
+{
+    unsigned a = addr, b = bus;
+    switch (err) {
+    case FW_ERR_I2C_NACK:
+        return fw_call_errorf(call, err, "no acknowledge from %s 0x%x on bus %u", what, a, b);
+    case FW_ERR_I2C_BUS:
+        return fw_call_errorf(call, err,
+                              "i2c bus %u is stuck or lost arbitration while addressing %s 0x%x", b,
+                              what, a);
+    case FW_ERR_I2C_TIMEOUT:
+        return fw_call_errorf(call, err, "i2c transfer to %s 0x%x on bus %u timed out", what, a, b);
+    default:
+        return fw_call_errorf(call, err, "i2c transfer to %s 0x%x on bus %u failed: %s", what, a, b,
+                              fw_err_str(err));
+    }
+}
+
+fw_err_t fw_i2c_call_xfer(fw_call_t *call, const char *what, uint8_t bus, uint8_t addr,
+                          const uint8_t *tx, size_t tx_len, uint8_t *rx, size_t rx_len)
+{
+    fw_err_t err = fw_hal_i2c(call->dev, bus, addr, tx, tx_len, rx, rx_len);
+    return err == FW_OK ? FW_OK : fw_i2c_call_error(call, err, what, bus, addr);
+}
+
+/* The bus argument, refused when the board has fewer buses. */
+static fw_err_t bus_arg(fw_call_t *call, uint8_t *bus)
+{
+    int64_t b = fw_call_arg(call, "bus")->i;
+    unsigned count = call->dev->board->i2c_bus_count;
+    if (b < 0 || b >= (int64_t)count)
+        return fw_call_param_error(call, "bus",
+                                   "bus %d does not exist: the board has %u i2c "
+                                   "bus(es), numbered from 0",
+                                   (int)b, count);
+    *bus = (uint8_t)b;
+    return FW_OK;
+}
+
+static void write_hex_addr(fw_jw_t *w, unsigned addr)
+{
+    char text[5] = {'0', 'x', hex_digits[(addr >> 4) & 15u], hex_digits[addr & 15u], 0};
+    fw_jw_str(w, text);
+}
+
+static void write_bytes(fw_jw_t *w, const char *key, const uint8_t *bytes, size_t n)
+{
+    fw_jw_key(w, key);
+    fw_jw_arr_begin(w);
+    for (size_t i = 0; i < n; i++) fw_jw_i64(w, bytes[i]);
+    fw_jw_arr_end(w);
+}
+
+/* Probes every address with a zero-length write: an ACK means present, a NACK absent. Any
+   other error (a stuck bus) ends the scan, since later answers could not be trusted. */
+static fw_err_t i2c_scan_fn(fw_call_t *call)
+{
+    uint8_t bus = 0;
+    uint8_t found[(ADDR_LAST + 8u) / 8u] = {0};
+    fw_err_t err = bus_arg(call, &bus);
+    for (unsigned a = ADDR_FIRST; err == FW_OK && a <= ADDR_LAST; a++) {
+        fw_err_t probe = fw_hal_i2c(call->dev, bus, (uint8_t)a, NULL, 0, NULL, 0);
+        if (probe == FW_OK)
+            found[a / 8u] |= (uint8_t)(1u << (a % 8u));
+        else if (probe != FW_ERR_I2C_NACK)
+            err = fw_i2c_call_error(call, probe, "i2c device", bus, (uint8_t)a);
+    }
+    if (err != FW_OK) return err;
+    fw_jw_t *w = fw_call_result(call);
+    fw_jw_kv_i64(w, "bus", bus);
+    for (int pass = 0; pass < 2; pass++) {
+        fw_jw_key(w, pass == 0 ? "devices" : "hex");
+        fw_jw_arr_begin(w);
+        for (unsigned a = ADDR_FIRST; a <= ADDR_LAST; a++) {
+            if (!(found[a / 8u] & (1u << (a % 8u)))) continue;
+            if (pass == 0)
+                fw_jw_i64(w, a);
+            else
+                write_hex_addr(w, a);
+        }
+        fw_jw_arr_end(w);
+    }
+    return FW_OK;
+}
+
+/* Reads count bytes; with `register`, writes that byte first and reads after a repeated start
+   (the usual register-pointer protocol), otherwise reads from the device's current position. */
+static fw_err_t i2c_read_fn(fw_call_t *call)
+{
+    uint8_t bus = 0;
+    fw_err_t err = bus_arg(call, &bus);
+    if (err != FW_OK) return err;
+    uint8_t addr = (uint8_t)fw_call_arg(call, "address")->i;
+    size_t count = (size_t)fw_call_arg(call, "count")->i;
+    const fw_arg_t *reg = fw_call_arg(call, "register");
+    uint8_t reg_byte = (uint8_t)reg->i;
+    uint8_t rx[FW_I2C_XFER_MAX];
+    err = fw_i2c_call_xfer(call, "i2c device", bus, addr, reg->present ? &reg_byte : NULL,
+                           reg->present ? 1u : 0u, rx, count);
+    if (err != FW_OK) return err;
+    fw_jw_t *w = fw_call_result(call);
+    fw_jw_kv_i64(w, "bus", bus);
+    fw_jw_kv_i64(w, "address", addr);
+    if (reg->present) fw_jw_kv_i64(w, "register", reg_byte);
+    write_bytes(w, "bytes", rx, count);
+    return FW_OK;
+}
+
+static fw_err_t i2c_write_fn(fw_call_t *call)
+{
+    uint8_t bus = 0;
+    fw_err_t err = bus_arg(call, &bus);
+    if (err != FW_OK) return err;
+    uint8_t addr = (uint8_t)fw_call_arg(call, "address")->i;
+    const fw_arg_t *bytes = fw_call_arg(call, "bytes");
+    err = fw_i2c_call_xfer(call, "i2c device", bus, addr, bytes->bytes, bytes->len, NULL, 0);
+    if (err != FW_OK) return err;
+    fw_jw_t *w = fw_call_result(call);
+    fw_jw_kv_i64(w, "bus", bus);
+    fw_jw_kv_i64(w, "address", addr);
+    fw_jw_kv_i64(w, "written", (int64_t)bytes->len);
+    return FW_OK;
+}
+
+#define BUS_PARAM                                                                                  \
+    {                                                                                              \
+        .name = "bus", .type = FW_PARAM_INTEGER, .has_min = true, .has_max = true, .min = 0,       \
+        .max = 255, .has_default = true, .def_num = 0,                                             \
+        .description = "I2C bus number, 0 .. the board's bus count - 1 (default 0)"                \
+    }
+
+#define ADDRESS_PARAM                                                                              \
+    {                                                                                              \
+        .name = "address", .type = FW_PARAM_INTEGER, .required = true, .has_min = true,            \
+        .has_max = true, .min = ADDR_FIRST, .max = ADDR_LAST,                                      \
+        .description = "7-bit I2C device address, 8..119 (0x08..0x77), e.g. 72 for 0x48"           \
+    }
+
+static const fw_param_t scan_params[] = {BUS_PARAM};
+
+static const fw_param_t read_params[] = {
+    ADDRESS_PARAM,
+    {.name = "count",
+     .type = FW_PARAM_INTEGER,
+     .has_min = true,
+     .has_max = true,
+     .min = 1,
+     .max = FW_I2C_XFER_MAX,
+     .has_default = true,
+     .def_num = 1,
+     .description = "Number of bytes to read (default 1)"},
+    {.name = "register",
+     .type = FW_PARAM_INTEGER,
+     .has_min = true,
+     .has_max = true,
+     .min = 0,
+     .max = 255,
+     .description = "Register to read from: written first, then read after a repeated start. "
+                    "Omit to read from the device's current position."},
+    BUS_PARAM,
+};
+
+static const fw_param_t write_params[] = {
+    ADDRESS_PARAM,
+    {.name = "bytes",
+     .type = FW_PARAM_BYTES,
+     .required = true,
+     .has_min = true,
+     .has_max = true,
+     .min = 1,
+     .max = FW_I2C_XFER_MAX,
+     .description = "Bytes to write in one transaction (integers 0..255); for a register write "
+                    "the register number comes first"},
+    BUS_PARAM,
+};
+
+static const fw_tool_t i2c_tools[] = {
+    {.name = "i2c_scan",
+     .description = "Scan an I2C bus: probe every address 0x08..0x77 and list those that "
+                    "acknowledge, as numbers (devices) and as hex text (hex).",
+     .params = scan_params,
+     .param_count = FW_ARRAY_LEN(scan_params),
+     .flags = FW_TOOL_READ_ONLY,
+     .handler = i2c_scan_fn},
+    {.name = "i2c_read",
+     .description = "Read bytes from an I2C device, optionally from a register (written first, "
+                    "then read after a repeated start).",
+     /* not read-only: writing the register pointer, and reading FIFOs or clear-on-read status
+        registers, change the device's state */
+     .params = read_params,
+     .param_count = FW_ARRAY_LEN(read_params),
+     .handler = i2c_read_fn},
+    {.name = "i2c_write",
+     .description = "Write bytes to an I2C device in one transaction. Returns how many were "
+                    "written; fails if the device does not acknowledge.",
+     /* destructive: raw bytes can reprogram a chip or overwrite an EEPROM for good */
+     .params = write_params,
+     .param_count = FW_ARRAY_LEN(write_params),
+     .flags = FW_TOOL_DESTRUCTIVE,
+     .handler = i2c_write_fn},
+};
+
+const fw_toolset_t fw_builtin_i2c = {"i2c", i2c_tools, FW_ARRAY_LEN(i2c_tools)};

@@ -1,0 +1,55 @@
+/* pwm.c: the built-in pwm_write tool. */
+#include "fw_internal.h"
+
+static fw_err_t pwm_write_fn(fw_call_t *call)
+{
+    const fw_arg_t *pin = fw_call_arg(call, "pin");
+    uint8_t duty = (uint8_t)fw_call_arg(call, "duty")->i;
+    const fw_arg_t *freq = fw_call_arg(call, "frequency");
+    uint32_t freq_hz = freq->present ? (uint32_t)freq->i : 0u;
+    fw_err_t err = fw_hal_pwm_write(call->dev, pin->pin->number, duty, freq_hz);
+    if (err != FW_OK)
+        return fw_call_errorf(call, err, "pwm_write on pin %u (%s) failed: %s",
+                              (unsigned)pin->pin->number, pin->pin->name ? pin->pin->name : "",
+                              fw_err_str(err));
+    call->dev->pins[pin->pin_index].duty = duty;
+    fw_jw_t *w = fw_call_result(call);
+    fw_write_pin_id(w, pin->pin);
+    fw_jw_kv_i64(w, "duty", duty);
+    if (freq->present) fw_jw_kv_i64(w, "frequency", freq_hz);
+    return FW_OK;
+}
+
+static const fw_param_t pwm_write_params[] = {
+    {.name = "pin",
+     .type = FW_PARAM_PIN,
+     .required = true,
+     .description = "The PWM output to set",
+     .pin_types = FW_PINMASK(FW_PIN_PWM_OUTPUT)},
+    {.name = "duty",
+     .type = FW_PARAM_INTEGER,
+     .required = true,
+     .has_min = true,
+     .has_max = true,
+     .description = "Duty cycle 0..255: 0 = always low, 128 = about half, 255 = always high",
+     .min = 0,
+     .max = 255},
+    {.name = "frequency",
+     .type = FW_PARAM_INTEGER,
+     .has_min = true,
+     .has_max = true,
+     .description = "PWM frequency in Hz; omit (or 0) for the port's default",
+     .min = 0,
+     .max = 40000000},
+};
+
+static const fw_tool_t pwm_tools[] = {
+    {.name = "pwm_write",
+     .description = "Set the PWM duty cycle (0..255) of a pwm_output pin, e.g. to dim an LED or "
+                    "drive a motor; optionally set its frequency in Hz.",
+     .params = pwm_write_params,
+     .param_count = FW_ARRAY_LEN(pwm_write_params),
+     .handler = pwm_write_fn},
+};
+
+const fw_toolset_t fw_builtin_pwm = {"pwm", pwm_tools, FW_ARRAY_LEN(pwm_tools)};

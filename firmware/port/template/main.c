@@ -1,0 +1,68 @@
+/* main.c: the reference port's main loop: UART bytes into one device instance, replies back. */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../../boards/boards.h"
+#include "fw_device.h"
+#include "hal_template.h"
+
+/*
+ * The port owns the device instance, its HAL context and the UART's framer. They are static:
+ * together some tens of KiB, too big for a small MCU's stack, and they live as long as the
+ * firmware. This is the one place in firmware/ where such state is a global.
+ */
+static fw_device_t device;
+static hal_template_t hal;
+static fw_framer_t uart_framer;
+
+/* The 1 kHz tick. Its name is the CMSIS vector name, so a startup file's weak default is
+   replaced by this one. */
+void SysTick_Handler(void);
+void SysTick_Handler(void)
+{
+    hal_template_tick(&hal);
+}
+
+/* Copies up to cap received bytes into buf without blocking and returns how many. A real port
+   drains the UART receive FIFO, or the ring buffer its receive interrupt fills (at 115200 baud
+   a byte arrives every 87 us, so an interrupt-fed ring is the robust choice). */
+static size_t uart_read(uint8_t *buf, size_t cap)
+{
+    (void)buf;
+    (void)cap;
+    return 0;
+}
+
+/* Sends one byte. A real port waits for room in the transmit FIFO and writes the data register
+   (or queues the byte for DMA). */
+static void uart_put(uint8_t byte)
+{
+    (void)byte;
+}
+
+/* The replies' sink: fw_device_feed hands over each reply in pieces, then "\n". */
+static void uart_write(void *ctx, const char *data, size_t len)
+{
+    (void)ctx;
+    for (size_t i = 0; i < len; i++) uart_put((uint8_t)data[i]);
+}
+
+int main(void)
+{
+    hal_template_init(&hal);
+    if (fw_device_init(&device, &fw_board_esp32_demo, &hal_template_api, &hal) != FW_OK) {
+        /* The board does not fit this build's limits (fw_config.h): nothing can be served. */
+        for (;;) {
+        }
+    }
+    fw_framer_init(&uart_framer);
+    const fw_sink_t out = {uart_write, NULL};
+    for (;;) {
+        uint8_t rx[32];
+        size_t n = uart_read(rx, sizeof rx);
+        if (n > 0) fw_device_feed(&device, &uart_framer, rx, n, out);
+        fw_device_poll(&device);
+        /* A real port sleeps here (WFI) until a UART byte or the tick wakes it; with a
+           tickless timer it would program the wake-up for fw_device_next_deadline(). */
+    }
+}

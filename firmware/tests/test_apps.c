@@ -1,0 +1,350 @@
+/* test_apps.c: the application tool catalog, the demo's touch tools and the compiled-in boards. */
+#include <jansson.h>
+#include <stdio.h>
+
+#include "../apps/apps.h"
+#include "../boards/boards.h"
+#include "fw_internal.h"
+#include "mock_hal.h"
+#include "test_util.h"
+
+#define TOUCH_PIN 4
+
+static mock_hal_t mock;
+static fw_device_t dev;
+static cap_t out;
+static json_t *reply;
+static hal_api_t api;
+
+/* A touch pad whose successive readings follow a script (then repeat the last one). */
+static struct {
+    uint16_t values[40];
+    unsigned count, next;
+} touch;
+
+static fw_err_t scripted_adc(void *ctx, uint16_t pin, uint16_t *raw)
+{
+    if (pin != TOUCH_PIN || touch.count == 0) return mock_hal_api.adc_read(ctx, pin, raw);
+    mock.pins[pin].adc_reads++;
+    *raw = touch.values[touch.next < touch.count ? touch.next++ : touch.count - 1];
+    return FW_OK;
+}
+
+static void setup(void)
+{
+    mock_hal_init(&mock);
+    memset(&touch, 0, sizeof touch);
+    api = mock_hal_api;
+    api.adc_read = scripted_adc;
+    reply = NULL;
+    ck_assert_int_eq(fw_device_init(&dev, &fw_board_esp32_demo, &api, &mock), FW_OK);
+}
+
+static void teardown(void)
+{
+    json_decref(reply);
+    reply = NULL;
+}
+
+/* Sends a request with method and params (JSON text with single quotes, or NULL). */
+static json_t *rpc(const char *method, const char *params)
+{
+    char req[256];
+    int n = snprintf(req, sizeof req, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"%s\"%s%s}",
+                     method, params ? ",\"params\":" : "", params ? params : "");
+    ck_assert_int_lt(n, (int)sizeof req);
+    for (char *p = req; *p; p++)
+        if (*p == '\'') *p = '"';
+    cap_reset(&out);
+    ck_assert(fw_device_handle(&dev, req, (size_t)n, cap_sink(&out)));
+    json_decref(reply);
+    json_error_t jerr;
+    reply = json_loads(out.buf, 0, &jerr);
+    ck_assert_msg(reply != NULL, "reply is not JSON: %s", out.buf);
+    return reply;
+}
+
+static json_t *ok(const char *method, const char *params)
+{
+    json_t *result = json_object_get(rpc(method, params), "result");
+    ck_assert_msg(json_is_object(result), "%s failed: %s", method, out.buf);
+    return result;
+}
+
+static int error_code(const char *method, const char *params)
+{
+    json_t *error = json_object_get(rpc(method, params), "error");
+    ck_assert_msg(json_is_object(error), "%s did not fail: %s", method, out.buf);
+    return (int)json_integer_value(json_object_get(error, "code"));
+}
+
+static json_int_t int_at(json_t *obj, const char *key)
+{
+    json_t *v = json_object_get(obj, key);
+    ck_assert_msg(json_is_integer(v), "%s is not an integer in %s", key, out.buf);
+    return json_integer_value(v);
+}
+
+static bool bool_at(json_t *obj, const char *key)
+{
+    json_t *v = json_object_get(obj, key);
+    ck_assert_msg(json_is_boolean(v), "%s is not a boolean in %s", key, out.buf);
+    return json_is_true(v);
+}
+
+static const char *str_at(json_t *obj, const char *key)
+{
+    json_t *v = json_object_get(obj, key);
+    ck_assert_msg(json_is_string(v), "%s is not a string in %s", key, out.buf);
+    return json_string_value(v);
+}
+
+/* The entry named `name` in array arr of objects (by "name" or, for pins, by "pin"). */
+static json_t *find_named(json_t *arr, const char *key, json_t *want)
+{
+    size_t i;
+    json_t *item;
+    json_array_foreach(arr, i, item)
+    {
+        if (json_equal(json_object_get(item, key), want)) return item;
+    }
+    return NULL;
+}
+
+static json_t *find_tool(json_t *tools, const char *name)
+{
+    json_t *n = json_string(name);
+    json_t *t = find_named(tools, "name", n);
+    json_decref(n);
+    return t;
+}
+
+static json_t *find_pin(json_t *pins, int number)
+{
+    json_t *n = json_integer(number);
+    json_t *p = find_named(pins, "pin", n);
+    json_decref(n);
+    return p;
+}
+
+/* ---------------------------------------------------------------- the esp32-demo board */
+
+START_TEST(test_demo_board_get_info)
+{
+    json_t *r = ok("get_info", NULL);
+    ck_assert_str_eq(str_at(r, "device"), "esp32-demo");
+    ck_assert_str_eq(str_at(r, "version"), "1.0.0");
+    ck_assert_str_eq(str_at(r, "platform"), "arduino");
+    ck_assert_int_eq(int_at(r, "pin_count"), 3);
+}
+END_TEST
+
+START_TEST(test_demo_board_pins_as_the_seed_lists_them)
+{
+    json_t *pins = json_object_get(ok("list_tools", NULL), "pins");
+    ck_assert_uint_eq(json_array_size(pins), 3);
+    json_t *led = find_pin(pins, 2), *sensor = find_pin(pins, 34), *pwm = find_pin(pins, 18);
+    ck_assert_ptr_nonnull(led);
+    ck_assert_str_eq(str_at(led, "name"), "led");
+    ck_assert_str_eq(str_at(led, "type"), "digital_output");
+    ck_assert_str_eq(str_at(led, "description"), "Onboard LED");
+    ck_assert_ptr_nonnull(sensor);
+    ck_assert_str_eq(str_at(sensor, "name"), "sensor");
+    ck_assert_str_eq(str_at(sensor, "type"), "adc_input");
+    ck_assert_str_eq(str_at(sensor, "description"), "Analog Sensor");
+    json_t *caps = json_object_get(sensor, "capabilities");
+    ck_assert(bool_at(caps, "summary") && bool_at(caps, "buffer") && !bool_at(caps, "events"));
+    json_t *sampling = json_object_get(sensor, "sampling");
+    ck_assert_int_eq(int_at(sampling, "interval_ms"), 500);
+    ck_assert_int_eq(int_at(sampling, "buffer_size"), 20);
+    ck_assert_ptr_nonnull(pwm);
+    ck_assert_str_eq(str_at(pwm, "name"), "led_pwm");
+    ck_assert_str_eq(str_at(pwm, "type"), "pwm_output");
+}
+END_TEST
+
+START_TEST(test_demo_board_adc_in_volts)
+{
+    mock.pins[34].adc = 2048;
+    json_t *r = ok("adc_read", "{'pin':34}");
+    ck_assert_int_eq(int_at(r, "value"), 2048);
+    ck_assert_double_eq_tol(json_number_value(json_object_get(r, "volts")), 1.65, 0.005);
+}
+END_TEST
+
+START_TEST(test_demo_board_has_no_i2c_tools)
+{
+    ck_assert_int_eq(error_code("i2c_scan", NULL), -32601);
+    ck_assert_ptr_null(fw_device_find_tool(&dev, "read_temperature"));
+    ck_assert_ptr_null(fw_device_find_tool(&dev, "eeprom_read"));
+}
+END_TEST
+
+/* ---------------------------------------------------------------- read_touch */
+
+START_TEST(test_read_touch_listed_with_polling)
+{
+    json_t *tools = json_object_get(ok("list_tools", NULL), "tools");
+    json_t *t = find_tool(tools, "read_touch");
+    ck_assert_ptr_nonnull(t);
+    ck_assert_str_eq(str_at(t, "description"), "Read capacitive touch sensor buffer on GPIO4");
+    json_t *polling = json_object_get(t, "polling");
+    ck_assert(bool_at(polling, "enabled"));
+    ck_assert_int_eq(int_at(polling, "interval_ms"), 2000);
+    json_t *props = json_object_get(json_object_get(t, "inputSchema"), "properties");
+    ck_assert_int_eq(int_at(json_object_get(props, "threshold"), "default"), 40);
+}
+END_TEST
+
+START_TEST(test_read_touch_reads_the_touch_channel)
+{
+    mock.pins[TOUCH_PIN].adc = 72; /* untouched */
+    json_t *r = ok("read_touch", NULL);
+    ck_assert_int_eq(int_at(r, "pin"), 4);
+    ck_assert_int_eq(int_at(r, "value"), 72);
+    ck_assert(!bool_at(r, "touched"));
+    ck_assert_int_eq(int_at(r, "threshold"), 40);
+    ck_assert_uint_eq(mock.pins[TOUCH_PIN].adc_reads, 1);
+    mock.pins[TOUCH_PIN].adc = 15; /* a finger on the pad */
+    ck_assert(bool_at(ok("read_touch", "{}"), "touched"));
+}
+END_TEST
+
+START_TEST(test_read_touch_threshold)
+{
+    mock.pins[TOUCH_PIN].adc = 40;
+    ck_assert(!bool_at(ok("read_touch", NULL), "touched")); /* strictly below counts */
+    mock.pins[TOUCH_PIN].adc = 39;
+    ck_assert(bool_at(ok("read_touch", NULL), "touched"));
+    mock.pins[TOUCH_PIN].adc = 60;
+    json_t *r = ok("read_touch", "{'threshold':61}");
+    ck_assert(bool_at(r, "touched"));
+    ck_assert_int_eq(int_at(r, "threshold"), 61);
+    ck_assert_int_eq(error_code("read_touch", "{'threshold':-1}"), -32602);
+    ck_assert_int_eq(error_code("read_touch", "{'threshold':'high'}"), -32602);
+}
+END_TEST
+
+START_TEST(test_read_touch_reports_adc_failure)
+{
+    mock.pins[TOUCH_PIN].adc_fail = FW_ERR_ADC;
+    json_t *error = json_object_get(rpc("read_touch", NULL), "error");
+    ck_assert_int_eq(json_integer_value(json_object_get(error, "code")), -32005);
+    ck_assert_ptr_nonnull(strstr(str_at(error, "message"), "GPIO4"));
+}
+END_TEST
+
+/* ---------------------------------------------------------------- calibrate_touch */
+
+START_TEST(test_calibrate_touch_is_for_the_user_only)
+{
+    json_t *tools = json_object_get(ok("list_tools", NULL), "tools");
+    ck_assert_ptr_null(find_tool(tools, "calibrate_touch"));
+    ck_assert_ptr_nonnull(find_tool(tools, "read_touch"));
+    tools = json_object_get(ok("list_tools", "{'with_user_tools':true}"), "tools");
+    ck_assert_ptr_nonnull(find_tool(tools, "calibrate_touch"));
+    const fw_tool_t *t = fw_device_find_tool(&dev, "calibrate_touch");
+    ck_assert(t->flags & FW_TOOL_USER_ONLY);
+    ck_assert(t->flags & FW_TOOL_READ_ONLY);
+}
+END_TEST
+
+START_TEST(test_calibrate_touch_measures_the_baseline)
+{
+    const uint16_t readings[] = {70, 72, 68, 74};
+    memcpy(touch.values, readings, sizeof readings);
+    touch.count = 4;
+    json_t *r = ok("calibrate_touch", "{'samples':4}");
+    ck_assert_int_eq(int_at(r, "pin"), 4);
+    ck_assert_int_eq(int_at(r, "samples"), 4);
+    ck_assert_int_eq(int_at(r, "baseline"), 71);
+    ck_assert_int_eq(int_at(r, "min"), 68);
+    ck_assert_int_eq(int_at(r, "max"), 74);
+    ck_assert_int_eq(int_at(r, "suggested_threshold"), 47); /* 2/3 of 71, rounded */
+    ck_assert_uint_eq(mock.pins[TOUCH_PIN].adc_reads, 4);
+}
+END_TEST
+
+START_TEST(test_calibrate_touch_defaults_and_limits)
+{
+    mock.pins[TOUCH_PIN].adc = 60;
+    json_t *r = ok("calibrate_touch", NULL);
+    ck_assert_int_eq(int_at(r, "samples"), 8);
+    ck_assert_int_eq(int_at(r, "baseline"), 60);
+    ck_assert_int_eq(int_at(r, "suggested_threshold"), 40);
+    ck_assert_uint_eq(mock.pins[TOUCH_PIN].adc_reads, 8);
+    ck_assert_int_eq(error_code("calibrate_touch", "{'samples':0}"), -32602);
+    ck_assert_int_eq(error_code("calibrate_touch", "{'samples':33}"), -32602);
+    mock.pins[TOUCH_PIN].adc_fail = FW_ERR_ADC;
+    ck_assert_int_eq(error_code("calibrate_touch", NULL), -32005);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- catalog and boards */
+
+START_TEST(test_catalog_finds_tools_by_name)
+{
+    ck_assert_ptr_eq(fw_app_tool_find("read_touch"), &fw_app_read_touch);
+    ck_assert_ptr_eq(fw_app_tool_find("calibrate_touch"), &fw_app_calibrate_touch);
+    ck_assert_ptr_null(fw_app_tool_find("read_touch2"));
+    ck_assert_ptr_null(fw_app_tool_find(""));
+    ck_assert_ptr_null(fw_app_tool_find(NULL));
+}
+END_TEST
+
+START_TEST(test_board_naming_an_unknown_app_tool_is_refused)
+{
+    static const char *const apps[] = {"read_touch", "self_destruct", NULL};
+    fw_board_t b = fw_board_esp32_demo;
+    b.app_tools = apps;
+    ck_assert_int_eq(fw_device_init(&dev, &b, &api, &mock), FW_ERR_ARG);
+}
+END_TEST
+
+START_TEST(test_greenhouse_board_loads_with_its_drivers)
+{
+    ck_assert_int_eq(fw_device_init(&dev, &fw_board_greenhouse_min, &api, &mock), FW_OK);
+    static const char *const names[] = {"i2c_scan",         "i2c_read",    "i2c_write",
+                                        "read_temperature", "eeprom_read", "eeprom_write",
+                                        "system_info"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        ck_assert_msg(fw_device_find_tool(&dev, names[i]) != NULL, "%s missing", names[i]);
+    ck_assert_ptr_null(fw_device_find_tool(&dev, "read_touch"));
+    json_t *r = ok("get_info", NULL);
+    ck_assert_str_eq(str_at(r, "device"), "greenhouse-min");
+    ck_assert_int_eq(int_at(r, "pin_count"), 3);
+}
+END_TEST
+
+static Suite *apps_suite(void)
+{
+    Suite *s = suite_create("apps");
+    TCase *t = tcase_create("esp32_demo");
+    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_add_test(t, test_demo_board_get_info);
+    tcase_add_test(t, test_demo_board_pins_as_the_seed_lists_them);
+    tcase_add_test(t, test_demo_board_adc_in_volts);
+    tcase_add_test(t, test_demo_board_has_no_i2c_tools);
+    suite_add_tcase(s, t);
+
+    t = tcase_create("touch");
+    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_add_test(t, test_read_touch_listed_with_polling);
+    tcase_add_test(t, test_read_touch_reads_the_touch_channel);
+    tcase_add_test(t, test_read_touch_threshold);
+    tcase_add_test(t, test_read_touch_reports_adc_failure);
+    tcase_add_test(t, test_calibrate_touch_is_for_the_user_only);
+    tcase_add_test(t, test_calibrate_touch_measures_the_baseline);
+    tcase_add_test(t, test_calibrate_touch_defaults_and_limits);
+    suite_add_tcase(s, t);
+
+    t = tcase_create("catalog");
+    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_add_test(t, test_catalog_finds_tools_by_name);
+    tcase_add_test(t, test_board_naming_an_unknown_app_tool_is_refused);
+    tcase_add_test(t, test_greenhouse_board_loads_with_its_drivers);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+TEST_MAIN(apps_suite)

@@ -1,0 +1,606 @@
+/* test_i2c.c: the I2C tools, the TMP102 and AT24C drivers, over JSON-RPC on mock I2C devices. */
+#include <jansson.h>
+#include <stdio.h>
+
+#include "../boards/boards.h"
+#include "fw_internal.h"
+#include "mock_hal.h"
+#include "test_util.h"
+
+static mock_hal_t mock;
+static fw_device_t dev;
+static cap_t out;
+static json_t *reply;
+static mock_i2c_dev_t *tmp;    /* TMP102 at 0x48 */
+static mock_i2c_dev_t *eeprom; /* 24C32 at 0x50 */
+
+/*
+ * A HAL around the mock for acknowledge polling and failure injection: after every write
+ * transaction the addressed chip NACKs `busy_probes` address probes (its write cycle), each
+ * probe moves the clock by `ms_per_probe`, and the `fail_at`-th data transfer fails with
+ * `fail_err`.
+ */
+static struct script {
+    unsigned busy_probes, nacks_left, probes, transfers, fail_at;
+    fw_err_t fail_err;
+    uint64_t ms_per_probe;
+} script;
+
+static fw_err_t scripted_transfer(void *ctx, uint8_t bus, uint8_t addr, const uint8_t *tx,
+                                  size_t tx_len, uint8_t *rx, size_t rx_len)
+{
+    if (tx_len == 0 && rx_len == 0) {
+        script.probes++;
+        mock.now += script.ms_per_probe;
+        if (script.nacks_left > 0) {
+            script.nacks_left--;
+            return FW_ERR_I2C_NACK;
+        }
+        return mock_hal_api.i2c_transfer(ctx, bus, addr, tx, tx_len, rx, rx_len);
+    }
+    if (++script.transfers == script.fail_at) return script.fail_err;
+    fw_err_t err = mock_hal_api.i2c_transfer(ctx, bus, addr, tx, tx_len, rx, rx_len);
+    if (err == FW_OK && rx_len == 0) script.nacks_left = script.busy_probes;
+    return err;
+}
+
+static hal_api_t scripted_api;
+
+/* The mock is a flat memory behind a one-byte pointer, so the TMP102's 16-bit registers overlap:
+   temperature = mem[0..1], configuration = mem[1..2]. Only the configuration's second byte
+   (mem[2]: CR1 CR0 AL EM 0 0 0 0) matters to the driver; 0xA0 is its power-up value. */
+static void set_tmp102(uint8_t msb, uint8_t lsb, bool extended)
+{
+    tmp->mem[0] = msb;
+    tmp->mem[1] = lsb;
+    tmp->mem[2] = extended ? 0xB0 : 0xA0;
+}
+
+static void start(const fw_board_t *b)
+{
+    scripted_api = mock_hal_api;
+    scripted_api.i2c_transfer = scripted_transfer;
+    ck_assert_int_eq(fw_device_init(&dev, b, &scripted_api, &mock), FW_OK);
+}
+
+static void setup(void)
+{
+    mock_hal_init(&mock);
+    memset(&script, 0, sizeof script);
+    reply = NULL;
+    tmp = mock_hal_add_i2c(&mock, 0, 0x48, 1, 4, 0);
+    eeprom = mock_hal_add_i2c(&mock, 0, 0x50, 2, 4096, 32); /* the mock keeps 1024 of them */
+    set_tmp102(0x19, 0x00, false);                          /* 25 °C */
+    start(&fw_board_greenhouse_min);
+}
+
+static void teardown(void)
+{
+    json_decref(reply);
+    reply = NULL;
+}
+
+/* Sends {"jsonrpc":"2.0","id":1,"method":method,"params":params}; params is written with
+   single quotes for readability (NULL: no params). Returns the parsed reply. */
+static json_t *rpc(const char *method, const char *params)
+{
+    char req[512];
+    int n = params ? snprintf(req, sizeof req,
+                              "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"%s\",\"params\":%s}",
+                              method, params)
+                   : snprintf(req, sizeof req, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"%s\"}",
+                              method);
+    ck_assert_int_lt(n, (int)sizeof req);
+    for (char *p = req; *p; p++)
+        if (*p == '\'') *p = '"';
+    json_decref(reply);
+    cap_reset(&out);
+    ck_assert(fw_device_handle(&dev, req, (size_t)n, cap_sink(&out)));
+    json_error_t jerr;
+    reply = json_loads(out.buf, 0, &jerr);
+    ck_assert_msg(reply != NULL, "reply is not JSON: %s", out.buf);
+    return reply;
+}
+
+static json_t *ok(const char *method, const char *params)
+{
+    json_t *result = json_object_get(rpc(method, params), "result");
+    ck_assert_msg(json_is_object(result), "%s failed: %s", method, out.buf);
+    return result;
+}
+
+/* The call succeeds with exactly want_json (single quotes for double ones). */
+static void expect(const char *method, const char *params, const char *want_json)
+{
+    json_t *result = ok(method, params);
+    char text[512];
+    ck_assert_uint_lt(strlen(want_json), sizeof text);
+    strcpy(text, want_json);
+    for (char *p = text; *p; p++)
+        if (*p == '\'') *p = '"';
+    json_error_t jerr;
+    json_t *want = json_loads(text, 0, &jerr);
+    ck_assert_msg(want != NULL, "bad expectation %s", want_json);
+    ck_assert_msg(json_equal(result, want), "got %s, want %s", out.buf, want_json);
+    json_decref(want);
+}
+
+/* The error message of a failing call, after checking its code. */
+static const char *fails(const char *method, const char *params, int code)
+{
+    json_t *error = json_object_get(rpc(method, params), "error");
+    ck_assert_msg(json_is_object(error), "%s did not fail: %s", method, out.buf);
+    ck_assert_int_eq(json_integer_value(json_object_get(error, "code")), code);
+    return json_string_value(json_object_get(error, "message"));
+}
+
+/* An invalid-params failure whose first issue is at `path`; returns that issue's message. */
+static const char *bad_param(const char *method, const char *params, const char *path)
+{
+    fails(method, params, -32602);
+    json_t *issue = json_array_get(
+        json_object_get(json_object_get(json_object_get(reply, "error"), "data"), "issues"), 0);
+    ck_assert_msg(issue != NULL, "no issues in %s", out.buf);
+    ck_assert_str_eq(json_string_value(json_object_get(issue, "path")), path);
+    return json_string_value(json_object_get(issue, "message"));
+}
+
+static void assert_contains(const char *text, const char *part)
+{
+    ck_assert_msg(text != NULL && strstr(text, part) != NULL, "'%s' lacks '%s'",
+                  text ? text : "(null)", part);
+}
+
+static void fill(mock_i2c_dev_t *d, uint8_t v)
+{
+    memset(d->mem, v, sizeof d->mem);
+}
+
+/* ---------------------------------------------------------------- i2c_scan */
+
+START_TEST(test_scan_lists_acknowledging_addresses)
+{
+    expect("i2c_scan", NULL, "{'bus':0,'devices':[72,80],'hex':['0x48','0x50']}");
+    /* one zero-length probe each: no data moved, the register pointer untouched */
+    ck_assert_uint_eq(tmp->transfers, 1);
+    ck_assert_uint_eq(script.probes, 0x77 - 0x08 + 1);
+    ck_assert_uint_eq(script.transfers, 0);
+}
+END_TEST
+
+START_TEST(test_scan_of_an_empty_bus)
+{
+    tmp->present = false;
+    eeprom->present = false;
+    expect("i2c_scan", "{'bus':0}", "{'bus':0,'devices':[],'hex':[]}");
+}
+END_TEST
+
+START_TEST(test_scan_refuses_a_bus_the_board_lacks)
+{
+    assert_contains(bad_param("i2c_scan", "{'bus':1}", "bus"), "1 i2c bus");
+    bad_param("i2c_scan", "{'bus':-1}", "bus");
+}
+END_TEST
+
+START_TEST(test_scan_stops_at_a_stuck_bus)
+{
+    eeprom->fail = FW_ERR_I2C_BUS;
+    const char *msg = fails("i2c_scan", NULL, -32003);
+    assert_contains(msg, "bus 0 is stuck");
+    assert_contains(msg, "0x50");
+    ck_assert_uint_eq(script.probes, 0x50 - 0x08 + 1); /* nothing after the failure */
+}
+END_TEST
+
+/* ---------------------------------------------------------------- i2c_read / i2c_write */
+
+START_TEST(test_read_a_register_with_repeated_start)
+{
+    tmp->mem[3] = 0x4B;
+    expect("i2c_read", "{'address':72,'register':0,'count':2}",
+           "{'bus':0,'address':72,'register':0,'bytes':[25,0]}");
+    expect("i2c_read", "{'address':72,'register':3}",
+           "{'bus':0,'address':72,'register':3,'bytes':[75]}");
+}
+END_TEST
+
+START_TEST(test_read_without_register_continues_at_the_pointer)
+{
+    expect("i2c_write", "{'address':72,'bytes':[2]}", "{'bus':0,'address':72,'written':1}");
+    tmp->mem[2] = 0x11;
+    tmp->mem[3] = 0x22;
+    expect("i2c_read", "{'address':72,'count':2}", "{'bus':0,'address':72,'bytes':[17,34]}");
+}
+END_TEST
+
+START_TEST(test_write_sends_all_bytes_in_one_transaction)
+{
+    expect("i2c_write", "{'address':72,'bytes':[1,96,160]}", "{'bus':0,'address':72,'written':3}");
+    ck_assert_uint_eq(tmp->mem[1], 96);
+    ck_assert_uint_eq(tmp->mem[2], 160);
+    ck_assert_uint_eq(script.transfers, 1);
+}
+END_TEST
+
+START_TEST(test_nack_is_reported_with_address_and_bus)
+{
+    ck_assert_str_eq(fails("i2c_read", "{'address':73}", -32002),
+                     "no acknowledge from i2c device 0x49 on bus 0");
+    ck_assert_str_eq(fails("i2c_write", "{'address':9,'bytes':[0]}", -32002),
+                     "no acknowledge from i2c device 0x09 on bus 0");
+}
+END_TEST
+
+START_TEST(test_bus_errors_and_timeouts_are_distinct)
+{
+    tmp->fail = FW_ERR_I2C_BUS;
+    assert_contains(fails("i2c_read", "{'address':72}", -32003), "stuck or lost arbitration");
+    tmp->fail = FW_ERR_I2C_TIMEOUT;
+    assert_contains(fails("i2c_write", "{'address':72,'bytes':[0]}", -32004), "timed out");
+    tmp->fail = FW_ERR_HW;
+    assert_contains(fails("i2c_read", "{'address':72}", -32000), "hardware failure");
+}
+END_TEST
+
+START_TEST(test_read_and_write_arguments_are_validated)
+{
+    bad_param("i2c_read", "{}", "address");
+    bad_param("i2c_read", "{'address':7}", "address");
+    bad_param("i2c_read", "{'address':120}", "address");
+    bad_param("i2c_read", "{'address':72,'count':0}", "count");
+    bad_param("i2c_read", "{'address':72,'count':33}", "count");
+    bad_param("i2c_read", "{'address':72,'register':256}", "register");
+    bad_param("i2c_write", "{'address':72,'bytes':[]}", "bytes");
+    bad_param("i2c_write", "{'address':72,'bytes':[1,256]}", "bytes[1]");
+    bad_param("i2c_write",
+              "{'address':72,'bytes':"
+              "[0,1,2,3,4,5,6,7,8,9,0,1,2,3,4,5,6,7,8,9,0,1,2,3,4,5,6,7,8,9,0,1,2]}",
+              "bytes");
+    json_t *r = ok("i2c_read", "{'address':72,'register':0,'count':32}");
+    ck_assert_uint_eq(json_array_size(json_object_get(r, "bytes")), 32);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- tmp102 */
+
+START_TEST(test_temperature_in_normal_mode)
+{
+    expect("read_temperature", NULL,
+           "{'address':72,'bus':0,'unit':'C','temperature':25,'celsius':25,'fahrenheit':77,"
+           "'raw':400,'extended':false}");
+    set_tmp102(0x00, 0x10, false); /* one LSB */
+    expect("read_temperature", "{'unit':'F'}",
+           "{'address':72,'bus':0,'unit':'F','temperature':32.1125,'celsius':0.0625,"
+           "'fahrenheit':32.1125,'raw':1,'extended':false}");
+}
+END_TEST
+
+START_TEST(test_negative_temperatures)
+{
+    set_tmp102(0xE7, 0x00, false); /* 0xE70 = -25 °C (SBOS397 table 5) */
+    expect("read_temperature", NULL,
+           "{'address':72,'bus':0,'unit':'C','temperature':-25,'celsius':-25,'fahrenheit':-13,"
+           "'raw':-400,'extended':false}");
+    set_tmp102(0xFF, 0xC0, false); /* 0xFFC = -0.25 °C */
+    json_t *r = ok("read_temperature", NULL);
+    ck_assert_double_eq(json_real_value(json_object_get(r, "celsius")), -0.25);
+    ck_assert_int_eq(json_integer_value(json_object_get(r, "raw")), -4);
+    set_tmp102(0xC9, 0x00, false); /* 0xC90 = -55 °C, the bottom of the range */
+    ck_assert_int_eq(json_integer_value(json_object_get(ok("read_temperature", NULL), "raw")),
+                     -880);
+}
+END_TEST
+
+START_TEST(test_extended_mode_is_read_from_the_configuration)
+{
+    /* 13-bit 0x0960 = 150 °C, left-justified with D0 = 1 */
+    set_tmp102(0x4B, 0x01, true);
+    expect("read_temperature", NULL,
+           "{'address':72,'bus':0,'unit':'C','temperature':150,'celsius':150,'fahrenheit':302,"
+           "'raw':2400,'extended':true}");
+    /* the same first byte in 12-bit mode is 0x4B0 = 75 °C */
+    set_tmp102(0x4B, 0x00, false);
+    ck_assert_int_eq(json_integer_value(json_object_get(ok("read_temperature", NULL), "raw")),
+                     1200);
+    /* 13-bit 0x1E70 = -25 °C */
+    set_tmp102(0xF3, 0x81, true);
+    ck_assert_int_eq(json_integer_value(json_object_get(ok("read_temperature", NULL), "raw")),
+                     -400);
+}
+END_TEST
+
+START_TEST(test_implausible_temperatures_are_device_data_errors)
+{
+    set_tmp102(0x50, 0x01, true); /* 13-bit 0x0A00 = 160 °C */
+    assert_contains(fails("read_temperature", NULL, -32007), "outside the sensor's -55..150");
+    set_tmp102(0xC4, 0x00, false); /* 12-bit 0xC40 = -60 °C */
+    assert_contains(fails("read_temperature", NULL, -32007), "about -60 °C");
+    set_tmp102(0x19, 0x08, false); /* a bit that always reads 0 in 12-bit mode */
+    assert_contains(fails("read_temperature", NULL, -32007), "bits set");
+    set_tmp102(0x19, 0x04, true); /* D2 reads 0 in 13-bit mode too */
+    fails("read_temperature", NULL, -32007);
+}
+END_TEST
+
+START_TEST(test_tmp102_bus_failures)
+{
+    tmp->present = false;
+    ck_assert_str_eq(fails("read_temperature", NULL, -32002),
+                     "no acknowledge from tmp102 0x48 on bus 0");
+    tmp->present = true;
+    tmp->fail = FW_ERR_I2C_BUS;
+    assert_contains(fails("read_temperature", NULL, -32003), "tmp102 0x48");
+    tmp->fail = FW_ERR_I2C_TIMEOUT;
+    fails("read_temperature", NULL, -32004);
+}
+END_TEST
+
+START_TEST(test_tmp102_arguments)
+{
+    assert_contains(bad_param("read_temperature", "{'address':73}", "address"),
+                    "no tmp102 at 0x49");
+    bad_param("read_temperature", "{'unit':'K'}", "unit");
+    expect("read_temperature", "{'address':72,'unit':'C'}",
+           "{'address':72,'bus':0,'unit':'C','temperature':25,'celsius':25,'fahrenheit':77,"
+           "'raw':400,'extended':false}");
+    ck_assert(fw_device_find_tool(&dev, "read_temperature")->flags & FW_TOOL_READ_ONLY);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- at24c: 24C32 */
+
+START_TEST(test_eeprom_write_splits_at_page_boundaries)
+{
+    fill(eeprom, 0xEE);
+    /* 28..35 crosses the 32-byte page boundary at 32: two page writes, each ack-polled */
+    expect("eeprom_write", "{'offset':28,'bytes':[1,2,3,4,5,6,7,8]}",
+           "{'device':80,'bus':0,'offset':28,'written':8,'pages':2}");
+    const uint8_t want[] = {0xEE, 1, 2, 3, 4, 5, 6, 7, 8, 0xEE};
+    ck_assert_mem_eq(eeprom->mem + 27, want, sizeof want);
+    ck_assert_uint_eq(eeprom->mem[0], 0xEE); /* an unsplit write would have wrapped to 0..3 */
+    ck_assert_uint_eq(script.transfers, 2);
+    ck_assert_uint_eq(script.probes, 2);
+}
+END_TEST
+
+START_TEST(test_eeprom_page_counts)
+{
+    json_t *r = ok("eeprom_write", "{'offset':64,'bytes':[0,1,2,3,4,5,6,7,8,9,0,1,2,3,4,5,6,7,8,"
+                                   "9,0,1,2,3,4,5,6,7,8,9,0,1]}");
+    ck_assert_int_eq(json_integer_value(json_object_get(r, "pages")), 1); /* exactly one page */
+    r = ok("eeprom_write", "{'offset':65,'bytes':[0,1,2,3,4,5,6,7,8,9,0,1,2,3,4,5,6,7,8,9,0,1,2,"
+                           "3,4,5,6,7,8,9,0,1]}");
+    ck_assert_int_eq(json_integer_value(json_object_get(r, "pages")), 2);
+    ck_assert_uint_eq(eeprom->mem[96], 1); /* the last byte went to the next page */
+}
+END_TEST
+
+START_TEST(test_eeprom_read_crosses_pages)
+{
+    for (unsigned i = 0; i < 64; i++) eeprom->mem[i] = (uint8_t)i;
+    expect("eeprom_read", "{'offset':30,'count':4}",
+           "{'device':80,'bus':0,'offset':30,'bytes':[30,31,32,33]}");
+    expect("eeprom_read", "{'offset':5}", "{'device':80,'bus':0,'offset':5,'bytes':[5]}");
+    ck_assert_uint_eq(script.transfers, 2);
+}
+END_TEST
+
+START_TEST(test_eeprom_refuses_to_go_past_the_end)
+{
+    assert_contains(bad_param("eeprom_read", "{'offset':4090,'count':7}", "count"),
+                    "4096-byte eeprom (at most 6 from there)");
+    assert_contains(bad_param("eeprom_read", "{'offset':4096}", "offset"), "last offset 4095");
+    bad_param("eeprom_write", "{'offset':4095,'bytes':[1,2]}", "bytes");
+    json_t *r = ok("eeprom_read", "{'offset':4090,'count':6}");
+    ck_assert_uint_eq(json_array_size(json_object_get(r, "bytes")), 6);
+    ck_assert_uint_eq(script.transfers, 1); /* only the valid read reached the bus */
+}
+END_TEST
+
+START_TEST(test_eeprom_device_parameter)
+{
+    assert_contains(bad_param("eeprom_read", "{'offset':0,'device':81}", "device"),
+                    "no at24c eeprom at i2c address 0x51");
+    eeprom->mem[0] = 42;
+    expect("eeprom_read", "{'offset':0,'device':80}",
+           "{'device':80,'bus':0,'offset':0,'bytes':[42]}");
+    ck_assert(fw_device_find_tool(&dev, "eeprom_write")->flags & FW_TOOL_DESTRUCTIVE);
+    ck_assert(fw_device_find_tool(&dev, "eeprom_read")->flags & FW_TOOL_READ_ONLY);
+}
+END_TEST
+
+START_TEST(test_eeprom_ack_polls_until_the_write_cycle_ends)
+{
+    script.busy_probes = 3;
+    expect("eeprom_write", "{'offset':30,'bytes':[1,2,3,4]}",
+           "{'device':80,'bus':0,'offset':30,'written':4,'pages':2}");
+    ck_assert_uint_eq(script.probes, 2 * (3 + 1)); /* three NACKs, then the ACK, per page */
+    /* the next command finds the chip ready */
+    expect("eeprom_read", "{'offset':30,'count':4}",
+           "{'device':80,'bus':0,'offset':30,'bytes':[1,2,3,4]}");
+}
+END_TEST
+
+START_TEST(test_eeprom_ack_polling_is_bounded_by_count_on_a_frozen_clock)
+{
+    script.busy_probes = 100000;
+    script.ms_per_probe = 0;
+    assert_contains(fails("eeprom_write", "{'offset':30,'bytes':[1,2,3,4]}", -32006),
+                    "eeprom 0x50 on bus 0 still busy");
+    ck_assert_uint_eq(script.probes, 1000);
+    ck_assert_uint_eq(script.transfers, 1); /* the second page was not attempted */
+}
+END_TEST
+
+START_TEST(test_eeprom_ack_polling_is_bounded_by_time)
+{
+    script.busy_probes = 100000;
+    script.ms_per_probe = 1;
+    fails("eeprom_write", "{'offset':0,'bytes':[1]}", -32006);
+    ck_assert_uint_ge(script.probes, 10);
+    ck_assert_uint_le(script.probes, 12);
+}
+END_TEST
+
+START_TEST(test_eeprom_failure_after_a_page_says_what_was_written)
+{
+    script.fail_at = 2;
+    script.fail_err = FW_ERR_I2C_BUS;
+    assert_contains(fails("eeprom_write", "{'offset':28,'bytes':[1,2,3,4,5,6,7,8]}", -32003),
+                    "after 4 of 8 bytes were written");
+    ck_assert_uint_eq(eeprom->mem[31], 4);
+    eeprom->present = false;
+    ck_assert_str_eq(fails("eeprom_read", "{'offset':0}", -32002),
+                     "no acknowledge from eeprom 0x50 on bus 0");
+}
+END_TEST
+
+/* ---------------------------------------------------------------- at24c: block select */
+
+/* A 24C04 (512 bytes: device addresses 0x50 and 0x51, default 16-byte page), a 24C02 at 0x57
+   (256 bytes, 8-byte page) and a second TMP102 on a second bus. */
+static const fw_i2c_dev_def_t blocks_i2c[] = {
+    {.driver = "at24c", .bus = 0, .addr = 0x50, .size_bytes = 512},
+    {.driver = "at24c", .bus = 0, .addr = 0x57, .size_bytes = 256},
+    {.driver = "tmp102", .bus = 1, .addr = 0x49},
+};
+static const fw_board_t blocks_board = {.device = "blocks",
+                                        .version = "1",
+                                        .platform = "test",
+                                        .i2c_bus_count = 2,
+                                        .i2c_devices = blocks_i2c,
+                                        .i2c_device_count = 3};
+
+static mock_i2c_dev_t *block0, *block1, *small;
+
+static void setup_blocks(void)
+{
+    mock_hal_init(&mock);
+    memset(&script, 0, sizeof script);
+    reply = NULL;
+    block0 = mock_hal_add_i2c(&mock, 0, 0x50, 1, 256, 16);
+    block1 = mock_hal_add_i2c(&mock, 0, 0x51, 1, 256, 16);
+    small = mock_hal_add_i2c(&mock, 0, 0x57, 1, 256, 8);
+    tmp = mock_hal_add_i2c(&mock, 1, 0x49, 1, 4, 0);
+    set_tmp102(0x0C, 0x80, false); /* 0x0C8 = 12.5 °C */
+    start(&blocks_board);
+}
+
+START_TEST(test_block_select_addresses_the_upper_half)
+{
+    fill(block0, 0xEE);
+    fill(block1, 0xEE);
+    expect("eeprom_write", "{'offset':252,'bytes':[1,2,3,4,5,6,7,8]}",
+           "{'device':80,'bus':0,'offset':252,'written':8,'pages':2}");
+    const uint8_t low[] = {1, 2, 3, 4}, high[] = {5, 6, 7, 8};
+    ck_assert_mem_eq(block0->mem + 252, low, 4);
+    ck_assert_mem_eq(block1->mem, high, 4); /* offset 256 is word 0 of device 0x51 */
+    ck_assert_uint_eq(block0->mem[0], 0xEE);
+    expect("eeprom_read", "{'offset':254,'count':4}",
+           "{'device':80,'bus':0,'offset':254,'bytes':[3,4,5,6]}");
+    expect("eeprom_read", "{'offset':511}", "{'device':80,'bus':0,'offset':511,'bytes':[238]}");
+    bad_param("eeprom_read", "{'offset':511,'count':2}", "count");
+}
+END_TEST
+
+START_TEST(test_default_page_sizes_by_capacity)
+{
+    /* 24C04: 16-byte pages */
+    json_t *r = ok("eeprom_write", "{'offset':14,'bytes':[1,2,3,4]}");
+    ck_assert_int_eq(json_integer_value(json_object_get(r, "pages")), 2);
+    ck_assert_uint_eq(block0->mem[17], 4);
+    /* 24C02: 8-byte pages, one address byte, no block bits */
+    expect("eeprom_write", "{'offset':6,'bytes':[9,9,9],'device':87}",
+           "{'device':87,'bus':0,'offset':6,'written':3,'pages':2}");
+    ck_assert_uint_eq(small->mem[8], 9);
+    bad_param("eeprom_read", "{'offset':256,'device':87}", "offset");
+    /* 0x51 is the 24C04's upper half, not a chip of its own */
+    bad_param("eeprom_read", "{'offset':0,'device':81}", "device");
+}
+END_TEST
+
+START_TEST(test_second_bus_and_second_sensor)
+{
+    expect("i2c_scan", "{'bus':1}", "{'bus':1,'devices':[73],'hex':['0x49']}");
+    expect("i2c_scan", NULL, "{'bus':0,'devices':[80,81,87],'hex':['0x50','0x51','0x57']}");
+    json_t *r = ok("read_temperature", NULL);
+    ck_assert_int_eq(json_integer_value(json_object_get(r, "address")), 73);
+    ck_assert_int_eq(json_integer_value(json_object_get(r, "bus")), 1);
+    ck_assert_double_eq(json_real_value(json_object_get(r, "celsius")), 12.5);
+}
+END_TEST
+
+/* A board whose EEPROM cannot exist is our configuration error: -32603 with the reason. */
+START_TEST(test_impossible_eeprom_declarations)
+{
+    static const fw_i2c_dev_def_t misaligned[] = {
+        {.driver = "at24c", .bus = 0, .addr = 0x51, .size_bytes = 512}};
+    static const fw_i2c_dev_def_t odd_size[] = {
+        {.driver = "at24c", .bus = 0, .addr = 0x50, .size_bytes = 300}};
+    fw_board_t b = {.device = "bad",
+                    .version = "1",
+                    .platform = "test",
+                    .i2c_bus_count = 1,
+                    .i2c_devices = misaligned,
+                    .i2c_device_count = 1};
+    start(&b);
+    assert_contains(fails("eeprom_read", "{'offset':0}", -32603), "block select");
+    b.i2c_devices = odd_size;
+    start(&b);
+    assert_contains(fails("eeprom_write", "{'offset':0,'bytes':[1]}", -32603), "size 300");
+    ck_assert_uint_eq(script.transfers, 0);
+}
+END_TEST
+
+static Suite *i2c_suite(void)
+{
+    Suite *s = suite_create("i2c");
+    TCase *t = tcase_create("raw");
+    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_add_test(t, test_scan_lists_acknowledging_addresses);
+    tcase_add_test(t, test_scan_of_an_empty_bus);
+    tcase_add_test(t, test_scan_refuses_a_bus_the_board_lacks);
+    tcase_add_test(t, test_scan_stops_at_a_stuck_bus);
+    tcase_add_test(t, test_read_a_register_with_repeated_start);
+    tcase_add_test(t, test_read_without_register_continues_at_the_pointer);
+    tcase_add_test(t, test_write_sends_all_bytes_in_one_transaction);
+    tcase_add_test(t, test_nack_is_reported_with_address_and_bus);
+    tcase_add_test(t, test_bus_errors_and_timeouts_are_distinct);
+    tcase_add_test(t, test_read_and_write_arguments_are_validated);
+    suite_add_tcase(s, t);
+
+    t = tcase_create("tmp102");
+    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_add_test(t, test_temperature_in_normal_mode);
+    tcase_add_test(t, test_negative_temperatures);
+    tcase_add_test(t, test_extended_mode_is_read_from_the_configuration);
+    tcase_add_test(t, test_implausible_temperatures_are_device_data_errors);
+    tcase_add_test(t, test_tmp102_bus_failures);
+    tcase_add_test(t, test_tmp102_arguments);
+    suite_add_tcase(s, t);
+
+    t = tcase_create("at24c");
+    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_add_test(t, test_eeprom_write_splits_at_page_boundaries);
+    tcase_add_test(t, test_eeprom_page_counts);
+    tcase_add_test(t, test_eeprom_read_crosses_pages);
+    tcase_add_test(t, test_eeprom_refuses_to_go_past_the_end);
+    tcase_add_test(t, test_eeprom_device_parameter);
+    tcase_add_test(t, test_eeprom_ack_polls_until_the_write_cycle_ends);
+    tcase_add_test(t, test_eeprom_ack_polling_is_bounded_by_count_on_a_frozen_clock);
+    tcase_add_test(t, test_eeprom_ack_polling_is_bounded_by_time);
+    tcase_add_test(t, test_eeprom_failure_after_a_page_says_what_was_written);
+    suite_add_tcase(s, t);
+
+    t = tcase_create("at24c_blocks");
+    tcase_add_checked_fixture(t, setup_blocks, teardown);
+    tcase_add_test(t, test_block_select_addresses_the_upper_half);
+    tcase_add_test(t, test_default_page_sizes_by_capacity);
+    tcase_add_test(t, test_second_bus_and_second_sensor);
+    tcase_add_test(t, test_impossible_eeprom_declarations);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+TEST_MAIN(i2c_suite)

@@ -1,0 +1,581 @@
+/* test_sampling.c: the sampling engine on a virtual clock: ticks, rings, summaries, events. */
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdio.h>
+
+#include "fw_internal.h"
+#include "mock_hal.h"
+#include "test_util.h"
+
+static mock_hal_t mock;
+static fw_device_t dev;
+static fw_board_t board;
+static fw_pin_def_t pins[4];
+static cap_t out;
+static json_t *reply;
+
+enum { P_SENSOR, P_BUTTON, P_LED, P_FAST };
+
+/* A board with an ESP32-like ADC profile; tests adjust pins[] before start(). */
+static void setup(void)
+{
+    mock_hal_init(&mock);
+    memset(&board, 0, sizeof board);
+    memset(pins, 0, sizeof pins);
+    pins[P_SENSOR] = (fw_pin_def_t){.number = 34,
+                                    .type = FW_PIN_ADC_INPUT,
+                                    .name = "sensor",
+                                    .sample_interval_ms = 500,
+                                    .buffer_size = 20,
+                                    .summary = true,
+                                    .buffer = true,
+                                    .events = true,
+                                    .threshold_high = 3000,
+                                    .threshold_low = 1000};
+    pins[P_BUTTON] = (fw_pin_def_t){.number = 4,
+                                    .type = FW_PIN_DIGITAL_INPUT,
+                                    .name = "button",
+                                    .sample_interval_ms = 100,
+                                    .buffer_size = 8,
+                                    .summary = true,
+                                    .buffer = true,
+                                    .events = true};
+    pins[P_LED] = (fw_pin_def_t){.number = 2, .type = FW_PIN_DIGITAL_OUTPUT, .name = "led"};
+    pins[P_FAST] = (fw_pin_def_t){.number = 35,
+                                  .type = FW_PIN_ADC_INPUT,
+                                  .name = "fast",
+                                  .sample_interval_ms = 10,
+                                  .buffer_size = 8,
+                                  .summary = true,
+                                  .buffer = true};
+    board = (fw_board_t){.device = "sampling-test",
+                         .version = "1.0.0",
+                         .platform = "test",
+                         .pins = pins,
+                         .pin_count = 4,
+                         .adc_bits = 12,
+                         .adc_ref_mv = 3300,
+                         .adc_report = FW_ADC_REPORT_VOLTS};
+    reply = NULL;
+}
+
+static void teardown(void)
+{
+    json_decref(reply);
+    reply = NULL;
+}
+
+static void start(void)
+{
+    ck_assert_int_eq(fw_device_init(&dev, &board, &mock_hal_api, &mock), FW_OK);
+}
+
+static void poll_at(uint64_t t)
+{
+    mock.now = t;
+    fw_device_poll(&dev);
+}
+
+/* Advances the clock to `until` in steps of `step`, polling after every step. */
+static void run(uint64_t until, uint64_t step)
+{
+    while (mock.now + step <= until) poll_at(mock.now + step);
+}
+
+/* Sends one request and returns its "result" (owned by `reply` until the next call). */
+static json_t *call(const char *req)
+{
+    json_decref(reply);
+    cap_reset(&out);
+    ck_assert(fw_device_handle(&dev, req, strlen(req), cap_sink(&out)));
+    json_error_t jerr;
+    reply = json_loads(out.buf, 0, &jerr);
+    ck_assert_msg(reply != NULL, "reply is not JSON: %s", out.buf);
+    json_t *result = json_object_get(reply, "result");
+    ck_assert_msg(result != NULL, "no result in %s", out.buf);
+    return result;
+}
+
+static json_int_t get_int(json_t *obj, const char *key)
+{
+    json_t *v = json_object_get(obj, key);
+    ck_assert_msg(json_is_integer(v), "%s is not an integer in %s", key, out.buf);
+    return json_integer_value(v);
+}
+
+static const fw_pin_state_t *state(int idx)
+{
+    return &dev.pins[idx];
+}
+
+/* ---------------------------------------------------------------- timing */
+
+START_TEST(test_interval_gives_exact_ticks)
+{
+    pins[P_BUTTON].sample_interval_ms = 0;
+    pins[P_FAST].sample_interval_ms = 0;
+    start();
+    ck_assert_uint_eq(fw_device_next_deadline(&dev), 500);
+    mock.pins[34].adc = 1234;
+    run(5000, 100);
+    const fw_pin_state_t *st = state(P_SENSOR);
+    ck_assert_uint_eq(st->count, 10);
+    ck_assert_uint_eq(st->ring_count, 10);
+    ck_assert_uint_eq(st->missed, 0);
+    ck_assert_uint_eq(mock.pins[34].adc_reads, 10);
+    for (uint16_t k = 0; k < 10; k++) {
+        const fw_sample_t *s = fw_sampling_sample(&dev, P_SENSOR, k);
+        ck_assert_ptr_nonnull(s);
+        ck_assert_uint_eq(s->seq, k + 1u);
+        ck_assert_uint_eq(s->t_ms, 500u * (k + 1u));
+        ck_assert_uint_eq(s->value, 1234);
+    }
+    ck_assert_ptr_null(fw_sampling_sample(&dev, P_SENSOR, 10));
+    ck_assert_uint_eq(fw_device_next_deadline(&dev), 5500);
+}
+END_TEST
+
+START_TEST(test_poll_before_deadline_or_twice_takes_nothing)
+{
+    start();
+    poll_at(499);
+    ck_assert_uint_eq(state(P_SENSOR)->count, 0);
+    poll_at(500);
+    poll_at(500);
+    poll_at(999);
+    ck_assert_uint_eq(state(P_SENSOR)->count, 1);
+    ck_assert_uint_eq(fw_sampling_sample(&dev, P_SENSOR, 0)->t_ms, 500);
+}
+END_TEST
+
+/* Discrete events: jumping from deadline to deadline gives the same samples as fine steps. */
+START_TEST(test_event_driven_clock_hits_every_deadline)
+{
+    start();
+    while (fw_device_next_deadline(&dev) <= 10000) poll_at(fw_device_next_deadline(&dev));
+    ck_assert_uint_eq(state(P_SENSOR)->count, 20);
+    ck_assert_uint_eq(state(P_BUTTON)->count, 100);
+    ck_assert_uint_eq(state(P_FAST)->count, 1000);
+    ck_assert_uint_eq(state(P_SENSOR)->missed + state(P_BUTTON)->missed + state(P_FAST)->missed, 0);
+    ck_assert_uint_eq(fw_device_next_deadline(&dev), 10010);
+}
+END_TEST
+
+START_TEST(test_late_poll_takes_one_sample_and_counts_missed)
+{
+    pins[P_BUTTON].sample_interval_ms = 0;
+    pins[P_FAST].sample_interval_ms = 0;
+    start();
+    poll_at(500);
+    poll_at(2300); /* ticks 1000, 1500 and 2000 are due: one sample at 2000, two missed */
+    const fw_pin_state_t *st = state(P_SENSOR);
+    ck_assert_uint_eq(st->count, 2);
+    ck_assert_uint_eq(st->missed, 2);
+    const fw_sample_t *s = fw_sampling_sample(&dev, P_SENSOR, 1);
+    ck_assert_uint_eq(s->seq, 2);
+    ck_assert_uint_eq(s->t_ms, 2000);
+    ck_assert_uint_eq(fw_device_next_deadline(&dev), 2500); /* phase kept */
+    poll_at(2500);
+    ck_assert_uint_eq(fw_sampling_sample(&dev, P_SENSOR, 2)->t_ms, 2500);
+    ck_assert_uint_eq(st->missed, 2);
+    poll_at(3000); /* exactly on time again: nothing missed */
+    ck_assert_uint_eq(st->missed, 2);
+    ck_assert_uint_eq(st->count, 4);
+}
+END_TEST
+
+START_TEST(test_phase_follows_init_time)
+{
+    mock.now = 120;
+    pins[P_BUTTON].sample_interval_ms = 0;
+    pins[P_FAST].sample_interval_ms = 0;
+    start();
+    ck_assert_uint_eq(fw_device_next_deadline(&dev), 620);
+    run(2000, 50);
+    ck_assert_uint_eq(state(P_SENSOR)->count, 3);
+    ck_assert_uint_eq(fw_sampling_sample(&dev, P_SENSOR, 2)->t_ms, 1620);
+}
+END_TEST
+
+START_TEST(test_unsampled_pins_have_no_deadline)
+{
+    for (size_t i = 0; i < 4; i++) pins[i].sample_interval_ms = 0;
+    pins[P_LED].sample_interval_ms = 100; /* an output is never sampled */
+    start();
+    ck_assert_uint_eq(fw_device_next_deadline(&dev), UINT64_MAX);
+    run(1000, 100);
+    for (int i = 0; i < 4; i++) ck_assert_uint_eq(state(i)->count, 0);
+    ck_assert_uint_eq(mock.pins[2].reads, 0);
+}
+END_TEST
+
+START_TEST(test_digital_samples_read_gpio)
+{
+    start();
+    mock.pins[4].level = true;
+    run(300, 100);
+    mock.pins[4].level = false;
+    run(500, 100);
+    const fw_pin_state_t *st = state(P_BUTTON);
+    ck_assert_uint_eq(st->count, 5);
+    ck_assert_uint_eq(st->sum, 3);
+    ck_assert_uint_eq(st->latest, 0);
+    ck_assert_uint_eq(st->min, 0);
+    ck_assert_uint_eq(st->max, 1);
+    ck_assert_uint_eq(fw_sampling_sample(&dev, P_BUTTON, 2)->value, 1);
+    ck_assert_uint_eq(fw_sampling_sample(&dev, P_BUTTON, 3)->value, 0);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- ring */
+
+START_TEST(test_ring_keeps_newest_in_order)
+{
+    start();
+    for (uint32_t i = 1; i <= 21; i++) {
+        mock.pins[35].adc = (uint16_t)(i * 7);
+        poll_at(i * 10u);
+    }
+    const fw_pin_state_t *st = state(P_FAST);
+    ck_assert_uint_eq(st->ring_count, 8);
+    ck_assert_uint_eq(st->count, 21);
+    for (uint16_t k = 0; k < 8; k++) {
+        const fw_sample_t *s = fw_sampling_sample(&dev, P_FAST, k);
+        ck_assert_uint_eq(s->seq, 14u + k);
+        ck_assert_uint_eq(s->value, (14u + k) * 7u);
+        ck_assert_uint_eq(s->t_ms, (14u + k) * 10u);
+    }
+}
+END_TEST
+
+/* A client drains with since = next_since at irregular times and sometimes with a limit:
+   every sample arrives once, in order, or is counted in exactly one gap. */
+START_TEST(test_since_draining_without_gaps_or_overlaps)
+{
+    start();
+    static const unsigned waits[] = {1, 3, 8, 9, 12, 2, 20, 5, 7, 1, 0, 30, 4, 8, 16};
+    static const int limits[] = {0, 3, 0, 5, 0, 0, 2, 0};
+    uint32_t since = 0, tick = 0, received = 0, gaps = 0;
+    char req[160];
+    for (size_t round = 0; round < 60; round++) {
+        for (unsigned n = 0; n < waits[round % FW_ARRAY_LEN(waits)]; n++) {
+            tick++;
+            mock.pins[35].adc = (uint16_t)((tick * 13u) % 4096u);
+            poll_at(tick * 10u);
+        }
+        int limit = limits[round % FW_ARRAY_LEN(limits)];
+        if (limit)
+            snprintf(req, sizeof req,
+                     "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"get_pin_buffer\","
+                     "\"params\":{\"pin\":35,\"since\":%" PRIu32 ",\"limit\":%d}}",
+                     since, limit);
+        else
+            snprintf(req, sizeof req,
+                     "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"get_pin_buffer\","
+                     "\"params\":{\"pin\":\"fast\",\"since\":%" PRIu32 "}}",
+                     since);
+        json_t *r = call(req);
+        uint32_t oldest = tick > 8 ? tick - 7 : (tick ? 1 : 0);
+        uint32_t want_gap = oldest > since + 1 ? oldest - 1 - since : 0;
+        ck_assert_int_eq(get_int(r, "gap"), want_gap);
+        ck_assert_int_eq(get_int(r, "oldest_seq"), oldest);
+        ck_assert_int_eq(get_int(r, "latest_seq"), tick);
+        gaps += want_gap;
+        json_t *samples = json_object_get(r, "samples");
+        uint32_t expect = since + want_gap + 1;
+        size_t i;
+        json_t *s;
+        json_array_foreach(samples, i, s)
+        {
+            uint32_t seq = (uint32_t)get_int(s, "seq");
+            ck_assert_uint_eq(seq, expect++);
+            ck_assert_int_eq(get_int(s, "t"), seq * 10);
+            ck_assert_int_eq(get_int(s, "value"), (seq * 13) % 4096);
+            received++;
+        }
+        size_t avail = tick - (since + want_gap);
+        size_t want_n = limit && (size_t)limit < avail ? (size_t)limit : avail;
+        ck_assert_uint_eq(json_array_size(samples), want_n);
+        ck_assert(json_is_boolean(json_object_get(r, "more")));
+        ck_assert(json_is_true(json_object_get(r, "more")) == (want_n < avail));
+        ck_assert_int_eq(get_int(r, "next_since"), want_n ? expect - 1 : since);
+        since = (uint32_t)get_int(r, "next_since");
+    }
+    snprintf(req, sizeof req,
+             "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"get_pin_buffer\","
+             "\"params\":{\"pin\":35,\"since\":%" PRIu32 "}}",
+             since);
+    json_t *last = call(req);
+    ck_assert_int_eq(get_int(last, "gap"), 0);
+    received += (uint32_t)json_array_size(json_object_get(last, "samples"));
+    ck_assert_int_eq(get_int(last, "next_since"), tick);
+    ck_assert_uint_gt(gaps, 0);
+    ck_assert_uint_eq(received + gaps, tick);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- summary */
+
+START_TEST(test_summary_stays_exact_past_70000_samples)
+{
+    pins[P_SENSOR].sample_interval_ms = 1;
+    pins[P_BUTTON].sample_interval_ms = 0;
+    pins[P_FAST].sample_interval_ms = 0;
+    start();
+    uint64_t sum = 0;
+    const uint32_t n = 70001;
+    for (uint32_t i = 1; i <= n; i++) {
+        uint16_t v = (uint16_t)((i * 7u + i / 3u) % 4096u);
+        mock.pins[34].adc = v;
+        sum += v;
+        poll_at(i);
+    }
+    const fw_pin_state_t *st = state(P_SENSOR);
+    ck_assert_uint_eq(st->count, n);
+    ck_assert_uint_eq(st->sum, sum);
+    uint64_t hundredths = (sum * 100 + n / 2) / n;
+    json_t *r = call("{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"get_pin_summary\","
+                     "\"params\":{\"pin\":34}}");
+    ck_assert_int_eq(get_int(r, "count"), n);
+    char want[64];
+    snprintf(want, sizeof want, "\"avg\":%" PRIu64 ".%02" PRIu64, hundredths / 100,
+             hundredths % 100);
+    ck_assert_msg(strstr(out.buf, want) != NULL, "%s not in %s", want, out.buf);
+    ck_assert_int_eq(get_int(r, "min"), 0);
+    ck_assert_int_eq(get_int(r, "max"), 4095);
+    ck_assert_int_eq(get_int(r, "latest"), (n * 7u + n / 3u) % 4096u);
+    ck_assert_int_eq(get_int(r, "missed"), 0);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- events */
+
+static void adc_tick(uint16_t v)
+{
+    mock.pins[34].adc = v;
+    poll_at(mock.now + 500);
+}
+
+START_TEST(test_adc_hysteresis_events)
+{
+    pins[P_BUTTON].sample_interval_ms = 0;
+    start();
+    static const uint16_t values[] = {500, 2000, 3000, 3500, 2000, 1001, 1000, 2999, 3100, 4000};
+    for (size_t i = 0; i < FW_ARRAY_LEN(values); i++) adc_tick(values[i]);
+    ck_assert_uint_eq(dev.ev_count, 3);
+    const fw_event_t *e = fw_event_at(&dev, 0);
+    ck_assert_uint_eq(e->seq, 1);
+    ck_assert_uint_eq(e->kind, FW_EVENT_RISING);
+    ck_assert_uint_eq(e->value, 3000);
+    ck_assert_uint_eq(e->t_ms, 1500);
+    ck_assert_uint_eq(e->pin_index, P_SENSOR);
+    e = fw_event_at(&dev, 1);
+    ck_assert_uint_eq(e->seq, 2);
+    ck_assert_uint_eq(e->kind, FW_EVENT_FALLING);
+    ck_assert_uint_eq(e->value, 1000);
+    ck_assert_uint_eq(e->t_ms, 3500);
+    e = fw_event_at(&dev, 2);
+    ck_assert_uint_eq(e->seq, 3);
+    ck_assert_uint_eq(e->kind, FW_EVENT_RISING);
+    ck_assert_uint_eq(e->value, 3100);
+    ck_assert_ptr_null(fw_event_at(&dev, 3));
+}
+END_TEST
+
+START_TEST(test_first_sample_only_primes)
+{
+    pins[P_BUTTON].sample_interval_ms = 0;
+    start();
+    adc_tick(3500); /* starts above: no event */
+    ck_assert_uint_eq(dev.ev_count, 0);
+    adc_tick(900);
+    ck_assert_uint_eq(dev.ev_count, 1);
+    ck_assert_uint_eq(fw_event_at(&dev, 0)->kind, FW_EVENT_FALLING);
+}
+END_TEST
+
+START_TEST(test_no_events_when_disabled)
+{
+    pins[P_SENSOR].events = false;
+    pins[P_BUTTON].sample_interval_ms = 0;
+    start();
+    static const uint16_t values[] = {0, 4000, 0, 4000};
+    for (size_t i = 0; i < FW_ARRAY_LEN(values); i++) adc_tick(values[i]);
+    ck_assert_uint_eq(dev.ev_count, 0);
+    ck_assert_uint_eq(state(P_SENSOR)->count, 4);
+}
+END_TEST
+
+START_TEST(test_digital_edges)
+{
+    pins[P_SENSOR].sample_interval_ms = 0;
+    start();
+    static const bool levels[] = {true, true, false, false, true, false};
+    for (size_t i = 0; i < FW_ARRAY_LEN(levels); i++) {
+        mock.pins[4].level = levels[i];
+        poll_at(mock.now + 100);
+    }
+    ck_assert_uint_eq(dev.ev_count, 3);
+    static const uint8_t kinds[] = {FW_EVENT_FALLING, FW_EVENT_RISING, FW_EVENT_FALLING};
+    static const uint64_t times[] = {300, 500, 600};
+    for (uint16_t k = 0; k < 3; k++) {
+        const fw_event_t *e = fw_event_at(&dev, k);
+        ck_assert_uint_eq(e->kind, kinds[k]);
+        ck_assert_uint_eq(e->t_ms, times[k]);
+        ck_assert_uint_eq(e->seq, k + 1u);
+        ck_assert_uint_eq(e->value, kinds[k] == FW_EVENT_RISING ? 1 : 0);
+        ck_assert_uint_eq(e->pin_index, P_BUTTON);
+    }
+}
+END_TEST
+
+START_TEST(test_queue_overflow_is_counted_and_reported)
+{
+    pins[P_SENSOR].sample_interval_ms = 0;
+    start();
+    const unsigned edges = FW_EVENT_QUEUE_MAX + 5;
+    for (unsigned i = 0; i <= edges; i++) { /* the first sample primes */
+        mock.pins[4].level = (i % 2) != 0;
+        poll_at(mock.now + 100);
+    }
+    ck_assert_uint_eq(dev.ev_count, FW_EVENT_QUEUE_MAX);
+    ck_assert_uint_eq(fw_device_counters(&dev)->events_dropped, 5);
+    ck_assert_uint_eq(fw_event_at(&dev, FW_EVENT_QUEUE_MAX - 1)->seq, FW_EVENT_QUEUE_MAX);
+    json_t *r = call("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"get_pin_events\"}");
+    ck_assert_int_eq(get_int(r, "dropped"), 5);
+    ck_assert_int_eq(get_int(r, "pending"), 0);
+    ck_assert_uint_eq(json_array_size(json_object_get(r, "events")), FW_EVENT_QUEUE_MAX);
+    ck_assert_uint_eq(dev.ev_count, 0);
+    /* the dropped events used their seqs: the next one shows the hole */
+    mock.pins[4].level = !mock.pins[4].level;
+    poll_at(mock.now + 100);
+    ck_assert_uint_eq(fw_event_at(&dev, 0)->seq, edges + 1);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- read errors */
+
+START_TEST(test_read_errors_are_counted_and_store_nothing)
+{
+    pins[P_BUTTON].sample_interval_ms = 0;
+    pins[P_FAST].sample_interval_ms = 0;
+    start();
+    mock.pins[34].adc = 100;
+    adc_tick(100);
+    mock.pins[34].adc_fail = FW_ERR_ADC;
+    adc_tick(100);
+    adc_tick(100);
+    adc_tick(100);
+    mock.pins[34].adc_fail = FW_OK;
+    adc_tick(200);
+    const fw_pin_state_t *st = state(P_SENSOR);
+    ck_assert_uint_eq(st->read_errors, 3);
+    ck_assert_uint_eq(st->count, 2);
+    ck_assert_uint_eq(st->ring_count, 2);
+    ck_assert_uint_eq(st->missed, 0);
+    const fw_sample_t *s = fw_sampling_sample(&dev, P_SENSOR, 1);
+    ck_assert_uint_eq(s->seq, 2);
+    ck_assert_uint_eq(s->t_ms, 2500);
+    ck_assert_uint_eq(s->value, 200);
+    json_t *r = call("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"get_pin_summary\","
+                     "\"params\":{\"pin\":\"sensor\"}}");
+    ck_assert_int_eq(get_int(r, "read_errors"), 3);
+}
+END_TEST
+
+START_TEST(test_digital_read_errors)
+{
+    pins[P_SENSOR].sample_interval_ms = 0;
+    pins[P_FAST].sample_interval_ms = 0;
+    start();
+    mock.gpio_fail = FW_ERR_HW;
+    run(500, 100);
+    ck_assert_uint_eq(state(P_BUTTON)->read_errors, 5);
+    ck_assert_uint_eq(state(P_BUTTON)->count, 0);
+    ck_assert_uint_eq(fw_device_next_deadline(&dev), 600);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- ADC scaling */
+
+START_TEST(test_adc_to_mv_truncates_as_mcpu)
+{
+    ck_assert_uint_eq(fw_adc_to_mv(&board, 2048), 1650); /* 1650.40 */
+    ck_assert_uint_eq(fw_adc_to_mv(&board, 4095), 3300);
+    ck_assert_uint_eq(fw_adc_to_mv(&board, 0), 0);
+    ck_assert_uint_eq(fw_adc_to_mv(&board, 1), 0); /* 0.806 truncated */
+    ck_assert_uint_eq(fw_adc_to_mv(&board, 2), 1); /* 1.61 truncated */
+    fw_board_t avr = board;
+    avr.adc_bits = 10;
+    avr.adc_ref_mv = 5000;
+    ck_assert_uint_eq(fw_adc_to_mv(&avr, 512), 2502); /* 2502.44 */
+    ck_assert_uint_eq(fw_adc_to_mv(&avr, 1023), 5000);
+    avr.adc_ref_mv = 3300;
+    ck_assert_uint_eq(fw_adc_to_mv(&avr, 512), 1651); /* 1651.61 truncated, as MCP/U */
+}
+END_TEST
+
+static const char *scaled(const fw_board_t *b, uint32_t raw)
+{
+    static fw_jw_t w;
+    cap_reset(&out);
+    fw_jw_init(&w, cap_sink(&out));
+    fw_jw_obj_begin(&w);
+    fw_adc_write_scaled(&w, b, raw);
+    fw_jw_obj_end(&w);
+    ck_assert_int_eq(fw_jw_flush(&w), FW_OK);
+    return out.buf;
+}
+
+START_TEST(test_adc_write_scaled_per_profile)
+{
+    ck_assert_str_eq(scaled(&board, 2048), "{\"volts\":1.65}");
+    ck_assert_str_eq(scaled(&board, 4095), "{\"volts\":3.30}");
+    ck_assert_str_eq(scaled(&board, 0), "{\"volts\":0.00}");
+    fw_board_t avr = board;
+    avr.adc_bits = 10;
+    avr.adc_ref_mv = 5000;
+    avr.adc_report = FW_ADC_REPORT_MV;
+    ck_assert_str_eq(scaled(&avr, 512), "{\"mv\":2502}");
+}
+END_TEST
+
+static Suite *sampling_suite(void)
+{
+    Suite *s = suite_create("sampling");
+    TCase *t = tcase_create("timing");
+    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_add_test(t, test_interval_gives_exact_ticks);
+    tcase_add_test(t, test_poll_before_deadline_or_twice_takes_nothing);
+    tcase_add_test(t, test_event_driven_clock_hits_every_deadline);
+    tcase_add_test(t, test_late_poll_takes_one_sample_and_counts_missed);
+    tcase_add_test(t, test_phase_follows_init_time);
+    tcase_add_test(t, test_unsampled_pins_have_no_deadline);
+    tcase_add_test(t, test_digital_samples_read_gpio);
+    suite_add_tcase(s, t);
+    t = tcase_create("ring_and_summary");
+    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_set_timeout(t, 30);
+    tcase_add_test(t, test_ring_keeps_newest_in_order);
+    tcase_add_test(t, test_since_draining_without_gaps_or_overlaps);
+    tcase_add_test(t, test_summary_stays_exact_past_70000_samples);
+    suite_add_tcase(s, t);
+    t = tcase_create("events");
+    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_add_test(t, test_adc_hysteresis_events);
+    tcase_add_test(t, test_first_sample_only_primes);
+    tcase_add_test(t, test_no_events_when_disabled);
+    tcase_add_test(t, test_digital_edges);
+    tcase_add_test(t, test_queue_overflow_is_counted_and_reported);
+    suite_add_tcase(s, t);
+    t = tcase_create("errors_and_scaling");
+    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_add_test(t, test_read_errors_are_counted_and_store_nothing);
+    tcase_add_test(t, test_digital_read_errors);
+    tcase_add_test(t, test_adc_to_mv_truncates_as_mcpu);
+    tcase_add_test(t, test_adc_write_scaled_per_profile);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+TEST_MAIN(sampling_suite)

@@ -1,0 +1,152 @@
+/* mcpu.c: the MCP/U core methods get_info and list_tools (device facts, tools, pin registry). */
+#include <string.h>
+
+#include "fw_internal.h"
+
+static const char *or_empty(const char *s)
+{
+    return s != NULL ? s : "";
+}
+
+static fw_err_t get_info(fw_call_t *call)
+{
+    const fw_board_t *b = call->dev->board;
+    fw_jw_t *w = fw_call_result(call);
+    fw_jw_kv_str(w, "device", or_empty(b->device));
+    fw_jw_kv_str(w, "version", or_empty(b->version));
+    fw_jw_kv_str(w, "platform", or_empty(b->platform));
+    fw_jw_kv_i64(w, "pin_count", b->pin_count);
+    fw_jw_kv_str(w, "core_version", FW_CORE_VERSION);
+    return FW_OK;
+}
+
+/* ---------------------------------------------------------------- list_tools */
+
+static void write_tool(fw_jw_t *w, const fw_board_t *b, const fw_tool_t *t)
+{
+    fw_jw_obj_begin(w);
+    fw_jw_kv_str(w, "name", t->name);
+    fw_jw_kv_str(w, "description", or_empty(t->description));
+    if (!b->omit_schemas) {
+        fw_jw_key(w, "inputSchema");
+        fw_schema_write(w, t);
+    }
+    if (t->flags & FW_TOOL_READ_ONLY) fw_jw_kv_bool(w, "readOnly", true);
+    if (t->flags & FW_TOOL_DESTRUCTIVE) fw_jw_kv_bool(w, "destructive", true);
+    if (t->poll_ms > 0) {
+        fw_jw_key(w, "polling");
+        fw_jw_obj_begin(w);
+        fw_jw_kv_bool(w, "enabled", true);
+        fw_jw_kv_i64(w, "interval_ms", t->poll_ms);
+        fw_jw_obj_end(w);
+    }
+    fw_jw_obj_end(w);
+}
+
+static void write_tools(fw_jw_t *w, const fw_device_t *dev, bool with_user_tools)
+{
+    fw_jw_key(w, "tools");
+    fw_jw_arr_begin(w);
+    for (size_t i = 0; i < dev->tool_count; i++)
+        if (with_user_tools || !(dev->tools[i]->flags & FW_TOOL_USER_ONLY))
+            write_tool(w, dev->board, dev->tools[i]);
+    fw_jw_arr_end(w);
+}
+
+/* Sampling metadata of an input pin with an interval (MCP/U's capabilities and sampling). */
+static void write_sampling(fw_jw_t *w, const fw_pin_def_t *p)
+{
+    fw_jw_key(w, "capabilities");
+    fw_jw_obj_begin(w);
+    fw_jw_kv_bool(w, "summary", p->summary);
+    fw_jw_kv_bool(w, "buffer", p->buffer);
+    fw_jw_kv_bool(w, "events", p->events);
+    fw_jw_obj_end(w);
+    fw_jw_key(w, "sampling");
+    fw_jw_obj_begin(w);
+    fw_jw_kv_i64(w, "interval_ms", p->sample_interval_ms);
+    fw_jw_kv_i64(w, "buffer_size", p->buffer_size);
+    fw_jw_obj_end(w);
+    if (p->events && p->type == FW_PIN_ADC_INPUT) {
+        fw_jw_key(w, "thresholds");
+        fw_jw_obj_begin(w);
+        fw_jw_kv_i64(w, "high", p->threshold_high);
+        fw_jw_kv_i64(w, "low", p->threshold_low);
+        fw_jw_obj_end(w);
+    }
+}
+
+/* type is the pin's current type (pin_mode may have switched a digital pin's direction). */
+static void write_pin(fw_jw_t *w, const fw_pin_def_t *p, uint8_t type)
+{
+    fw_jw_obj_begin(w);
+    fw_jw_kv_i64(w, "pin", p->number);
+    fw_jw_kv_str(w, "name", p->name);
+    fw_jw_kv_str(w, "type", or_empty(fw_pin_type_name((fw_pin_type_t)type)));
+    fw_jw_kv_str(w, "description", or_empty(p->description));
+    if (fw_pin_sampled(p)) write_sampling(w, p);
+    fw_jw_obj_end(w);
+}
+
+static void write_pins(fw_jw_t *w, const fw_device_t *dev)
+{
+    fw_jw_key(w, "pins");
+    fw_jw_arr_begin(w);
+    for (size_t i = 0; i < dev->board->pin_count; i++)
+        write_pin(w, &dev->board->pins[i], dev->pins[i].type);
+    fw_jw_arr_end(w);
+}
+
+static void write_capabilities(fw_jw_t *w)
+{
+    fw_jw_key(w, "capabilities");
+    fw_jw_obj_begin(w);
+    fw_jw_kv_bool(w, "sampling", true);
+    fw_jw_kv_bool(w, "events", true);
+    fw_jw_kv_bool(w, "batch", true);
+    fw_jw_obj_end(w);
+    fw_jw_key(w, "limits");
+    fw_jw_obj_begin(w);
+    fw_jw_kv_i64(w, "line_max", FW_LINE_MAX);
+    fw_jw_kv_i64(w, "batch_max", FW_BATCH_MAX);
+    fw_jw_obj_end(w);
+}
+
+/* Streams the whole manifest through the writer: nothing is assembled in memory. */
+static fw_err_t list_tools(fw_call_t *call)
+{
+    const fw_device_t *dev = call->dev;
+    bool with_user_tools = fw_call_arg(call, "with_user_tools")->i != 0;
+    fw_jw_t *w = fw_call_result(call);
+    fw_jw_kv_str(w, "device", or_empty(dev->board->device));
+    fw_jw_kv_str(w, "version", or_empty(dev->board->version));
+    write_tools(w, dev, with_user_tools);
+    write_pins(w, dev);
+    write_capabilities(w);
+    return FW_OK;
+}
+
+/* ---------------------------------------------------------------- the method table */
+
+static const fw_param_t list_tools_params[] = {
+    {.name = "with_user_tools",
+     .type = FW_PARAM_BOOLEAN,
+     .has_default = true,
+     .def_num = 0,
+     .description = "also list tools meant for the device's user only"},
+};
+
+const fw_tool_t fw_mcpu_methods[] = {
+    {.name = "get_info",
+     .description = "Device name, firmware version, platform and pin count",
+     .flags = FW_TOOL_READ_ONLY,
+     .handler = get_info},
+    {.name = "list_tools",
+     .description = "Tools with their input schemas, and the pin registry",
+     .params = list_tools_params,
+     .param_count = FW_ARRAY_LEN(list_tools_params),
+     .flags = FW_TOOL_READ_ONLY,
+     .handler = list_tools},
+};
+
+const size_t fw_mcpu_method_count = FW_ARRAY_LEN(fw_mcpu_methods);

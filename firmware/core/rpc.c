@@ -1,0 +1,418 @@
+/* rpc.c: JSON-RPC 2.0: envelope checks, batches, dispatch to methods and tools, responses. */
+#include <stdarg.h>
+#include <string.h>
+
+#include "fw_internal.h"
+
+/*
+ * One message is handled in one pass: parse into dev->toks, then for the request (or each
+ * batch element) check the envelope, find the method, bind the params, run the handler. Every
+ * response is streamed into one writer on the caller's sink; a batch's "[" is written only
+ * when its first response starts, so an all-notification batch writes nothing at all.
+ * A notification runs like a request but its handler writes into a discarding writer.
+ */
+
+/* ---------------------------------------------------------------- response state */
+
+static void resp_init(fw_resp_t *r, fw_jw_t *w, bool *batch_open)
+{
+    memset(r, 0, sizeof *r);
+    r->w = w;
+    r->batch_open = batch_open;
+    r->id = "null";
+    r->id_len = 4;
+}
+
+/* Writer depth outside the response object: 1 inside a batch's array, else 0. */
+static uint8_t resp_base_depth(const fw_resp_t *r)
+{
+    return r->batch_open != NULL ? 1 : 0;
+}
+
+static void resp_vfail(fw_resp_t *r, fw_err_t err, const char *fmt, va_list ap)
+{
+    r->err = err;
+    fw_vfmt(r->message, sizeof r->message, fmt, ap);
+}
+
+static void resp_fail(fw_resp_t *r, fw_err_t err, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    resp_vfail(r, err, fmt, ap);
+    va_end(ap);
+}
+
+/* Opens the response object: first the batch's "[" if nobody has yet, then jsonrpc and id. */
+static void resp_begin(fw_resp_t *r)
+{
+    if (r->batch_open != NULL && !*r->batch_open) {
+        fw_jw_arr_begin(r->w);
+        *r->batch_open = true;
+    }
+    fw_jw_obj_begin(r->w);
+    fw_jw_kv_str(r->w, "jsonrpc", "2.0");
+    fw_jw_key(r->w, "id");
+    if (r->id != NULL) {
+        fw_jw_raw(r->w, r->id, r->id_len);
+    } else {
+        fw_jw_null(r->w);
+    }
+}
+
+/* Counts a response that reaches the client (a notification's goes nowhere). */
+static void count_error(fw_device_t *dev, const fw_resp_t *r, int code)
+{
+    if (r->id == NULL) return;
+    dev->counters.errors++;
+    if (code == -32700) dev->counters.parse_errors++;
+}
+
+static void write_issues(fw_jw_t *w, const fw_resp_t *r)
+{
+    fw_jw_key(w, "issues");
+    fw_jw_arr_begin(w);
+    for (size_t i = 0; i < r->issue_count; i++) {
+        fw_jw_obj_begin(w);
+        fw_jw_kv_str(w, "path", r->issues[i].path);
+        fw_jw_kv_str(w, "message", r->issues[i].message);
+        fw_jw_obj_end(w);
+    }
+    fw_jw_arr_end(w);
+}
+
+/* data: the issues of invalid params, the error's name for hardware errors, else nothing. */
+static void write_error_data(fw_jw_t *w, const fw_resp_t *r, fw_err_t err, int code)
+{
+    bool issues = err == FW_ERR_INVALID_PARAMS && r->issue_count > 0;
+    bool hw = code <= -32000 && code >= -32099;
+    if (!issues && !hw) return;
+    fw_jw_key(w, "data");
+    fw_jw_obj_begin(w);
+    if (issues) {
+        write_issues(w, r);
+    } else {
+        fw_jw_kv_str(w, "error", fw_err_str(err));
+    }
+    fw_jw_obj_end(w);
+}
+
+/* Writes the whole error response for err; the message is the one worded for err, if any. */
+static bool resp_error(fw_device_t *dev, fw_resp_t *r, fw_err_t err)
+{
+    int code = fw_err_rpc_code(err);
+    bool worded = r->err == err && r->message[0] != 0;
+    resp_begin(r);
+    fw_jw_key(r->w, "error");
+    fw_jw_obj_begin(r->w);
+    fw_jw_kv_i64(r->w, "code", code);
+    fw_jw_kv_str(r->w, "message", worded ? r->message : fw_err_str(err));
+    write_error_data(r->w, r, err, code);
+    fw_jw_obj_end(r->w);
+    fw_jw_obj_end(r->w);
+    count_error(dev, r, code);
+    return r->id != NULL;
+}
+
+/* Closes whatever is open down to depth (a handler may leave a key, string or container). */
+static void close_to(fw_jw_t *w, uint8_t depth)
+{
+    if (w->in_str) fw_jw_str_end(w);
+    if (w->want_value) fw_jw_null(w);
+    while (w->depth > depth && w->err == FW_OK) {
+        if ((w->obj_mask >> w->depth) & 1u) {
+            fw_jw_obj_end(w);
+        } else {
+            fw_jw_arr_end(w);
+        }
+    }
+}
+
+static void result_begin(fw_resp_t *r)
+{
+    if (r->result_started) return;
+    resp_begin(r);
+    fw_jw_key(r->w, "result");
+    fw_jw_obj_begin(r->w);
+    r->result_started = true;
+}
+
+/*
+ * Completes the response after the handler returned err. A handler that failed after starting
+ * its result (or left the result unbalanced) is a bug the client cannot be told about any more:
+ * the result is closed as it stands and the bug counted as an error.
+ */
+static bool resp_finish(fw_device_t *dev, fw_resp_t *r, fw_err_t err)
+{
+    uint8_t base = resp_base_depth(r);
+    if (!r->result_started && err != FW_OK) return resp_error(dev, r, err);
+    result_begin(r); /* FW_OK without a result: an empty result object */
+    if (err != FW_OK || r->w->depth != base + 2 || r->w->want_value || r->w->in_str)
+        dev->counters.errors++;
+    close_to(r->w, base);
+    return r->id != NULL;
+}
+
+/* ---------------------------------------------------------------- handler API */
+
+const fw_arg_t *fw_call_arg(const fw_call_t *call, const char *name)
+{
+    for (size_t i = 0; i < call->tool->param_count; i++)
+        if (strcmp(call->tool->params[i].name, name) == 0) return &call->args[i];
+    return NULL;
+}
+
+fw_jw_t *fw_call_result(fw_call_t *call)
+{
+    fw_resp_t *r = call->priv;
+    result_begin(r);
+    return r->w;
+}
+
+fw_err_t fw_call_errorf(fw_call_t *call, fw_err_t err, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    resp_vfail(call->priv, err, fmt, ap);
+    va_end(ap);
+    return err;
+}
+
+/* The message names the first issue and counts the others: "invalid params: pin: ... (and
+   2 more)"; data.issues lists the first FW_ISSUES_MAX. */
+fw_err_t fw_call_param_error(fw_call_t *call, const char *path, const char *fmt, ...)
+{
+    fw_resp_t *r = call->priv;
+    if (r->issue_count < FW_ISSUES_MAX) {
+        fw_issue_t *is = &r->issues[r->issue_count++];
+        va_list ap;
+        va_start(ap, fmt);
+        fw_fmt(is->path, sizeof is->path, "%s", path != NULL ? path : "");
+        fw_vfmt(is->message, sizeof is->message, fmt, ap);
+        va_end(ap);
+    } else if (r->issues_dropped < UINT8_MAX) {
+        r->issues_dropped++;
+    }
+    unsigned more = (unsigned)r->issue_count + r->issues_dropped - 1u;
+    size_t len = fw_fmt(r->message, sizeof r->message, "invalid params: %s: %s", r->issues[0].path,
+                        r->issues[0].message);
+    if (more > 0) fw_fmt(r->message + len, sizeof r->message - len, " (and %u more)", more);
+    r->err = FW_ERR_INVALID_PARAMS;
+    return FW_ERR_INVALID_PARAMS;
+}
+
+/* ---------------------------------------------------------------- one request */
+
+static const fw_tool_t *find_method(const fw_device_t *dev, const fw_json_doc_t *doc, uint32_t tok)
+{
+    for (size_t i = 0; i < fw_mcpu_method_count; i++)
+        if (fw_json_str_eq(doc, tok, fw_mcpu_methods[i].name)) return &fw_mcpu_methods[i];
+    for (size_t i = 0; i < dev->tool_count; i++)
+        if (fw_json_str_eq(doc, tok, dev->tools[i]->name)) return dev->tools[i];
+    return NULL;
+}
+
+/* A string token as text for a message: decoded, or its raw bytes cut with "..." if long. */
+static const char *tok_name(const fw_json_doc_t *doc, uint32_t tok, char *out, size_t cap)
+{
+    if (fw_json_str_decode(doc, tok, out, cap) >= 0) return out;
+    const fw_json_tok_t *t = &doc->toks[tok];
+    size_t n = cap - 4;
+    while (n > 0 && ((unsigned char)doc->buf[t->start + n] & 0xC0u) == 0x80u) n--;
+    memcpy(out, doc->buf + t->start, n);
+    memcpy(out + n, "...", 4);
+    return out;
+}
+
+/* Runs a valid request or notification (r->id NULL): method, params, handler. */
+static bool dispatch(fw_device_t *dev, const fw_json_doc_t *doc, uint32_t req, fw_resp_t *r)
+{
+    int32_t method = fw_json_obj_get(doc, req, "method");
+    const fw_tool_t *tool = find_method(dev, doc, (uint32_t)method);
+    if (tool == NULL) {
+        char name[48];
+        resp_fail(r, FW_ERR_METHOD_NOT_FOUND, "method '%s' not found",
+                  tok_name(doc, (uint32_t)method, name, sizeof name));
+        return resp_error(dev, r, FW_ERR_METHOD_NOT_FOUND);
+    }
+    fw_call_t call;
+    memset(&call, 0, sizeof call);
+    call.dev = dev;
+    call.tool = tool;
+    call.priv = r;
+    fw_err_t err = fw_schema_bind(&call, doc, fw_json_obj_get(doc, req, "params"));
+    if (err == FW_OK) err = tool->handler(&call);
+    return resp_finish(dev, r, err);
+}
+
+static bool valid_id_type(uint8_t type)
+{
+    return type == FW_JSON_NUMBER || type == FW_JSON_STRING || type == FW_JSON_NULL;
+}
+
+/* The id's bytes exactly as received (a string with its quotes and escapes). */
+static void take_id(fw_resp_t *r, const fw_json_doc_t *doc, uint32_t id)
+{
+    const fw_json_tok_t *t = &doc->toks[id];
+    bool quoted = t->type == FW_JSON_STRING;
+    r->id = doc->buf + t->start - (quoted ? 1 : 0);
+    r->id_len = t->end - t->start + (quoted ? 2 : 0);
+}
+
+/* The reason the envelope of object req is not a valid request, or NULL. */
+static const char *envelope_problem(const fw_json_doc_t *doc, uint32_t req)
+{
+    int32_t version = fw_json_obj_get(doc, req, "jsonrpc");
+    int32_t method = fw_json_obj_get(doc, req, "method");
+    int32_t id = fw_json_obj_get(doc, req, "id");
+    int32_t params = fw_json_obj_get(doc, req, "params");
+    if (version < 0) return "'jsonrpc' is missing (it must be \"2.0\")";
+    if (!fw_json_str_eq(doc, (uint32_t)version, "2.0")) return "'jsonrpc' must be \"2.0\"";
+    if (method < 0) return "'method' is missing";
+    if (doc->toks[method].type != FW_JSON_STRING) return "'method' must be a string";
+    if (id >= 0 && !valid_id_type(doc->toks[id].type))
+        return "'id' must be a string, a number or null";
+    if (params >= 0 && doc->toks[params].type != FW_JSON_OBJECT &&
+        doc->toks[params].type != FW_JSON_ARRAY)
+        return "'params' must be an object or an array";
+    return NULL;
+}
+
+static const char *type_name(uint8_t type)
+{
+    static const char *const names[] = {"null",   "boolean", "boolean", "number",
+                                        "string", "array",   "object"};
+    return type < FW_ARRAY_LEN(names) ? names[type] : "?";
+}
+
+/* Handles one request object (or what stands in its place in a batch); true if answered. */
+static bool handle_one(fw_device_t *dev, const fw_json_doc_t *doc, uint32_t req, fw_jw_t *w,
+                       bool *batch_open)
+{
+    fw_resp_t r;
+    resp_init(&r, w, batch_open);
+    dev->scratch_used = 0;
+    if (doc->toks[req].type != FW_JSON_OBJECT) {
+        dev->counters.requests++;
+        resp_fail(&r, FW_ERR_INVALID_REQUEST, "request must be a JSON object (got %s)",
+                  type_name(doc->toks[req].type));
+        return resp_error(dev, &r, FW_ERR_INVALID_REQUEST);
+    }
+    int32_t id = fw_json_obj_get(doc, req, "id");
+    if (fw_json_obj_get(doc, req, "method") < 0 &&
+        (fw_json_obj_get(doc, req, "result") >= 0 || fw_json_obj_get(doc, req, "error") >= 0))
+        return false; /* a response to us: nothing to answer */
+    dev->counters.requests++;
+    if (id >= 0 && valid_id_type(doc->toks[id].type)) take_id(&r, doc, (uint32_t)id);
+    const char *problem = envelope_problem(doc, req);
+    if (problem != NULL) {
+        resp_fail(&r, FW_ERR_INVALID_REQUEST, "%s", problem);
+        return resp_error(dev, &r, FW_ERR_INVALID_REQUEST);
+    }
+    if (id >= 0) return dispatch(dev, doc, req, &r);
+    fw_jw_t discard; /* a notification runs, but what it writes goes nowhere */
+    fw_jw_init(&discard, (fw_sink_t){NULL, NULL});
+    dev->counters.notifications++;
+    r.w = &discard;
+    r.batch_open = NULL;
+    r.id = NULL;
+    return dispatch(dev, doc, req, &r);
+}
+
+/* ---------------------------------------------------------------- whole messages */
+
+/* An error about the whole message (id null, never inside a batch array). */
+static bool reject_message(fw_device_t *dev, fw_jw_t *w, fw_err_t err, const char *fmt, ...)
+{
+    fw_resp_t r;
+    va_list ap;
+    resp_init(&r, w, NULL);
+    va_start(ap, fmt);
+    resp_vfail(&r, err, fmt, ap);
+    va_end(ap);
+    return resp_error(dev, &r, err);
+}
+
+static bool reject_unparsed(fw_device_t *dev, fw_jw_t *w, const fw_json_doc_t *doc, fw_err_t err)
+{
+    if (err == FW_ERR_JSON_NOMEM)
+        return reject_message(dev, w, FW_ERR_JSON_NOMEM,
+                              "request has more than %u JSON tokens (FW_JSON_TOKENS_MAX)",
+                              (unsigned)FW_JSON_TOKENS_MAX);
+    if (err == FW_ERR_JSON_DEPTH)
+        return reject_message(dev, w, FW_ERR_JSON_DEPTH,
+                              "request nests deeper than %u levels (FW_JSON_DEPTH_MAX)",
+                              (unsigned)FW_JSON_DEPTH_MAX);
+    return reject_message(dev, w, FW_ERR_JSON_INVALID, "parse error at byte %u",
+                          (unsigned)doc->err_pos);
+}
+
+static bool handle_batch(fw_device_t *dev, const fw_json_doc_t *doc, fw_jw_t *w)
+{
+    uint32_t n = doc->toks[0].count;
+    bool open = false;
+    if (n == 0)
+        return reject_message(dev, w, FW_ERR_INVALID_REQUEST,
+                              "empty batch: a batch array must hold at least one request");
+    if (n > FW_BATCH_MAX)
+        return reject_message(dev, w, FW_ERR_BATCH_TOO_LARGE,
+                              "batch has %u requests; at most %u are allowed (FW_BATCH_MAX)",
+                              (unsigned)n, (unsigned)FW_BATCH_MAX);
+    for (uint32_t i = 0, e = 1; i < n; i++, e = doc->toks[e].next)
+        handle_one(dev, doc, e, w, &open);
+    if (open) fw_jw_arr_end(w);
+    return open;
+}
+
+bool fw_device_handle(fw_device_t *dev, const char *msg, size_t len, fw_sink_t out)
+{
+    fw_jw_t w;
+    fw_json_doc_t doc;
+    bool answered;
+    fw_jw_init(&w, out);
+    fw_err_t err = fw_json_parse(&doc, msg, len, dev->toks, FW_JSON_TOKENS_MAX, FW_JSON_DEPTH_MAX);
+    if (err != FW_OK) {
+        answered = reject_unparsed(dev, &w, &doc, err);
+    } else if (doc.toks[0].type == FW_JSON_ARRAY) {
+        answered = handle_batch(dev, &doc, &w);
+    } else {
+        answered = handle_one(dev, &doc, 0, &w, NULL);
+    }
+    fw_jw_flush(&w);
+    dev->scratch_used = 0;
+    return answered;
+}
+
+/* ---------------------------------------------------------------- byte streams */
+
+static void write_overlong(fw_device_t *dev, fw_sink_t out)
+{
+    fw_jw_t w;
+    fw_jw_init(&w, out);
+    dev->counters.overlong_lines++;
+    reject_message(dev, &w, FW_ERR_LINE_TOO_LONG,
+                   "line exceeds %u bytes (FW_LINE_MAX); discarded up to the next newline",
+                   (unsigned)FW_LINE_MAX);
+    fw_jw_flush(&w);
+}
+
+void fw_device_feed(fw_device_t *dev, fw_framer_t *fr, const uint8_t *data, size_t len,
+                    fw_sink_t out)
+{
+    while (len > 0) {
+        fw_frame_event_t ev;
+        size_t used = fw_framer_push(fr, data, len, &ev);
+        data += used;
+        len -= used;
+        bool answered = false;
+        if (ev == FW_FRAME_LINE) {
+            answered = fw_device_handle(dev, fr->line, fr->len, out);
+        } else if (ev == FW_FRAME_OVERFLOW) {
+            write_overlong(dev, out);
+            answered = true;
+        } else if (used == 0) {
+            break; /* the framer took nothing and reported nothing: do not spin */
+        }
+        if (answered && out.write != NULL) out.write(out.ctx, "\n", 1);
+    }
+}

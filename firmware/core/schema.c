@@ -1,0 +1,571 @@
+/* schema.c: parameter descriptors -> argument validation (bind) and the published inputSchema. */
+#include <stdint.h>
+#include <string.h>
+
+#include "fw_internal.h"
+
+_Static_assert(FW_PARAMS_MAX <= 32, "bind tracks seen parameters in a uint32_t");
+
+#define XSTR(x) #x
+#define STR(x) XSTR(x)
+
+/* Below 2^53 every integral double is exact, so it is written and compared as an integer. */
+#define EXACT_INT_LIMIT 9007199254740992.0
+
+static bool is_integral(double v)
+{
+    return v > -EXACT_INT_LIMIT && v < EXACT_INT_LIMIT && v == (double)(int64_t)v;
+}
+
+static bool is_finite(double v)
+{
+    return v == v && v - v == 0.0;
+}
+
+/* The one way a limit or default number is written, in schemas and in messages alike. */
+static void write_num(fw_jw_t *w, double v)
+{
+    if (is_integral(v)) {
+        fw_jw_i64(w, (int64_t)v);
+    } else {
+        fw_jw_double(w, v);
+    }
+}
+
+typedef struct text_buf {
+    char *p;
+    size_t cap, len;
+} text_buf_t;
+
+static void text_write(void *ctx, const char *data, size_t len)
+{
+    text_buf_t *t = ctx;
+    size_t room = t->cap - 1 - t->len;
+    size_t n = len < room ? len : room;
+    memcpy(t->p + t->len, data, n);
+    t->len += n;
+    t->p[t->len] = 0;
+}
+
+/* A number as message text ("255", "0.5"); out holds at least 32 bytes. */
+static const char *num_text(char *out, size_t cap, double v)
+{
+    text_buf_t t = {out, cap, 0};
+    fw_jw_t w;
+    out[0] = 0;
+    fw_jw_init(&w, (fw_sink_t){text_write, &t});
+    write_num(&w, v);
+    fw_jw_flush(&w);
+    return out;
+}
+
+static const char *json_type_name(uint8_t type)
+{
+    static const char *const names[] = {"null",   "boolean", "boolean", "number",
+                                        "string", "array",   "object"};
+    return type < FW_ARRAY_LEN(names) ? names[type] : "?";
+}
+
+/* The raw text of a token, cut to fit out (for "got 2.5" in messages). */
+static const char *tok_text(char *out, size_t cap, const fw_json_doc_t *doc, uint32_t tok)
+{
+    const fw_json_tok_t *t = &doc->toks[tok];
+    size_t n = t->end - t->start;
+    n = n < cap - 1 ? n : cap - 1;
+    memcpy(out, doc->buf + t->start, n);
+    out[n] = 0;
+    return out;
+}
+
+/* ---------------------------------------------------------------- binding one value */
+
+typedef struct bind_ctx {
+    fw_call_t *call;
+    const fw_json_doc_t *doc;
+    const fw_param_t *param;
+    fw_arg_t *arg;
+    uint32_t tok;
+} bind_ctx_t;
+
+static fw_err_t issue(const bind_ctx_t *b, const char *fmt, const char *a)
+{
+    return fw_call_param_error(b->call, b->param->name, fmt, a);
+}
+
+static fw_err_t wrong_type(const bind_ctx_t *b, const char *want)
+{
+    const char *got = json_type_name(b->doc->toks[b->tok].type);
+    return fw_call_param_error(b->call, b->param->name, "must be %s (got %s)", want, got);
+}
+
+/* min/max of INTEGER/NUMBER values and of STRING/BYTES lengths. */
+static fw_err_t check_range(const bind_ctx_t *b, double v, const char *unit)
+{
+    const fw_param_t *p = b->param;
+    char num[32];
+    if (p->has_min && v < p->min)
+        return fw_call_param_error(b->call, p->name,
+                                   unit ? "must have at least %s %s" : "must be >= %s",
+                                   num_text(num, sizeof num, p->min), unit);
+    if (p->has_max && v > p->max)
+        return fw_call_param_error(b->call, p->name,
+                                   unit ? "must have at most %s %s" : "must be <= %s",
+                                   num_text(num, sizeof num, p->max), unit);
+    return FW_OK;
+}
+
+static fw_err_t bind_integer(const bind_ctx_t *b)
+{
+    const fw_json_tok_t *t = &b->doc->toks[b->tok];
+    char text[24];
+    if (t->type != FW_JSON_NUMBER) return wrong_type(b, "an integer");
+    if (!(t->flags & FW_JSON_F_INTEGER))
+        return issue(b, "must be an integer (got %s)", tok_text(text, sizeof text, b->doc, b->tok));
+    if (fw_json_get_i64(b->doc, b->tok, &b->arg->i) != FW_OK)
+        return issue(b, "%s does not fit a 64-bit integer",
+                     tok_text(text, sizeof text, b->doc, b->tok));
+    b->arg->num = (double)b->arg->i;
+    return check_range(b, b->arg->num, NULL);
+}
+
+static fw_err_t bind_number(const bind_ctx_t *b)
+{
+    char text[24];
+    if (b->doc->toks[b->tok].type != FW_JSON_NUMBER) return wrong_type(b, "a number");
+    if (fw_json_get_double(b->doc, b->tok, &b->arg->num) != FW_OK || !is_finite(b->arg->num))
+        return issue(b, "%s is out of range", tok_text(text, sizeof text, b->doc, b->tok));
+    double v = b->arg->num;
+    b->arg->i = v > -9.2e18 && v < 9.2e18 ? (int64_t)v : 0;
+    return check_range(b, v, NULL);
+}
+
+static fw_err_t bind_boolean(const bind_ctx_t *b)
+{
+    uint8_t type = b->doc->toks[b->tok].type;
+    if (type != FW_JSON_TRUE && type != FW_JSON_FALSE) return wrong_type(b, "true or false");
+    b->arg->i = type == FW_JSON_TRUE;
+    b->arg->num = (double)b->arg->i;
+    return FW_OK;
+}
+
+/* Decodes a string token into the call's scratch; NULL (with an issue) if it does not fit. */
+static char *decode_to_scratch(const bind_ctx_t *b, size_t *len)
+{
+    const fw_json_tok_t *t = &b->doc->toks[b->tok];
+    size_t raw = t->end - t->start; /* the decoded text is never longer */
+    char *s = fw_scratch_alloc(b->call->dev, raw + 1);
+    int32_t n = s ? fw_json_str_decode(b->doc, b->tok, s, raw + 1) : FW_ERR_NO_SPACE;
+    if (n < 0) {
+        issue(b, "%s",
+              "is too long for the argument buffer (FW_SCRATCH_SIZE " STR(
+                  FW_SCRATCH_SIZE) " bytes per call)");
+        return NULL;
+    }
+    *len = (size_t)n;
+    return s;
+}
+
+static size_t utf8_chars(const char *s, size_t n)
+{
+    size_t chars = 0;
+    for (size_t i = 0; i < n; i++) chars += ((unsigned char)s[i] & 0xC0u) != 0x80u;
+    return chars;
+}
+
+/* "a, b, c" into out (cut when long). */
+static const char *enum_list(char *out, size_t cap, const char *const *values)
+{
+    size_t len = 0;
+    out[0] = 0;
+    for (size_t i = 0; values[i] != NULL; i++)
+        len += fw_fmt(out + len, cap - len, i ? ", %s" : "%s", values[i]);
+    return out;
+}
+
+static fw_err_t check_enum(const bind_ctx_t *b, const char *s)
+{
+    const char *const *values = b->param->enum_values;
+    if (values == NULL) return FW_OK;
+    for (size_t i = 0; values[i] != NULL; i++)
+        if (strcmp(values[i], s) == 0) return FW_OK;
+    char list[80];
+    return issue(b, "must be one of: %s", enum_list(list, sizeof list, values));
+}
+
+static fw_err_t bind_string(const bind_ctx_t *b)
+{
+    if (b->doc->toks[b->tok].type != FW_JSON_STRING) return wrong_type(b, "a string");
+    size_t len;
+    char *s = decode_to_scratch(b, &len);
+    if (s == NULL) return FW_ERR_INVALID_PARAMS;
+    if (memchr(s, 0, len) != NULL) return issue(b, "%s", "must not contain NUL characters");
+    fw_err_t err = check_range(b, (double)utf8_chars(s, len), "characters");
+    if (err == FW_OK) err = check_enum(b, s);
+    b->arg->str = s;
+    b->arg->len = len;
+    return err;
+}
+
+/* "digital_output or pwm_output" for a pin type mask. */
+static const char *mask_text(char *out, size_t cap, uint8_t mask)
+{
+    size_t len = 0;
+    out[0] = 0;
+    for (unsigned t = 0; t < FW_PIN_TYPE_COUNT; t++)
+        if (mask & FW_PINMASK(t))
+            len += fw_fmt(out + len, cap - len, len ? " or %s" : "%s",
+                          fw_pin_type_name((fw_pin_type_t)t));
+    return out;
+}
+
+/* The pin at registry index idx, if the parameter accepts its current type. */
+static fw_err_t bind_pin_index(const bind_ctx_t *b, int idx)
+{
+    const fw_device_t *dev = b->call->dev;
+    const fw_pin_def_t *def = &dev->board->pins[idx];
+    uint8_t type = dev->pins[idx].type;
+    uint8_t mask = b->param->pin_types;
+    if (mask != 0 && !(mask & FW_PINMASK(type))) {
+        char need[64];
+        return fw_call_param_error(
+            b->call, b->param->name, "pin %u (%s) is %s; this tool needs %s", (unsigned)def->number,
+            def->name, fw_pin_type_name((fw_pin_type_t)type), mask_text(need, sizeof need, mask));
+    }
+    b->arg->i = def->number;
+    b->arg->num = def->number;
+    b->arg->pin = def;
+    b->arg->pin_index = (uint8_t)idx;
+    return FW_OK;
+}
+
+static fw_err_t bind_pin_number(const bind_ctx_t *b, int64_t number)
+{
+    int idx = number >= 0 && number <= UINT16_MAX
+                  ? fw_device_pin_index(b->call->dev, (uint16_t)number)
+                  : -1;
+    if (idx < 0) {
+        char text[24];
+        return issue(b, "no pin %s on this board", tok_text(text, sizeof text, b->doc, b->tok));
+    }
+    return bind_pin_index(b, idx);
+}
+
+static fw_err_t bind_pin(const bind_ctx_t *b)
+{
+    const fw_json_tok_t *t = &b->doc->toks[b->tok];
+    int64_t number;
+    if (t->type == FW_JSON_NUMBER && fw_json_get_i64(b->doc, b->tok, &number) == FW_OK)
+        return bind_pin_number(b, number);
+    if (t->type == FW_JSON_NUMBER) {
+        char text[24];
+        return issue(b, "must be a pin number or name (got %s)",
+                     tok_text(text, sizeof text, b->doc, b->tok));
+    }
+    if (t->type != FW_JSON_STRING) return wrong_type(b, "a pin number or name");
+    size_t len;
+    char *name = decode_to_scratch(b, &len);
+    if (name == NULL) return FW_ERR_INVALID_PARAMS;
+    int idx = memchr(name, 0, len) ? -1 : fw_pin_lookup_name(b->call->dev, name);
+    if (idx < 0) {
+        char shown[24];
+        fw_fmt(shown, sizeof shown, "%s", name);
+        return issue(b, "no pin named '%s' on this board", shown);
+    }
+    return bind_pin_index(b, idx);
+}
+
+static fw_err_t bind_byte_items(const bind_ctx_t *b, uint8_t *out)
+{
+    uint32_t e = b->tok + 1;
+    for (uint32_t i = 0; i < b->doc->toks[b->tok].count; i++, e = b->doc->toks[e].next) {
+        const fw_json_tok_t *t = &b->doc->toks[e];
+        int64_t v = -1;
+        if (t->type == FW_JSON_NUMBER) (void)fw_json_get_i64(b->doc, e, &v);
+        if (v < 0 || v > 255) {
+            char path[sizeof((fw_issue_t *)0)->path];
+            fw_fmt(path, sizeof path, "%s[%u]", b->param->name, (unsigned)i);
+            return fw_call_param_error(b->call, path, "%s", "must be an integer 0..255");
+        }
+        out[i] = (uint8_t)v;
+    }
+    return FW_OK;
+}
+
+static fw_err_t bind_bytes(const bind_ctx_t *b)
+{
+    const fw_json_tok_t *t = &b->doc->toks[b->tok];
+    if (t->type != FW_JSON_ARRAY) return wrong_type(b, "an array of bytes");
+    fw_err_t err = check_range(b, t->count, "items");
+    if (err != FW_OK) return err;
+    uint8_t *out = fw_scratch_alloc(b->call->dev, t->count);
+    if (out == NULL)
+        return issue(b, "%s",
+                     "is too long for the argument buffer (FW_SCRATCH_SIZE " STR(
+                         FW_SCRATCH_SIZE) " bytes per call)");
+    err = bind_byte_items(b, out);
+    b->arg->bytes = out;
+    b->arg->len = t->count;
+    return err;
+}
+
+static fw_err_t bind_value(fw_call_t *call, const fw_json_doc_t *doc, size_t idx, uint32_t tok)
+{
+    bind_ctx_t b = {call, doc, &call->tool->params[idx], &call->args[idx], tok};
+    fw_err_t err;
+    switch (b.param->type) {
+    case FW_PARAM_INTEGER:
+        err = bind_integer(&b);
+        break;
+    case FW_PARAM_NUMBER:
+        err = bind_number(&b);
+        break;
+    case FW_PARAM_BOOLEAN:
+        err = bind_boolean(&b);
+        break;
+    case FW_PARAM_STRING:
+        err = bind_string(&b);
+        break;
+    case FW_PARAM_PIN:
+        err = bind_pin(&b);
+        break;
+    default:
+        err = bind_bytes(&b);
+        break;
+    }
+    b.arg->present = err == FW_OK;
+    return err;
+}
+
+/* ---------------------------------------------------------------- binding the params */
+
+typedef struct bind_state {
+    fw_call_t *call;
+    const fw_json_doc_t *doc;
+    uint32_t seen; /* bit i: parameter i was given (valid or not) */
+    bool failed;
+} bind_state_t;
+
+static void note(bind_state_t *s, fw_err_t err)
+{
+    s->failed = s->failed || err != FW_OK;
+}
+
+static int param_index(const bind_state_t *s, uint32_t key)
+{
+    const fw_tool_t *tool = s->call->tool;
+    for (int i = 0; i < tool->param_count; i++)
+        if (fw_json_str_eq(s->doc, key, tool->params[i].name)) return i;
+    return -1;
+}
+
+static void unknown_member(bind_state_t *s, uint32_t key)
+{
+    char path[sizeof((fw_issue_t *)0)->path];
+    if (fw_json_str_eq(s->doc, key, "_meta")) return; /* MCP request metadata, not an argument */
+    if (fw_json_str_decode(s->doc, key, path, sizeof path) < 0) {
+        const fw_json_tok_t *t = &s->doc->toks[key];
+        size_t n = t->end - t->start;
+        n = n < sizeof path - 4 ? n : sizeof path - 4;
+        while (n > 0 && ((unsigned char)s->doc->buf[t->start + n] & 0xC0u) == 0x80u) n--;
+        memcpy(path, s->doc->buf + t->start, n);
+        memcpy(path + n, "...", 4);
+    }
+    note(s, fw_call_param_error(s->call, path, "%s", "unknown parameter"));
+}
+
+static void bind_object(bind_state_t *s, uint32_t obj)
+{
+    const fw_json_tok_t *toks = s->doc->toks;
+    uint32_t key = obj + 1;
+    for (uint32_t m = 0; m < toks[obj].count; m++, key = toks[key + 1].next) {
+        int i = param_index(s, key);
+        if (i < 0) {
+            unknown_member(s, key);
+        } else if (s->seen & (1u << i)) {
+            note(s, fw_call_param_error(s->call, s->call->tool->params[i].name, "%s",
+                                        "given more than once"));
+        } else {
+            s->seen |= 1u << i;
+            note(s, bind_value(s->call, s->doc, (size_t)i, key + 1));
+        }
+    }
+}
+
+static void bind_array(bind_state_t *s, uint32_t arr)
+{
+    const fw_json_tok_t *toks = s->doc->toks;
+    const fw_tool_t *tool = s->call->tool;
+    uint32_t e = arr + 1;
+    if (toks[arr].count > tool->param_count) {
+        note(s, fw_call_param_error(s->call, "params", "takes at most %u parameters (got %u)",
+                                    (unsigned)tool->param_count, (unsigned)toks[arr].count));
+    }
+    for (uint32_t i = 0; i < toks[arr].count && i < tool->param_count; i++, e = toks[e].next) {
+        s->seen |= 1u << i;
+        note(s, bind_value(s->call, s->doc, i, e));
+    }
+}
+
+static fw_err_t fill_default(fw_call_t *call, size_t idx)
+{
+    const fw_param_t *p = &call->tool->params[idx];
+    fw_arg_t *a = &call->args[idx];
+    a->i = (int64_t)p->def_num;
+    a->num = p->def_num;
+    if (p->type == FW_PARAM_STRING) {
+        a->str = p->def_str ? p->def_str : "";
+        a->len = strlen(a->str);
+    }
+    if (p->type == FW_PARAM_PIN) {
+        int pin = p->def_num >= 0 && p->def_num <= UINT16_MAX
+                      ? fw_device_pin_index(call->dev, (uint16_t)p->def_num)
+                      : -1;
+        if (pin < 0)
+            return fw_call_param_error(call, p->name, "default pin %d is not on this board",
+                                       (int)p->def_num);
+        bind_ctx_t b = {call, NULL, p, a, 0};
+        fw_err_t err = bind_pin_index(&b, pin);
+        if (err != FW_OK) return err;
+    }
+    a->present = true;
+    return FW_OK;
+}
+
+static void fill_missing(bind_state_t *s)
+{
+    const fw_tool_t *tool = s->call->tool;
+    for (size_t i = 0; i < tool->param_count; i++) {
+        const fw_param_t *p = &tool->params[i];
+        if (s->seen & (1u << i)) continue;
+        if (p->required)
+            note(s, fw_call_param_error(s->call, p->name, "%s", "required parameter missing"));
+        else if (p->has_default)
+            note(s, fill_default(s->call, i));
+    }
+}
+
+fw_err_t fw_schema_bind(fw_call_t *call, const fw_json_doc_t *doc, int32_t params)
+{
+    bind_state_t s = {call, doc, 0, false};
+    memset(call->args, 0, sizeof call->args);
+    if (params >= 0 && doc->toks[params].type == FW_JSON_OBJECT) {
+        bind_object(&s, (uint32_t)params);
+    } else if (params >= 0 && doc->toks[params].type == FW_JSON_ARRAY) {
+        bind_array(&s, (uint32_t)params);
+    } else if (params >= 0) {
+        note(&s, fw_call_param_error(call, "params", "%s", "must be an object or an array"));
+    }
+    fill_missing(&s);
+    return s.failed ? FW_ERR_INVALID_PARAMS : FW_OK;
+}
+
+/* ---------------------------------------------------------------- publishing */
+
+static const char *schema_type(uint8_t type)
+{
+    static const char *const names[] = {"integer", "number",  "boolean",
+                                        "string",  "integer", "array"};
+    return type < FW_ARRAY_LEN(names) ? names[type] : "null";
+}
+
+static void kv_num(fw_jw_t *w, const char *key, double v)
+{
+    fw_jw_key(w, key);
+    write_num(w, v);
+}
+
+static void chunk(fw_jw_t *w, const char *s)
+{
+    fw_jw_str_chunk(w, s, strlen(s));
+}
+
+/* A PIN's description says that a name works too, and which pin types it takes. */
+static void write_pin_description(fw_jw_t *w, const fw_param_t *p)
+{
+    char types[64];
+    fw_jw_key(w, "description");
+    fw_jw_str_begin(w);
+    if (p->description != NULL) {
+        chunk(w, p->description);
+        chunk(w, " ");
+    }
+    chunk(w, "(a pin number, or a pin name from the pin registry");
+    if (p->pin_types != 0) {
+        chunk(w, "; pin type ");
+        chunk(w, mask_text(types, sizeof types, p->pin_types));
+    }
+    chunk(w, ")");
+    fw_jw_str_end(w);
+}
+
+static void write_ranges(fw_jw_t *w, const fw_param_t *p)
+{
+    static const char *const keys[][2] = {
+        [FW_PARAM_INTEGER] = {"minimum", "maximum"},
+        [FW_PARAM_NUMBER] = {"minimum", "maximum"},
+        [FW_PARAM_STRING] = {"minLength", "maxLength"},
+        [FW_PARAM_BYTES] = {"minItems", "maxItems"},
+    };
+    if (p->type >= FW_ARRAY_LEN(keys) || keys[p->type][0] == NULL) return;
+    if (p->has_min) kv_num(w, keys[p->type][0], p->min);
+    if (p->has_max) kv_num(w, keys[p->type][1], p->max);
+}
+
+static void write_default(fw_jw_t *w, const fw_param_t *p)
+{
+    if (!p->has_default || p->type == FW_PARAM_BYTES) return;
+    fw_jw_key(w, "default");
+    if (p->type == FW_PARAM_BOOLEAN) {
+        fw_jw_bool(w, p->def_num != 0);
+    } else if (p->type == FW_PARAM_STRING) {
+        fw_jw_str(w, p->def_str ? p->def_str : "");
+    } else {
+        write_num(w, p->def_num);
+    }
+}
+
+static void write_property(fw_jw_t *w, const fw_param_t *p)
+{
+    fw_jw_key(w, p->name);
+    fw_jw_obj_begin(w);
+    fw_jw_kv_str(w, "type", schema_type(p->type));
+    if (p->type == FW_PARAM_PIN) {
+        write_pin_description(w, p);
+    } else if (p->description != NULL) {
+        fw_jw_kv_str(w, "description", p->description);
+    }
+    if (p->type == FW_PARAM_BYTES) {
+        fw_jw_key(w, "items");
+        fw_jw_obj_begin(w);
+        fw_jw_kv_str(w, "type", "integer");
+        fw_jw_kv_i64(w, "minimum", 0);
+        fw_jw_kv_i64(w, "maximum", 255);
+        fw_jw_obj_end(w);
+    }
+    write_ranges(w, p);
+    if (p->type == FW_PARAM_STRING && p->enum_values != NULL) {
+        fw_jw_key(w, "enum");
+        fw_jw_arr_begin(w);
+        for (size_t i = 0; p->enum_values[i] != NULL; i++) fw_jw_str(w, p->enum_values[i]);
+        fw_jw_arr_end(w);
+    }
+    write_default(w, p);
+    fw_jw_obj_end(w);
+}
+
+void fw_schema_write(fw_jw_t *w, const fw_tool_t *tool)
+{
+    fw_jw_obj_begin(w);
+    fw_jw_kv_str(w, "type", "object");
+    fw_jw_key(w, "properties");
+    fw_jw_obj_begin(w);
+    for (size_t i = 0; i < tool->param_count; i++) write_property(w, &tool->params[i]);
+    fw_jw_obj_end(w);
+    fw_jw_key(w, "required");
+    fw_jw_arr_begin(w);
+    for (size_t i = 0; i < tool->param_count; i++)
+        if (tool->params[i].required) fw_jw_str(w, tool->params[i].name);
+    fw_jw_arr_end(w);
+    fw_jw_kv_bool(w, "additionalProperties", false);
+    fw_jw_obj_end(w);
+}

@@ -1,0 +1,333 @@
+/* at24c.c: model of AT24C-family I2C EEPROMs (24C01 .. 24CM02) with page writes, the write
+   cycle, and an optional backing file that keeps the content across runs. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "devices.h"
+
+/*
+ * Addressing (Microchip AT24C datasheets), as the firmware driver expects it:
+ *   128..256 bytes     1 word-address byte
+ *   512..2048 bytes    1 word-address byte; offset bits 8..10 are block-select bits in the
+ *                      device address, so the chip answers 2..8 consecutive addresses
+ *   4 KiB..64 KiB      2 word-address bytes (MSB first)
+ *   128..256 KiB       2 word-address bytes; offset bits 16..17 in the device address
+ * A write of the word address alone sets the address pointer (the "dummy write" before a random
+ * read). A write with data is a page write: bytes land from the address onwards, wrapping inside
+ * the page as the chip's page buffer does, and are committed at STOP; the chip then runs its
+ * internal write cycle and acknowledges nothing (not even its address) for write_cycle_ms. A
+ * read returns bytes from the pointer and wraps at the end of memory. Data bytes followed by a
+ * repeated start (no STOP) are discarded, as on the chip.
+ */
+#define SIZE_MIN 128u
+#define SIZE_MAX_BYTES 262144u
+
+typedef struct at24c {
+    uint32_t size;
+    uint16_t page;
+    uint8_t addr_bytes;
+    uint32_t span;  /* bytes one device address reaches: 256 or 65536 */
+    uint8_t blocks; /* device addresses answered */
+    uint8_t fill;
+    uint32_t write_cycle_us;
+    uint8_t *mem;
+    uint32_t ptr;        /* the chip's address pointer */
+    uint64_t busy_until; /* end of the running write cycle */
+    uint32_t page_writes, nacks;
+    char *backing;      /* resolved backing file path, or NULL */
+    char *backing_name; /* as the board gave it */
+    bool dirty;         /* written since the backing file was saved */
+    bool save_due;      /* a write cycle is running whose end saves the file */
+    char backing_err[200];
+} at24c_t;
+
+static bool power_of_two(uint32_t v)
+{
+    return v != 0 && (v & (v - 1u)) == 0;
+}
+
+static uint16_t default_page(uint32_t size)
+{
+    if (size <= 256u) return 8;
+    if (size <= 2048u) return 16;
+    if (size <= 8192u) return 32;
+    if (size <= 32768u) return 64;
+    return size <= 65536u ? 128 : 256;
+}
+
+/* ---------------------------------------------------------------- backing file */
+
+/* Writes the whole memory to a temporary file and renames it over the backing file, so a crash
+   never leaves half a file. A failure is kept for the backend face to report. */
+static void save(at24c_t *m)
+{
+    if (m->backing == NULL || !m->dirty) return;
+    size_t n = strlen(m->backing) + 5;
+    char *tmp = malloc(n);
+    FILE *f = tmp ? (snprintf(tmp, n, "%s.tmp", m->backing), fopen(tmp, "wb")) : NULL;
+    bool ok = f != NULL && fwrite(m->mem, 1, m->size, f) == m->size;
+    if (f != NULL && fclose(f) != 0) ok = false;
+    if (ok && rename(tmp, m->backing) != 0) ok = false;
+    if (ok) {
+        m->dirty = false;
+        m->backing_err[0] = 0;
+    } else {
+        snprintf(m->backing_err, sizeof m->backing_err, "cannot write %s: %s", m->backing,
+                 strerror(errno));
+        if (tmp) remove(tmp);
+    }
+    free(tmp);
+}
+
+/* Loads the backing file if it exists (a missing file is a blank chip, created on the first
+   write); a file larger than the chip is refused. */
+static bool load(at24c_t *m, sim_cfg_err_t *e)
+{
+    FILE *f = fopen(m->backing, "rb");
+    if (f == NULL) {
+        if (errno == ENOENT) return true;
+        return sim_cfg_fail(e, "backing_file", "cannot open %s: %s", m->backing, strerror(errno));
+    }
+    size_t n = fread(m->mem, 1, m->size, f);
+    int extra = fgetc(f);
+    bool bad = ferror(f);
+    fclose(f);
+    if (bad) return sim_cfg_fail(e, "backing_file", "cannot read %s", m->backing);
+    if (extra != EOF)
+        return sim_cfg_fail(e, "backing_file", "%s holds more than the chip's %u bytes", m->backing,
+                            (unsigned)m->size);
+    (void)n;
+    return true;
+}
+
+/* ---------------------------------------------------------------- bus face */
+
+/* The word address in tx (addr_bytes long) combined with the block bits of the called address. */
+static uint32_t full_address(const at24c_t *m, const sim_xfer_t *x)
+{
+    uint32_t word = m->addr_bytes == 1 ? x->tx[0] : (uint32_t)(x->tx[0] << 8 | x->tx[1]);
+    return ((uint32_t)x->offset * m->span + word) & (m->size - 1u);
+}
+
+static void page_write(at24c_t *m, const sim_xfer_t *x)
+{
+    const uint8_t *data = x->tx + m->addr_bytes;
+    size_t n = x->tx_len - m->addr_bytes;
+    uint32_t base = m->ptr - m->ptr % m->page, col = m->ptr % m->page;
+    for (size_t i = 0; i < n; i++) m->mem[base + (col + i) % m->page] = data[i];
+    m->ptr = base + (uint32_t)((col + n) % m->page);
+    m->busy_until = x->end_us + m->write_cycle_us;
+    m->page_writes++;
+    m->dirty = true;
+    m->save_due = m->backing != NULL;
+}
+
+static fw_err_t at24c_transfer(void *model, const sim_xfer_t *x)
+{
+    at24c_t *m = model;
+    if (x->start_us < m->busy_until) {
+        m->nacks++;
+        return FW_ERR_I2C_NACK;
+    }
+    if (x->tx_len >= m->addr_bytes) {
+        m->ptr = full_address(m, x);
+        if (x->tx_len > m->addr_bytes && x->rx_len == 0) page_write(m, x);
+    }
+    for (size_t i = 0; i < x->rx_len; i++) {
+        x->rx[i] = m->mem[m->ptr];
+        m->ptr = (m->ptr + 1u) % m->size;
+    }
+    return FW_OK;
+}
+
+static uint64_t at24c_next_event(const void *model)
+{
+    const at24c_t *m = model;
+    return m->save_due ? m->busy_until : UINT64_MAX;
+}
+
+/* The end of a write cycle: the written page is final, so the backing file is saved (a failed
+   save is retried at the next write and at destroy, not in a loop). */
+static void at24c_run(void *model, uint64_t now_us)
+{
+    at24c_t *m = model;
+    if (!m->save_due || now_us < m->busy_until) return;
+    m->save_due = false;
+    save(m);
+}
+
+/* ---------------------------------------------------------------- configuration */
+
+static bool geometry(at24c_t *m, const json_t *cfg, sim_cfg_err_t *e)
+{
+    long long size = 0, page = 0, fill = 0;
+    double cycle_ms = 0;
+    if (!sim_cfg_int(cfg, "size", true, 0, SIZE_MIN, SIZE_MAX_BYTES, &size, e)) return false;
+    if (!power_of_two((uint32_t)size))
+        return sim_cfg_fail(e, "size",
+                            "%lld is not a power of two (AT24C sizes are 128 .. "
+                            "262144 bytes)",
+                            size);
+    if (!sim_cfg_int(cfg, "page", false, default_page((uint32_t)size), 8, 256, &page, e))
+        return false;
+    if (!power_of_two((uint32_t)page) || page > size)
+        return sim_cfg_fail(e, "page", "%lld is not a power of two of at most the chip size", page);
+    if (!sim_cfg_int(cfg, "fill", false, 0xFF, 0, 255, &fill, e) ||
+        !sim_cfg_number(cfg, "write_cycle_ms", false, 5, 0, 100, &cycle_ms, e))
+        return false;
+    m->size = (uint32_t)size;
+    m->page = (uint16_t)page;
+    m->fill = (uint8_t)fill;
+    m->write_cycle_us = (uint32_t)(cycle_ms * 1000.0 + 0.5);
+    m->addr_bytes = m->size <= 2048u ? 1 : 2;
+    m->span = m->addr_bytes == 1 ? 256u : 65536u;
+    m->blocks = (uint8_t)(m->size > m->span ? m->size / m->span : 1u);
+    return true;
+}
+
+static void at24c_destroy(void *model)
+{
+    at24c_t *m = model;
+    if (m == NULL) return;
+    save(m);
+    free(m->mem);
+    free(m->backing);
+    free(m->backing_name);
+    free(m);
+}
+
+static bool backing(at24c_t *m, const json_t *cfg, const char *base_dir, sim_cfg_err_t *e)
+{
+    const char *name = NULL;
+    if (!sim_cfg_string(cfg, "backing_file", false, NULL, &name, e)) return false;
+    if (name == NULL) return true;
+    if (name[0] == 0) return sim_cfg_fail(e, "backing_file", "must not be empty");
+    m->backing_name = sim_cfg_strdup(name);
+    m->backing = sim_cfg_join_path(base_dir, name);
+    if (m->backing == NULL || m->backing_name == NULL)
+        return sim_cfg_fail(e, "backing_file", "out of memory");
+    return load(m, e);
+}
+
+static void *at24c_create(const json_t *cfg, const char *base_dir, sim_cfg_err_t *e)
+{
+    static const char *const keys[] = {SIM_MODEL_COMMON_KEYS, "size",         "page", "fill",
+                                       "write_cycle_ms",      "backing_file", NULL};
+    at24c_t *m = calloc(1, sizeof *m);
+    if (m == NULL) {
+        sim_cfg_fail(e, "", "out of memory");
+        return NULL;
+    }
+    if (!sim_cfg_keys(cfg, keys, e) || !geometry(m, cfg, e)) {
+        free(m);
+        return NULL;
+    }
+    m->mem = malloc(m->size);
+    if (m->mem == NULL) {
+        free(m);
+        sim_cfg_fail(e, "size", "out of memory");
+        return NULL;
+    }
+    memset(m->mem, m->fill, m->size);
+    if (backing(m, cfg, base_dir, e)) return m;
+    at24c_destroy(m);
+    return NULL;
+}
+
+/* ---------------------------------------------------------------- backend face */
+
+static const char *const encodings[] = {"hex", "array", NULL};
+
+static json_t *bytes_json(const uint8_t *p, size_t n, bool hex)
+{
+    if (hex) {
+        char *text = sim_cfg_hex(p, n);
+        json_t *s = json_string(text ? text : "");
+        free(text);
+        return s;
+    }
+    json_t *a = json_array();
+    for (size_t i = 0; i < n; i++) json_array_append_new(a, json_integer(p[i]));
+    return a;
+}
+
+static json_t *at24c_get(void *model, const json_t *params, uint64_t now_us, sim_cfg_err_t *e)
+{
+    static const char *const keys[] = {"offset", "count", "encoding", NULL};
+    at24c_t *m = model;
+    long long offset = 0, count = 0;
+    int enc = 0;
+    if (!sim_cfg_keys(params, keys, e) ||
+        !sim_cfg_int(params, "offset", false, 0, 0, m->size - 1, &offset, e) ||
+        !sim_cfg_int(params, "count", false, m->size - offset, 0, m->size - offset, &count, e) ||
+        !sim_cfg_enum(params, "encoding", encodings, 0, &enc, e))
+        return NULL;
+    json_t *o = json_pack("{s:i, s:i, s:i, s:f, s:b, s:i, s:i, s:I, s:I}", "size", (int)m->size,
+                          "page", m->page, "address_bytes", m->addr_bytes, "write_cycle_ms",
+                          m->write_cycle_us / 1000.0, "busy", now_us < m->busy_until, "page_writes",
+                          (int)m->page_writes, "nacks", (int)m->nacks, "offset", (json_int_t)offset,
+                          "count", (json_int_t)count);
+    json_object_set_new(o, "bytes", bytes_json(m->mem + offset, (size_t)count, enc == 0));
+    if (m->backing_name) json_object_set_new(o, "backing_file", json_string(m->backing_name));
+    if (m->backing_err[0]) json_object_set_new(o, "backing_error", json_string(m->backing_err));
+    return o;
+}
+
+/* Backend writes are instantaneous (no write cycle) and saved at once. */
+static bool at24c_set(void *model, const json_t *params, uint64_t now_us, sim_cfg_err_t *e)
+{
+    static const char *const keys[] = {"offset", "bytes", "fill", NULL};
+    at24c_t *m = model;
+    long long offset = 0, fill = -1;
+    (void)now_us;
+    if (!sim_cfg_keys(params, keys, e) || !sim_cfg_int(params, "fill", false, -1, 0, 255, &fill, e))
+        return false;
+    const json_t *bytes = json_object_get(params, "bytes");
+    if (bytes == NULL && fill < 0) return sim_cfg_fail(e, "", "give bytes (with offset) or fill");
+    if (fill >= 0) memset(m->mem, (int)fill, m->size);
+    if (bytes != NULL) {
+        if (!sim_cfg_int(params, "offset", true, 0, 0, m->size - 1, &offset, e)) return false;
+        size_t n = 0;
+        unsigned char *data = sim_cfg_bytes(bytes, "bytes", &n, e);
+        if (data == NULL) return false;
+        bool fits = n <= m->size - (size_t)offset;
+        if (fits) memcpy(m->mem + offset, data, n);
+        free(data);
+        if (!fits)
+            return sim_cfg_fail(e, "bytes",
+                                "%zu bytes from offset %lld run past the end of the "
+                                "%u-byte chip",
+                                n, offset, (unsigned)m->size);
+    }
+    m->dirty = true;
+    save(m);
+    return true;
+}
+
+static uint8_t at24c_span(const void *model)
+{
+    return ((const at24c_t *)model)->blocks;
+}
+
+static void at24c_fw_def(const void *model, fw_i2c_dev_def_t *def)
+{
+    const at24c_t *m = model;
+    def->size_bytes = m->size;
+    def->page_bytes = m->page;
+}
+
+const sim_model_ops_t sim_model_at24c = {
+    .name = "at24c",
+    .driver = "at24c",
+    .create = at24c_create,
+    .destroy = at24c_destroy,
+    .address_span = at24c_span,
+    .transfer = at24c_transfer,
+    .get = at24c_get,
+    .set = at24c_set,
+    .next_event_us = at24c_next_event,
+    .run = at24c_run,
+    .fw_def = at24c_fw_def,
+};

@@ -1,0 +1,396 @@
+/* test_board.c: board files: the shipped boards load and boot, esp32-demo agrees with the
+   firmware's const board, and every bad file is refused with its exact file:line:column. */
+#define _POSIX_C_SOURCE 200809L /* mkdtemp for a board with a CSV waveform */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "boards.h"
+#include "sim_internal.h"
+#include "test_util.h"
+
+#ifndef MCPSIM_SOURCE_DIR
+#define MCPSIM_SOURCE_DIR "."
+#endif
+#define BOARD_DIR MCPSIM_SOURCE_DIR "/sim/boards/"
+
+static sim_board_t *load_shipped(const char *name)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s%s.json", BOARD_DIR, name);
+    sim_error_t err;
+    sim_board_t *b = sim_board_load(path, &err);
+    char text[600];
+    sim_error_format(&err, text, sizeof text);
+    ck_assert_msg(b != NULL, "%s", text);
+    return b;
+}
+
+/* The formatted error of a refused board text, loaded under the name "bad.json". */
+static const char *load_error(const char *text)
+{
+    static char out[700];
+    sim_error_t err;
+    sim_board_t *b = sim_board_load_text("bad.json", text, strlen(text), &err);
+    ck_assert_msg(b == NULL, "accepted: %s", text);
+    sim_error_format(&err, out, sizeof out);
+    return out;
+}
+
+/* ---------------------------------------------------------------- shipped boards */
+
+static const char *const shipped[] = {"esp32-demo", "uno", "greenhouse"};
+
+START_TEST(shipped_boards_load_and_boot)
+{
+    sim_board_t *b = load_shipped(shipped[_i]);
+    sim_error_t err;
+    sim_t *sim = sim_create(b, SIM_CLOCK_VIRTUAL, &err);
+    ck_assert_msg(sim != NULL, "%s: %s", shipped[_i], err.text);
+    ck_assert(sim_advance(sim, 10u * 1000u * 1000u));
+    sim_destroy(sim);
+}
+END_TEST
+
+static void same_str(const char *a, const char *b, const char *what, size_t i)
+{
+    ck_assert_msg((a == NULL && b == NULL) || (a && b && strcmp(a, b) == 0),
+                  "pin %zu %s: board file \"%s\", firmware \"%s\"", i, what, a ? a : "(null)",
+                  b ? b : "(null)");
+}
+
+/* One truth: the board file and firmware/boards/esp32_demo.c describe the same device. */
+START_TEST(esp32_demo_agrees_with_the_firmware_board)
+{
+    sim_board_t *sb = load_shipped("esp32-demo");
+    const fw_board_t *f = sim_board_fw(sb), *c = &fw_board_esp32_demo;
+    ck_assert_str_eq(f->device, c->device);
+    ck_assert_str_eq(f->version, c->version);
+    ck_assert_str_eq(f->platform, c->platform);
+    ck_assert_uint_eq(f->adc_bits, c->adc_bits);
+    ck_assert_uint_eq(f->adc_ref_mv, c->adc_ref_mv);
+    ck_assert_uint_eq(f->adc_report, c->adc_report);
+    ck_assert_uint_eq(f->omit_schemas, c->omit_schemas);
+    ck_assert_uint_eq(f->i2c_bus_count, c->i2c_bus_count);
+    ck_assert_uint_eq(f->i2c_device_count, c->i2c_device_count);
+    ck_assert_uint_eq(f->pin_count, c->pin_count);
+    for (size_t i = 0; i < c->pin_count; i++) {
+        const fw_pin_def_t *p = &f->pins[i], *q = &c->pins[i];
+        ck_assert_uint_eq(p->number, q->number);
+        ck_assert_uint_eq(p->type, q->type);
+        same_str(p->name, q->name, "name", i);
+        same_str(p->description, q->description, "description", i);
+        ck_assert_uint_eq(p->sample_interval_ms, q->sample_interval_ms);
+        ck_assert_uint_eq(p->buffer_size, q->buffer_size);
+        ck_assert_uint_eq(p->summary, q->summary);
+        ck_assert_uint_eq(p->buffer, q->buffer);
+        ck_assert_uint_eq(p->events, q->events);
+        ck_assert_int_eq(p->threshold_high, q->threshold_high);
+        ck_assert_int_eq(p->threshold_low, q->threshold_low);
+    }
+    size_t n = 0;
+    for (; c->app_tools && c->app_tools[n]; n++) {
+        ck_assert_ptr_nonnull(f->app_tools);
+        same_str(f->app_tools[n], c->app_tools[n], "app_tools", n);
+    }
+    ck_assert(n == 0 ? f->app_tools == NULL : f->app_tools[n] == NULL);
+    sim_board_free(sb);
+}
+END_TEST
+
+START_TEST(uno_is_an_avr_profile)
+{
+    sim_board_t *b = load_shipped("uno");
+    const fw_board_t *f = sim_board_fw(b);
+    ck_assert_str_eq(f->platform, "arduino-avr");
+    ck_assert_uint_eq(f->adc_bits, 10);
+    ck_assert_uint_eq(f->adc_ref_mv, 5000);
+    ck_assert_uint_eq(f->adc_report, FW_ADC_REPORT_MV);
+    ck_assert(f->omit_schemas);
+    ck_assert_uint_eq(f->pin_count, 3);
+    ck_assert_uint_eq(f->pins[2].number, 14);
+    ck_assert_uint_eq(f->pins[2].sample_interval_ms, 1000);
+    ck_assert_uint_eq(f->pins[2].buffer_size, 8);
+    ck_assert_uint_eq(b->hw[1].pull, SIM_PULL_UP);
+    ck_assert_int_eq(b->hw[1].level, -1); /* floating: the pull-up decides */
+    sim_board_free(b);
+}
+END_TEST
+
+START_TEST(greenhouse_has_i2c_chips_and_a_wire)
+{
+    sim_board_t *b = load_shipped("greenhouse");
+    const fw_board_t *f = sim_board_fw(b);
+    ck_assert_str_eq(f->platform, "esp-idf");
+    ck_assert_uint_eq(f->i2c_bus_count, 1);
+    ck_assert_uint_eq(f->i2c_device_count, 2);
+    ck_assert_str_eq(f->i2c_devices[0].driver, "tmp102");
+    ck_assert_uint_eq(f->i2c_devices[0].addr, 0x48);
+    ck_assert_str_eq(f->i2c_devices[1].driver, "at24c");
+    ck_assert_uint_eq(f->i2c_devices[1].addr, 0x50);
+    ck_assert_uint_eq(f->i2c_devices[1].size_bytes, 4096);
+    ck_assert_uint_eq(f->i2c_devices[1].page_bytes, 32);
+    ck_assert_uint_eq(b->wire_count, 1);
+    ck_assert_uint_eq(b->wires[0].from, 25);
+    ck_assert_uint_eq(b->wires[0].to, 26);
+    ck_assert(f->pins[0].events);
+    ck_assert_int_eq(f->pins[0].threshold_high, 2500);
+    sim_board_free(b);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- bad files */
+
+typedef struct bad_case {
+    const char *text;
+    const char *error;
+} bad_case_t;
+
+static const bad_case_t bad[] = {
+    /* syntax, found by jansson */
+    {"{\"device\": \"x\",\n \"pins\": [}", "bad.json:2:11: unexpected token near '}'"},
+    {"{\"device\": \"x\", \"device\": \"y\"}",
+     "bad.json:1:24: duplicate object key near '\"device\"'"},
+    {"[1, 2]", "bad.json:1:1: must be an object, not an array"},
+    /* top level */
+    {"{\"pins\": []}", "bad.json:1:1: missing required key \"device\""},
+    {"{\"device\": \"x\", \"pinz\": []}",
+     "bad.json:1:17: pinz: unknown key \"pinz\" (allowed: device, version, platform, "
+     "description, adc, omit_schemas, pwm_default_hz, pins, channels, wires, i2c, app_tools)"},
+    {"{\"device\": \"x\",\n  \"adc\": {\"bits\": 24}}",
+     "bad.json:2:19: adc.bits: 24 is out of range 1..16"},
+    /* pins */
+    {"{\"device\": \"x\", \"pins\": [\n"
+     "  {\"pin\": 2, \"name\": \"led\", \"type\": \"digital_output\"},\n"
+     "  {\"pin\": 3, \"name\": \"b\", \"type\": \"digital_ouput\"}]}",
+     "bad.json:3:35: pins[1].type: unknown value \"digital_ouput\" (expected one of: "
+     "digital_output, digital_input, pwm_output, adc_input)"},
+    {"{\"device\": \"x\", \"pins\": [\n"
+     "  {\"pin\": 2, \"name\": \"a\", \"type\": \"digital_output\"},\n"
+     "  {\"pin\": 2, \"name\": \"b\", \"type\": \"digital_input\"}]}",
+     "bad.json:3:11: pins[1].pin: pin 2 is already declared by pins[0] (a)"},
+    {"{\"device\": \"x\", \"pins\": [\n"
+     "  {\"pin\": 2, \"name\": \"a\", \"type\": \"digital_output\"},\n"
+     "  {\"pin\": 3, \"name\": \"a\", \"type\": \"digital_input\"}]}",
+     "bad.json:3:22: pins[1].name: name \"a\" is already used by pins[0] (pin 2)"},
+    {"{\"device\": \"é\", \"pins\": [{\"pin\": \"2\"}]}",
+     "bad.json:1:34: pins[0].pin: must be an integer, not a string"},
+    {"{\"device\": \"x\", \"pins\": [{\"pin\": 2, \"name\": \"led\", \"type\": \"digital_output\", "
+     "\"smapling\": {}}]}",
+     "bad.json:1:78: pins[0].smapling: unknown key \"smapling\" (allowed: pin, name, type, "
+     "description, sampling, thresholds, level, pull, waveform, unit)"},
+    {"{\"device\": \"x\", \"pins\": [{\"pin\": 2, \"name\": \"led\", \"type\": "
+     "\"digital_output\",\n"
+     "  \"sampling\": {\"interval_ms\": 100}}]}",
+     "bad.json:2:15: pins[0].sampling: sampling is for input pins, not a digital_output"},
+    {"{\"device\": \"x\", \"pins\": [{\"pin\": 34, \"name\": \"s\", \"type\": \"adc_input\",\n"
+     "  \"sampling\": {\"interval_ms\": 100, \"buffer_size\": 100}}]}",
+     "bad.json:2:51: pins[0].sampling.buffer_size: 100 exceeds the firmware's ring of 64 "
+     "samples (FW_SAMPLE_BUF_MAX)"},
+    {"{\"device\": \"x\", \"pins\": [{\"pin\": 34, \"name\": \"s\", \"type\": \"adc_input\",\n"
+     "  \"sampling\": {\"interval_ms\": 10, \"buffer\": true}}]}",
+     "bad.json:2:15: pins[0].sampling: missing required key \"buffer_size\" (buffer is true)"},
+    {"{\"device\": \"x\", \"pins\": [{\"pin\": 5, \"name\": \"b\", \"type\": \"digital_input\",\n"
+     "  \"waveform\": 1.0}]}",
+     "bad.json:2:15: pins[0].waveform: waveform is for adc_input pins, not a digital_input"},
+    {"{\"device\": \"x\", \"pins\": [{\"pin\": 34, \"name\": \"s\", \"type\": \"adc_input\",\n"
+     "  \"thresholds\": {\"high\": 100, \"low\": 200}}]}",
+     "bad.json:2:38: pins[0].thresholds.low: 200 is above high (100): the event re-arms at low"},
+    {"{\"device\": \"x\", \"pins\": [{\"pin\": 34, \"name\": \"s\", \"type\": \"adc_input\",\n"
+     "  \"sampling\": {\"interval_ms\": 10, \"events\": true}}]}",
+     "bad.json:2:45: pins[0].sampling.events: events on an adc_input need thresholds "
+     "{\"high\", \"low\"} (raw counts)"},
+    {"{\"device\": \"x\", \"pins\": [{\"pin\": 34, \"name\": \"s\", \"type\": \"adc_input\",\n"
+     "  \"waveform\": {\"type\": \"sine\", \"amplitude\": 1}}]}",
+     "bad.json:2:15: pins[0].waveform: missing required key \"period_ms\""},
+    {"{\"device\": \"x\", \"pins\": [{\"pin\": 34, \"name\": \"s\", \"type\": \"adc_input\",\n"
+     "  \"waveform\": {\"type\": \"square\", \"low\": 0, \"high\": 1, \"period_ms\": -5}}]}",
+     "bad.json:2:68: pins[0].waveform.period_ms: -5 is out of range 0.001..1e+12"},
+    /* channels and wires */
+    {"{\"device\": \"x\", \"pins\": [{\"pin\": 2, \"name\": \"led\", \"type\": "
+     "\"digital_output\"}],\n"
+     "  \"channels\": [{\"pin\": 2}]}",
+     "bad.json:2:24: channels[0].pin: pin 2 is already declared (led); channels are analog "
+     "inputs outside the pin registry"},
+    {"{\"device\": \"x\", \"pins\": [{\"pin\": 5, \"name\": \"b\", \"type\": \"digital_input\"},\n"
+     "  {\"pin\": 6, \"name\": \"c\", \"type\": \"digital_input\"}],\n"
+     "  \"wires\": [{\"from\": 5, \"to\": \"c\"}]}",
+     "bad.json:3:22: wires[0].from: pin 5 (b) is a digital_input; a wire starts at a "
+     "digital_output or pwm_output"},
+    {"{\"device\": \"x\", \"pins\": [{\"pin\": 5, \"name\": \"b\", \"type\": \"digital_output\"},\n"
+     "  {\"pin\": 6, \"name\": \"c\", \"type\": \"pwm_output\"}],\n"
+     "  \"wires\": [{\"from\": \"b\", \"to\": 6}]}",
+     "bad.json:3:33: wires[0].to: pin 6 (c) is a pwm_output; a wire ends at a digital_input or "
+     "adc_input"},
+    {"{\"device\": \"x\", \"wires\": [{\"from\": 7, \"to\": 8}]}",
+     "bad.json:1:36: wires[0].from: no pin 7 on this board"},
+    /* I2C */
+    {"{\"device\": \"x\", \"i2c\": {\"devices\": [{\"model\": \"tmp102\", \"address\": 5}]}}",
+     "bad.json:1:68: i2c.devices[0].address: address 0x05 is outside 0x08..0x77 (the 7-bit "
+     "addresses I2C does not reserve)"},
+    {"{\"device\": \"x\", \"i2c\": {\"devices\": [\n"
+     "  {\"model\": \"at24c\", \"address\": \"0x50\", \"size\": 512},\n"
+     "  {\"model\": \"regmap\", \"address\": 81}]}}",
+     "bad.json:3:34: i2c.devices[1].address: 0x51 on bus 0 is already used by i2c.devices[0] "
+     "(at24c at 0x50..0x51)"},
+    {"{\"device\": \"x\", \"i2c\": {\"devices\": [\n"
+     "  {\"model\": \"at24c\", \"address\": \"0x50\", \"size\": 1000}]}}",
+     "bad.json:2:49: i2c.devices[0].size: 1000 is not a power of two (AT24C sizes are 128 .. "
+     "262144 bytes)"},
+    {"{\"device\": \"x\", \"i2c\": {\"devices\": [\n"
+     "  {\"model\": \"at24c\", \"address\": \"0x50\", \"size\": 4096, \"page\": 48}]}}",
+     "bad.json:2:63: i2c.devices[0].page: 48 is not a power of two of at most the chip size"},
+    {"{\"device\": \"x\", \"i2c\": {\"devices\": [\n"
+     "  {\"model\": \"at24c\", \"address\": \"0x51\", \"size\": 512}]}}",
+     "bad.json:2:33: i2c.devices[0].address: 0x51: this at24c answers 2 addresses (block "
+     "select), so its address must be a multiple of 2"},
+    {"{\"device\": \"x\", \"i2c\": {\"devices\": [{\"model\": \"bmp280\", \"address\": "
+     "\"0x76\"}]}}",
+     "bad.json:1:47: i2c.devices[0].model: unknown model \"bmp280\" (expected one of: tmp102, "
+     "at24c, regmap)"},
+    {"{\"device\": \"x\", \"i2c\": {\"buses\": 1, \"devices\": [\n"
+     "  {\"model\": \"tmp102\", \"address\": 72, \"bus\": 1}]}}",
+     "bad.json:2:45: i2c.devices[0].bus: bus 1 does not exist: the board has 1 i2c bus(es) "
+     "(i2c.buses)"},
+    {"{\"device\": \"x\", \"i2c\": {\"devices\": [\n"
+     "  {\"model\": \"tmp102\", \"address\": 72, \"temperature\": 20}]}}",
+     "bad.json:2:38: i2c.devices[0].temperature: unknown key \"temperature\" (allowed: model, "
+     "address, bus, name, temperature_c, waveform, extended)"},
+    {"{\"device\": \"x\", \"i2c\": {\"devices\": [\n"
+     "  {\"model\": \"tmp102\", \"address\": 72}, {\"model\": \"tmp102\", \"address\": 73},\n"
+     "  {\"model\": \"tmp102\", \"address\": 74}, {\"model\": \"tmp102\", \"address\": 75},\n"
+     "  {\"model\": \"at24c\", \"address\": 80, \"size\": 256}]}}",
+     "bad.json:4:13: i2c.devices[4].model: more than 4 devices with a firmware driver "
+     "(FW_I2C_DEVICES_MAX)"},
+    /* application tools */
+    {"{\"device\": \"x\", \"app_tools\": [\"read_tuch\"]}",
+     "bad.json:1:31: app_tools[0]: unknown application tool \"read_tuch\""},
+};
+
+START_TEST(bad_board_is_refused_at_its_position)
+{
+    ck_assert_str_eq(load_error(bad[_i].text), bad[_i].error);
+}
+END_TEST
+
+START_TEST(too_many_pins)
+{
+    char text[4096] = "{\"device\": \"x\", \"pins\": [";
+    for (int i = 0; i <= FW_PINS_MAX; i++) {
+        char pin[96];
+        snprintf(pin, sizeof pin,
+                 "%s\n{\"pin\": %d, \"name\": \"p%d\", \"type\": \"digital_input\"}", i ? "," : "",
+                 i, i);
+        strcat(text, pin);
+    }
+    strcat(text, "]}");
+    ck_assert_str_eq(load_error(text), "bad.json:18:1: pins[16]: too many entries (at most 16)");
+}
+END_TEST
+
+START_TEST(missing_file_names_it)
+{
+    sim_error_t err;
+    ck_assert_ptr_null(sim_board_load("/nonexistent/board.json", &err));
+    char text[600];
+    sim_error_format(&err, text, sizeof text);
+    ck_assert_str_eq(text, "/nonexistent/board.json: No such file or directory");
+}
+END_TEST
+
+/* A CSV waveform is read relative to the board file; its errors name the CSV file and line. */
+START_TEST(csv_waveform_errors_name_the_csv)
+{
+    char dir[64] = "/tmp/mcpsim-board-XXXXXX", path[128], csv[128];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/b.json", dir);
+    snprintf(csv, sizeof csv, "%s/soil.csv", dir);
+    FILE *f = fopen(path, "w");
+    fputs("{\"device\": \"x\", \"pins\": [{\"pin\": 36, \"name\": \"soil\", \"type\": "
+          "\"adc_input\", \"waveform\": {\"type\": \"csv\", \"file\": \"soil.csv\"}}]}",
+          f);
+    fclose(f);
+    f = fopen(csv, "w");
+    fputs("t,v\n0,1.5\n10,wet\n", f);
+    fclose(f);
+    sim_error_t err;
+    char text[700], expect[300];
+    ck_assert_ptr_null(sim_board_load(path, &err));
+    sim_error_format(&err, text, sizeof text);
+    snprintf(expect, sizeof expect, "%s:3:4: value \"wet\" is not a number", csv);
+    ck_assert_str_eq(text, expect);
+    f = fopen(csv, "w");
+    fputs("t,v\n0,1.5\n10,2.5\n", f);
+    fclose(f);
+    sim_board_t *b = sim_board_load(path, &err);
+    ck_assert_ptr_nonnull(b);
+    ck_assert_double_eq_tol(sim_waveform_value(b->hw[0].waveform, 5000), 2.0, 1e-9);
+    sim_board_free(b);
+    remove(csv);
+    ck_assert_ptr_null(sim_board_load(path, &err)); /* the CSV is gone */
+    sim_error_format(&err, text, sizeof text);
+    ck_assert_msg(strstr(text, "b.json:1:111: pins[0].waveform.file: cannot read") != NULL, "%s",
+                  text);
+    remove(path);
+    remove(dir);
+}
+END_TEST
+
+START_TEST(defaults_and_firmware_view)
+{
+    const char *text = "{\"device\": \"mini\", \"pins\": [{\"pin\": 2, \"name\": \"led\", "
+                       "\"type\": \"digital_output\"}]}";
+    sim_error_t err;
+    sim_board_t *b = sim_board_load_text("sub/dir/mini.json", text, strlen(text), &err);
+    ck_assert_ptr_nonnull(b);
+    const fw_board_t *f = sim_board_fw(b);
+    ck_assert_str_eq(f->version, "1.0.0");
+    ck_assert_str_eq(f->platform, "sim");
+    ck_assert_uint_eq(f->adc_bits, 12);
+    ck_assert_uint_eq(f->adc_ref_mv, 3300);
+    ck_assert_uint_eq(f->adc_report, FW_ADC_REPORT_VOLTS);
+    ck_assert_uint_eq(f->i2c_bus_count, 0);
+    ck_assert_ptr_null(f->app_tools);
+    ck_assert_str_eq(f->pins[0].description, "");
+    ck_assert_str_eq(b->dir, "sub/dir");
+    sim_board_free(b);
+}
+END_TEST
+
+/* What the loader cannot see, fw_device_init still refuses, and sim_create says so. */
+START_TEST(firmware_refusal_is_reported)
+{
+    const char *text = "{\"device\": \"x\", \"pins\": [{\"pin\": 2, \"name\": \"led\", "
+                       "\"type\": \"digital_output\"}]}";
+    sim_error_t err;
+    sim_board_t *b = sim_board_load_text("x.json", text, strlen(text), &err);
+    ck_assert_ptr_nonnull(b);
+    b->pins[0].type = FW_PIN_TYPE_COUNT;                        /* a board the core cannot accept */
+    ck_assert_ptr_null(sim_create(b, SIM_CLOCK_VIRTUAL, &err)); /* and b is freed */
+    char out[600];
+    sim_error_format(&err, out, sizeof out);
+    ck_assert_str_eq(out, "x.json: the firmware refused this board: fw_device_init failed: "
+                          "invalid argument");
+}
+END_TEST
+
+static Suite *board_suite(void)
+{
+    Suite *s = suite_create("board");
+    TCase *ok = tcase_create("shipped");
+    tcase_add_loop_test(ok, shipped_boards_load_and_boot, 0, sizeof shipped / sizeof shipped[0]);
+    tcase_add_test(ok, esp32_demo_agrees_with_the_firmware_board);
+    tcase_add_test(ok, uno_is_an_avr_profile);
+    tcase_add_test(ok, greenhouse_has_i2c_chips_and_a_wire);
+    tcase_add_test(ok, defaults_and_firmware_view);
+    suite_add_tcase(s, ok);
+    TCase *err = tcase_create("errors");
+    tcase_add_loop_test(err, bad_board_is_refused_at_its_position, 0, sizeof bad / sizeof bad[0]);
+    tcase_add_test(err, too_many_pins);
+    tcase_add_test(err, missing_file_names_it);
+    tcase_add_test(err, csv_waveform_errors_name_the_csv);
+    tcase_add_test(err, firmware_refusal_is_reported);
+    suite_add_tcase(s, err);
+    return s;
+}
+
+TEST_MAIN(board_suite)

@@ -1,0 +1,485 @@
+/* main.c: the conformance runner's command line: load, discover, run, report, exit code. */
+#define _DEFAULT_SOURCE
+#include <fnmatch.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "discovery.h"
+#include "reporter.h"
+#include "runner.h"
+#include "scenario.h"
+#include "target.h"
+
+#ifndef CONF_SCENARIOS_DIR
+#define CONF_SCENARIOS_DIR "scenarios"
+#endif
+#ifndef CONF_MCPSIM_DEFAULT
+#define CONF_MCPSIM_DEFAULT ""
+#endif
+
+typedef struct options {
+    const char *target, *control, *mcpsim, *filter, *tags, *junit, *json, *xfail_file;
+    const char *scenario_paths[32];
+    size_t n_paths;
+    bool list, tap, verbose, no_generated;
+    long repeat;
+    double timeout_scale;
+} options_t;
+
+static void usage(FILE *out)
+{
+    fputs(
+        "Usage: conformance [--target SPEC] [--control tcp:HOST:PORT] [--scenarios PATH]...\n"
+        "                   [--filter PATTERN] [--tags LIST] [--list] [--repeat N]\n"
+        "                   [--junit FILE] [--tap] [--json FILE] [--expected-failures FILE]\n"
+        "                   [--no-generated] [--timeout-scale X] [--mcpsim PATH] [-v]\n"
+        "\n"
+        "Replays the JSON scenarios (scenarios/README.md) against a device, after discovering it\n"
+        "(get_info, list_tools) and adding the checks generated from what it declares.\n"
+        "\n"
+        "  --target SPEC        sim[:BOARD][?transport=tcp|serial]  spawn mcpsim (default\n"
+        "                         sim:esp32-demo; $MCPSIM or --mcpsim names the executable)\n"
+        "                       tcp:HOST:PORT                      a device on TCP\n"
+        "                       serial:/dev/ttyUSB0[?baud=115200&dtr=1&boot_ms=600]\n"
+        "                                                          a device on a serial port\n"
+        "                         (a bare /dev/... path works too)\n"
+        "  --control tcp:H:P    drive an already-running simulator's control channel\n"
+        "  --scenarios PATH     a scenario file or directory (repeatable; default the library)\n"
+        "  --filter PATTERN     only scenarios whose name contains PATTERN (or matches it as a\n"
+        "                       glob when it has * ? [)\n"
+        "  --tags LIST          only scenarios with one of these tags; -TAG excludes\n"
+        "                       (e.g. --tags gpio,adc   --tags -generated)\n"
+        "  --list               list the scenarios that would run, and exit\n"
+        "  --repeat N           run the selection N times\n"
+        "  --junit FILE         also write a JUnit XML report\n"
+        "  --tap                write TAP version 13 on stdout instead of the console report\n"
+        "  --json FILE          also write a JSON report with per-step timings\n"
+        "  --expected-failures FILE\n"
+        "                       scenario names (or globs) known to fail, one per line; a listed\n"
+        "                       scenario that passes is reported stale and fails the run\n"
+        "  --no-generated       skip the checks generated from discovery\n"
+        "  --timeout-scale X    multiply every timeout (slow serial links)\n"
+        "  -v, --verbose        transcripts of passing scenarios too\n"
+        "\n"
+        "Exit status: 0 all passed, 1 a scenario failed, 2 usage or scenario-file error,\n"
+        "3 device unreachable. NO_COLOR turns colours off.\n",
+        out);
+}
+
+static int parse_args(int argc, char **argv, options_t *o)
+{
+    static const struct option longs[] = {{"target", required_argument, 0, 't'},
+                                          {"control", required_argument, 0, 'c'},
+                                          {"scenarios", required_argument, 0, 's'},
+                                          {"filter", required_argument, 0, 'f'},
+                                          {"tags", required_argument, 0, 'g'},
+                                          {"list", no_argument, 0, 'l'},
+                                          {"repeat", required_argument, 0, 'r'},
+                                          {"junit", required_argument, 0, 'j'},
+                                          {"tap", no_argument, 0, 'T'},
+                                          {"json", required_argument, 0, 'J'},
+                                          {"expected-failures", required_argument, 0, 'x'},
+                                          {"no-generated", no_argument, 0, 'n'},
+                                          {"timeout-scale", required_argument, 0, 'S'},
+                                          {"mcpsim", required_argument, 0, 'm'},
+                                          {"verbose", no_argument, 0, 'v'},
+                                          {"help", no_argument, 0, 'h'},
+                                          {0, 0, 0, 0}};
+    memset(o, 0, sizeof *o);
+    o->target = "sim:esp32-demo";
+    o->repeat = 1;
+    o->timeout_scale = 1.0;
+    int c;
+    char *end;
+    while ((c = getopt_long(argc, argv, "vh", longs, NULL)) != -1) {
+        switch (c) {
+        case 't':
+            o->target = optarg;
+            break;
+        case 'c':
+            o->control = optarg;
+            break;
+        case 's':
+            if (o->n_paths == sizeof o->scenario_paths / sizeof o->scenario_paths[0]) return -1;
+            o->scenario_paths[o->n_paths++] = optarg;
+            break;
+        case 'f':
+            o->filter = optarg;
+            break;
+        case 'g':
+            o->tags = optarg;
+            break;
+        case 'l':
+            o->list = true;
+            break;
+        case 'r':
+            o->repeat = strtol(optarg, &end, 10);
+            if (*end || o->repeat < 1 || o->repeat > 100000) {
+                fprintf(stderr, "conformance: --repeat needs a count from 1 to 100000\n");
+                return -1;
+            }
+            break;
+        case 'j':
+            o->junit = optarg;
+            break;
+        case 'T':
+            o->tap = true;
+            break;
+        case 'J':
+            o->json = optarg;
+            break;
+        case 'x':
+            o->xfail_file = optarg;
+            break;
+        case 'n':
+            o->no_generated = true;
+            break;
+        case 'S':
+            o->timeout_scale = strtod(optarg, &end);
+            if (*end || o->timeout_scale <= 0 || o->timeout_scale > 1000) {
+                fprintf(stderr, "conformance: --timeout-scale needs a number > 0\n");
+                return -1;
+            }
+            break;
+        case 'm':
+            o->mcpsim = optarg;
+            break;
+        case 'v':
+            o->verbose = true;
+            break;
+        case 'h':
+            usage(stdout);
+            exit(0);
+        default:
+            return -1;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "conformance: unexpected argument '%s'\n", argv[optind]);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------- selection */
+
+static bool name_matches(const char *pattern, const char *name)
+{
+    if (strpbrk(pattern, "*?[")) return fnmatch(pattern, name, 0) == 0;
+    return strstr(name, pattern) != NULL;
+}
+
+static bool has_tag(const conf_scenario_t *sc, const char *tag, size_t len)
+{
+    size_t i;
+    const json_t *t;
+    json_array_foreach(sc->tags, i, t)
+    {
+        if (json_string_length(t) == len && strncmp(json_string_value(t), tag, len) == 0)
+            return true;
+    }
+    return false;
+}
+
+static bool tags_select(const char *list, const conf_scenario_t *sc)
+{
+    bool any_positive = false, matched = false;
+    for (const char *p = list; *p;) {
+        size_t n = strcspn(p, ",");
+        bool neg = *p == '-';
+        if (n > (size_t)neg) {
+            if (neg && has_tag(sc, p + 1, n - 1)) return false;
+            if (!neg) {
+                any_positive = true;
+                matched = matched || has_tag(sc, p, n);
+            }
+        }
+        p += n + (p[n] == ',');
+    }
+    return !any_positive || matched;
+}
+
+static bool selected(const options_t *o, const conf_scenario_t *sc)
+{
+    return (!o->filter || name_matches(o->filter, sc->name)) &&
+           (!o->tags || tags_select(o->tags, sc));
+}
+
+/* ---------------------------------------------------------------- expected failures */
+
+static json_t *load_xfail(const char *path)
+{
+    char err[512];
+    char *text = conf_read_file(path, NULL, err, sizeof err);
+    if (!text) {
+        fprintf(stderr, "conformance: %s\n", err);
+        return NULL;
+    }
+    json_t *list = json_array();
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        line += strspn(line, " \t");
+        size_t n = strcspn(line, " \t#\r");
+        if (n > 0) json_array_append_new(list, json_stringn(line, n));
+    }
+    free(text);
+    return list;
+}
+
+static bool xfail_listed(const json_t *list, const char *name)
+{
+    size_t i;
+    const json_t *p;
+    json_array_foreach(list, i, p)
+    {
+        if (fnmatch(json_string_value(p), name, 0) == 0) return true;
+    }
+    return false;
+}
+
+/* ---------------------------------------------------------------- setup */
+
+static const char *default_mcpsim(const options_t *o, char *buf, size_t cap)
+{
+    const char *env = getenv("MCPSIM");
+    if (o->mcpsim) return o->mcpsim;
+    if (env && *env) return env;
+    if (CONF_MCPSIM_DEFAULT[0] && access(CONF_MCPSIM_DEFAULT, X_OK) == 0)
+        return CONF_MCPSIM_DEFAULT;
+    ssize_t n = readlink("/proc/self/exe", buf, cap - 1);
+    if (n > 0) {
+        buf[n] = 0;
+        char *slash = strrchr(buf, '/');
+        if (slash && (size_t)(slash - buf) + 8 < cap) {
+            strcpy(slash + 1, "mcpsim");
+            if (access(buf, X_OK) == 0) return buf;
+        }
+    }
+    return "mcpsim";
+}
+
+static int load_library(const options_t *o, conf_library_t *lib)
+{
+    conf_buf_t errors = {0};
+    int bad = 0;
+    const char *env = getenv("CONFORMANCE_SCENARIOS");
+    if (o->n_paths == 0) bad = conf_load_path(lib, env && *env ? env : CONF_SCENARIOS_DIR, &errors);
+    for (size_t i = 0; i < o->n_paths; i++)
+        bad += conf_load_path(lib, o->scenario_paths[i], &errors);
+    if (bad) fprintf(stderr, "%s%d scenario file(s) refused\n", conf_buf_str(&errors), bad);
+    conf_buf_free(&errors);
+    return bad ? -1 : 0;
+}
+
+static void list_scenarios(const options_t *o, const conf_library_t *lib)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < lib->count; i++) {
+        const conf_scenario_t *sc = lib->items[i];
+        if (!selected(o, sc)) continue;
+        char *tags = conf_json_text(sc->tags);
+        printf("%-56s %s\n    %s\n", sc->name, tags, sc->description);
+        free(tags);
+        n++;
+    }
+    printf("%zu scenarios (plus the checks generated at run time from the device's manifest)\n", n);
+}
+
+/* ---------------------------------------------------------------- the run */
+
+typedef struct run {
+    const options_t *o;
+    conf_reporter_t reps[4];
+    size_t n_reps;
+    FILE *files[2];
+    conf_result_t *results;
+    size_t n_results;
+    conf_summary_t sum;
+    json_t *xfail;
+} run_t;
+
+static void add_reporter(run_t *r, const conf_reporter_ops_t *ops, FILE *out, bool color)
+{
+    conf_reporter_t *rep = &r->reps[r->n_reps++];
+    rep->ops = ops;
+    rep->out = out;
+    rep->color = color;
+    rep->verbose = r->o->verbose;
+}
+
+static int open_reporters(run_t *r)
+{
+    const char *nc = getenv("NO_COLOR");
+    bool color = isatty(STDOUT_FILENO) && !(nc && *nc);
+    add_reporter(r, r->o->tap ? &conf_reporter_tap : &conf_reporter_console, stdout, color);
+    const char *paths[2] = {r->o->junit, r->o->json};
+    const conf_reporter_ops_t *ops[2] = {&conf_reporter_junit, &conf_reporter_json};
+    for (size_t i = 0; i < 2; i++) {
+        if (!paths[i]) continue;
+        r->files[i] = fopen(paths[i], "w");
+        if (!r->files[i]) {
+            fprintf(stderr, "conformance: cannot write %s\n", paths[i]);
+            return -1;
+        }
+        add_reporter(r, ops[i], r->files[i], false);
+    }
+    return 0;
+}
+
+static void record(run_t *r, conf_result_t *res)
+{
+    if (r->xfail && xfail_listed(r->xfail, res->sc->name)) {
+        if (res->status == CONF_FAIL)
+            res->status = CONF_XFAIL;
+        else if (res->status == CONF_PASS)
+            res->status = CONF_STALE;
+        if (res->status == CONF_STALE && !res->message)
+            res->message = conf_strdup("listed in --expected-failures but passed: remove it "
+                                       "from the list");
+    }
+    switch (res->status) {
+    case CONF_PASS:
+        r->sum.passed++;
+        break;
+    case CONF_FAIL:
+        r->sum.failed++;
+        break;
+    case CONF_SKIP:
+        r->sum.skipped++;
+        break;
+    case CONF_XFAIL:
+        r->sum.xfailed++;
+        break;
+    case CONF_STALE:
+        r->sum.stale++;
+        break;
+    }
+    r->results[r->n_results++] = *res;
+}
+
+static void run_all(run_t *r, conf_run_ctx_t *ctx, const conf_scenario_t **sel, size_t n)
+{
+    size_t total = n * (size_t)r->o->repeat;
+    r->results = conf_xcalloc(total, sizeof *r->results);
+    double t0 = conf_now_msf();
+    for (long k = 0; k < r->o->repeat; k++) {
+        for (size_t i = 0; i < n; i++) {
+            conf_result_t res;
+            conf_run_scenario(ctx, sel[i], &res);
+            if (k > 0) {
+                char *name = conf_asprintf("%s#%ld", res.name, k + 1);
+                free(res.name);
+                res.name = name;
+            }
+            record(r, &res);
+            for (size_t j = 0; j < r->n_reps; j++)
+                if (r->reps[j].ops->result)
+                    r->reps[j].ops->result(&r->reps[j], &r->results[r->n_results - 1], r->n_results,
+                                           total);
+        }
+    }
+    r->sum.total = r->n_results;
+    r->sum.ms = conf_now_msf() - t0;
+}
+
+static int run(const options_t *o, conf_library_t *lib, json_t *xfail)
+{
+    char err[2048], exe[PATH_MAX];
+    conf_target_opts_t topts = {default_mcpsim(o, exe, sizeof exe), o->verbose};
+    int rc;
+    conf_target_t *t = conf_target_open(o->target, &topts, &rc, err, sizeof err);
+    if (!t) {
+        fprintf(stderr, "conformance: %s\n", err);
+        return rc;
+    }
+    const char *ctl_addr = o->control ? o->control : t->control;
+    conf_control_t *ctl = ctl_addr[0] ? conf_control_open(ctl_addr, err, sizeof err) : NULL;
+    if (ctl_addr[0] && !ctl) {
+        fprintf(stderr, "conformance: control channel: %s\n", err);
+        conf_target_close(t);
+        return CONF_EXIT_UNREACHABLE;
+    }
+    conf_run_ctx_t ctx;
+    conf_run_init(&ctx, t, ctl);
+    ctx.timeout_scale = o->timeout_scale;
+    rc = CONF_EXIT_OK;
+    if (conf_discover(&ctx, err, sizeof err) != 0) {
+        fprintf(stderr, "conformance: %s does not answer discovery: %s\n", o->target, err);
+        rc = CONF_EXIT_UNREACHABLE;
+    }
+    conf_library_t gen;
+    conf_library_init(&gen);
+    if (rc == CONF_EXIT_OK && !o->no_generated) conf_generate(&ctx, &gen);
+    const conf_scenario_t **sel = conf_xcalloc(lib->count + gen.count + 1, sizeof *sel);
+    size_t n = 0;
+    for (size_t i = 0; i < lib->count; i++)
+        if (selected(o, lib->items[i])) sel[n++] = lib->items[i];
+    for (size_t i = 0; i < gen.count; i++)
+        if (selected(o, gen.items[i])) sel[n++] = gen.items[i];
+    run_t r;
+    memset(&r, 0, sizeof r);
+    r.o = o;
+    r.xfail = xfail;
+    char device[160];
+    const char *dev_name = json_string_value(json_object_get(ctx.info, "device"));
+    const char *dev_version = json_string_value(json_object_get(ctx.info, "version"));
+    snprintf(device, sizeof device, "%s %s", dev_name ? dev_name : "",
+             dev_version ? dev_version : "");
+    conf_report_info_t info = {o->target, device, t->transport, n * (size_t)o->repeat};
+    if (rc == CONF_EXIT_OK && open_reporters(&r) != 0) rc = CONF_EXIT_USAGE;
+    if (rc == CONF_EXIT_OK) {
+        for (size_t j = 0; j < r.n_reps; j++) {
+            r.reps[j].info = &info;
+            if (r.reps[j].ops->begin) r.reps[j].ops->begin(&r.reps[j], &info);
+        }
+        run_all(&r, &ctx, sel, n);
+        r.sum.notes = conf_buf_str(&t->notes);
+        for (size_t j = 0; j < r.n_reps; j++)
+            if (r.reps[j].ops->end) r.reps[j].ops->end(&r.reps[j], r.results, r.n_results, &r.sum);
+        rc = ctx.lost                        ? CONF_EXIT_UNREACHABLE
+             : (r.sum.failed || r.sum.stale) ? CONF_EXIT_FAILED
+                                             : CONF_EXIT_OK;
+        if (ctx.lost) fprintf(stderr, "conformance: the connection to the device was lost\n");
+    }
+    for (size_t i = 0; i < 2; i++)
+        if (r.files[i]) fclose(r.files[i]);
+    for (size_t i = 0; i < r.n_results; i++) conf_result_free(&r.results[i]);
+    free(r.results);
+    free(sel);
+    conf_library_free(&gen);
+    conf_run_free(&ctx);
+    conf_control_close(ctl);
+    conf_target_close(t);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    options_t o;
+    if (parse_args(argc, argv, &o) != 0) {
+        usage(stderr);
+        return CONF_EXIT_USAGE;
+    }
+    conf_library_t lib;
+    conf_library_init(&lib);
+    if (load_library(&o, &lib) != 0) {
+        conf_library_free(&lib);
+        return CONF_EXIT_USAGE;
+    }
+    json_t *xfail = NULL;
+    if (o.xfail_file && !(xfail = load_xfail(o.xfail_file))) {
+        conf_library_free(&lib);
+        return CONF_EXIT_USAGE;
+    }
+    int rc = CONF_EXIT_OK;
+    if (o.list)
+        list_scenarios(&o, &lib);
+    else
+        rc = run(&o, &lib, xfail);
+    json_decref(xfail);
+    conf_library_free(&lib);
+    return rc;
+}

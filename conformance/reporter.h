@@ -1,0 +1,51 @@
+/* reporter.h: how results are reported: one small interface, one file per format in reporters/. */
+#ifndef CONF_REPORTER_H
+#define CONF_REPORTER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "runner.h"
+
+typedef struct conf_report_info {
+    const char *target;    /* the target spec */
+    const char *device;    /* "esp32-demo 1.0.0" or "" */
+    const char *transport; /* "tcp", "serial" */
+    size_t total;          /* scenarios that will be reported */
+} conf_report_info_t;
+
+typedef struct conf_summary {
+    size_t total, passed, failed, skipped, xfailed, stale;
+    double ms;
+    const char *notes; /* remarks from the target (boot noise), may be "" */
+} conf_summary_t;
+
+typedef struct conf_reporter conf_reporter_t;
+
+/* begin before the first result; result after each scenario (index from 1); end with every
+   result of the run (for the formats written as a whole). Any member may be NULL. */
+typedef struct conf_reporter_ops {
+    void (*begin)(conf_reporter_t *r, const conf_report_info_t *info);
+    void (*result)(conf_reporter_t *r, const conf_result_t *res, size_t index, size_t total);
+    void (*end)(conf_reporter_t *r, const conf_result_t *all, size_t n, const conf_summary_t *s);
+} conf_reporter_ops_t;
+
+struct conf_reporter {
+    const conf_reporter_ops_t *ops;
+    FILE *out;    /* where it writes (stdout, or the file it was given) */
+    bool color;   /* console: ANSI colours */
+    bool verbose; /* console: transcripts of passing scenarios too */
+    const conf_report_info_t *info;
+};
+
+extern const conf_reporter_ops_t conf_reporter_console;
+extern const conf_reporter_ops_t conf_reporter_tap;
+extern const conf_reporter_ops_t conf_reporter_junit;
+extern const conf_reporter_ops_t conf_reporter_json;
+
+/* Writes s XML-escaped (attribute-safe); bytes that XML 1.0 forbids or that are not UTF-8 are
+   replaced by '?'. */
+void conf_xml_escape(FILE *out, const char *s);
+
+#endif

@@ -1,0 +1,75 @@
+/* runner.h: running scenarios against a target: the session, requirements, steps, results. */
+#ifndef CONF_RUNNER_H
+#define CONF_RUNNER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "control.h"
+#include "scenario.h"
+#include "target.h"
+#include "vars.h"
+
+typedef enum conf_status {
+    CONF_PASS = 0,
+    CONF_FAIL,  /* a step did not do what the scenario says */
+    CONF_SKIP,  /* the device lacks what the scenario requires */
+    CONF_XFAIL, /* failed, and listed in --expected-failures */
+    CONF_STALE  /* passed, but listed in --expected-failures: fails the run */
+} conf_status_t;
+
+const char *conf_status_name(conf_status_t s);
+
+typedef struct conf_result {
+    char *name; /* scenario name, "#k" appended for --repeat runs after the first */
+    const conf_scenario_t *sc;
+    conf_status_t status;
+    char *message;           /* why it failed or was skipped (NULL when it passed) */
+    char *expected, *actual; /* pretty JSON of the failing comparison, or NULL */
+    char *transcript;        /* "-> sent" / "<- received" / "ctl-> ..." lines */
+    double ms;
+    json_t *steps; /* [{"step":"2","action":"send","detail":"gpio_read","ms":0.3,
+                      "ok":true}] */
+} conf_result_t;
+
+void conf_result_free(conf_result_t *r);
+
+/* A received message: its text and, if it parsed, its JSON. */
+typedef struct conf_msg {
+    json_t *json;
+    char *raw;
+} conf_msg_t;
+
+/* One run against one device: the connection, what discovery found, messages not yet claimed. */
+typedef struct conf_run_ctx {
+    conf_target_t *target;
+    conf_control_t *control; /* NULL without a control channel */
+    conf_vars_t globals;     /* discovery's variables */
+    json_t *info, *manifest; /* get_info and list_tools results */
+    char protocol[8];        /* "mcpu" */
+    json_int_t next_id;
+    conf_msg_t *queue;
+    size_t qlen, qcap;
+    double timeout_scale;
+    bool lost;              /* the connection dropped: later scenarios fail at once */
+    bool dirty;             /* the last scenario may have left replies in flight */
+    conf_buf_t *transcript; /* the current scenario's, or NULL */
+} conf_run_ctx_t;
+
+void conf_run_init(conf_run_ctx_t *ctx, conf_target_t *target, conf_control_t *control);
+void conf_run_free(conf_run_ctx_t *ctx);
+
+/* Why sc cannot run on this device (malloc'd), or NULL when it can. */
+char *conf_requirements_unmet(const conf_run_ctx_t *ctx, const conf_scenario_t *sc);
+
+/* Runs one scenario (or reports it skipped) into *r. */
+void conf_run_scenario(conf_run_ctx_t *ctx, const conf_scenario_t *sc, conf_result_t *r);
+
+/* Low-level exchange, also used by discovery: sends a request and waits for its response
+   (timeout in ms). Returns the response (caller decrefs) or NULL with err. */
+json_t *conf_request(conf_run_ctx_t *ctx, const char *method, const json_t *params, int timeout_ms,
+                     char *err, size_t cap);
+
+#endif

@@ -1,0 +1,67 @@
+/* target.h: what the runner talks to: one small interface, one file per kind in targets/. */
+#ifndef CONF_TARGET_H
+#define CONF_TARGET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util.h"
+
+/* Exit codes the runner uses (the contract). */
+enum { CONF_EXIT_OK = 0, CONF_EXIT_FAILED = 1, CONF_EXIT_USAGE = 2, CONF_EXIT_UNREACHABLE = 3 };
+
+typedef struct conf_target_opts {
+    const char *mcpsim; /* simulator executable for sim targets */
+    bool verbose;
+} conf_target_opts_t;
+
+typedef struct conf_target conf_target_t;
+
+/*
+ * A kind of target. Messages are whole JSON texts: send() frames them as the transport does
+ * (a newline on streams, a POST body on HTTP), receive() returns one whole message as text.
+ * send_raw() writes bytes as they are; it is NULL for transports that are not byte streams.
+ * open() returns CONF_EXIT_OK, CONF_EXIT_USAGE (bad spec) or CONF_EXIT_UNREACHABLE, with err.
+ * receive() returns 1 with *msg (malloc'd), 0 at the deadline (a conf_now_ms time), -1 when the
+ * connection is lost.
+ */
+typedef struct conf_target_ops {
+    const char *scheme; /* "sim", "tcp", "serial" */
+    int (*open)(conf_target_t *t, const char *spec, char *err, size_t cap);
+    int (*send)(conf_target_t *t, const char *msg, size_t len, char *err, size_t cap);
+    int (*send_raw)(conf_target_t *t, const void *bytes, size_t len, char *err, size_t cap);
+    int (*receive)(conf_target_t *t, int64_t deadline, char **msg, size_t *len, char *err,
+                   size_t cap);
+    void (*close)(conf_target_t *t);
+} conf_target_ops_t;
+
+struct conf_target {
+    const conf_target_ops_t *ops;
+    const conf_target_opts_t *opts;
+    void *impl;
+    char spec[512];     /* as given on the command line */
+    char transport[16]; /* "tcp", "serial", "http", "ws": what requires.transport matches */
+    bool stream;        /* a byte stream: send_raw works */
+    bool virtual_clock; /* time moves only through the control channel (sim.advance) */
+    char control[160];  /* control channel "HOST:PORT" the target brings, or "" */
+    conf_buf_t notes;   /* remarks for the report (boot noise before the first JSON line) */
+};
+
+extern const conf_target_ops_t conf_target_tcp;
+extern const conf_target_ops_t conf_target_serial;
+extern const conf_target_ops_t conf_target_sim;
+
+/*
+ * Opens a target from its spec: "sim[:BOARD][?transport=serial]", "tcp:HOST:PORT",
+ * "serial:/dev/ttyUSB0[?baud=115200&dtr=1&boot_ms=600]" (a bare /dev/... path is serial too).
+ * Returns NULL with *rc (CONF_EXIT_USAGE or CONF_EXIT_UNREACHABLE) and err.
+ */
+conf_target_t *conf_target_open(const char *spec, const conf_target_opts_t *opts, int *rc,
+                                char *err, size_t cap);
+void conf_target_close(conf_target_t *t);
+
+/* Value of key in a "?a=1&b=2" query (copied to out), or false. */
+bool conf_query_get(const char *query, const char *key, char *out, size_t cap);
+
+#endif

@@ -1,0 +1,61 @@
+/* host.h: the event loop that owns one simulated device, its clock and its transports. */
+#ifndef HOST_H
+#define HOST_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <uv.h>
+
+#include "sim.h"
+
+typedef struct host_pty host_pty_t;
+typedef struct host_server host_server_t;
+
+/*
+ * One simulator process: one loop thread, one device. Every call into the sim or the firmware goes
+ * through host_device_lock/unlock (the only way a second thread, such as a future HTTP server
+ * thread, may reach the device), and on the loop thread through the host_device_* helpers below,
+ * which also keep the real-time clock in step.
+ */
+typedef struct host {
+    uv_loop_t loop;
+    sim_t *sim;
+    sim_clock_mode_t clock;
+    pthread_mutex_t device_mutex;
+    uint64_t start_ns;      /* uv_hrtime() when simulated time was 0 */
+    uv_timer_t clock_timer; /* real-time mode: wakes at the sim's next event */
+    uv_signal_t sig_int, sig_term;
+    host_pty_t *pty;
+    host_server_t *tcp;
+    host_server_t *control;
+    bool stopping;
+} host_t;
+
+/* Sets up the loop, the signal handlers and the clock for sim (ownership passes to h).
+   Returns 0, or a negative libuv error. */
+int host_init(host_t *h, sim_t *sim);
+
+/* Runs the loop until host_stop (SIGINT/SIGTERM). */
+void host_run(host_t *h);
+
+/* Starts a clean shutdown from the loop thread: closes every transport and handle. */
+void host_stop(host_t *h);
+
+/* After host_run returned (or when startup failed): closes what is left, frees the sim. */
+void host_close(host_t *h);
+
+void host_device_lock(host_t *h);
+void host_device_unlock(host_t *h);
+
+/* Loop thread: feeds a byte stream to the device (real-time clock synced first); replies go
+   to out while the lock is held. */
+void host_device_feed(host_t *h, fw_framer_t *fr, const uint8_t *data, size_t len, fw_sink_t out);
+
+/* Loop thread: one control-channel message; the malloc'd response or NULL (notification). */
+char *host_device_control(host_t *h, const char *msg, size_t len);
+
+/* Microseconds of wall clock since simulated time 0. */
+uint64_t host_wall_us(const host_t *h);
+
+#endif

@@ -1,0 +1,170 @@
+/* loop.c: the host's event loop: signals, the real-time clock timer and serialised device access.
+ */
+#include "host.h"
+
+#include <signal.h>
+#include <string.h>
+
+#include "log.h"
+#include "net.h"
+#include "pty.h"
+
+/* Longest real-time sleep: the clock is re-synced at least this often even when idle. */
+#define CLOCK_MAX_SLEEP_MS 1000u
+
+void host_device_lock(host_t *h)
+{
+    pthread_mutex_lock(&h->device_mutex);
+}
+
+void host_device_unlock(host_t *h)
+{
+    pthread_mutex_unlock(&h->device_mutex);
+}
+
+uint64_t host_wall_us(const host_t *h)
+{
+    return (uv_hrtime() - h->start_ns) / 1000u;
+}
+
+/* Real-time mode: runs everything due up to now. Called with the device lock held. */
+static void clock_sync(host_t *h)
+{
+    if (h->clock == SIM_CLOCK_REALTIME) sim_sync_wall(h->sim, host_wall_us(h));
+}
+
+/* Next sim event, read with the lock held (UINT64_MAX in virtual mode: nothing to wake for). */
+static uint64_t clock_next(host_t *h)
+{
+    return h->clock == SIM_CLOCK_REALTIME ? sim_next_event_us(h->sim) : UINT64_MAX;
+}
+
+static void on_clock(uv_timer_t *t);
+
+/* Re-arms the timer for next_us (sim time = wall time in real-time mode), capped. */
+static void clock_arm(host_t *h, uint64_t next_us)
+{
+    if (h->clock != SIM_CLOCK_REALTIME || h->stopping) return;
+    uint64_t now = host_wall_us(h);
+    uint64_t ms = CLOCK_MAX_SLEEP_MS;
+    if (next_us <= now)
+        ms = 0;
+    else if (next_us != UINT64_MAX && (next_us - now + 999u) / 1000u < ms)
+        ms = (next_us - now + 999u) / 1000u; /* round up: waking early would only spin */
+    uv_update_time(&h->loop);
+    uv_timer_start(&h->clock_timer, on_clock, ms, 0);
+}
+
+static void on_clock(uv_timer_t *t)
+{
+    host_t *h = t->data;
+    host_device_lock(h);
+    clock_sync(h);
+    uint64_t next = clock_next(h);
+    host_device_unlock(h);
+    clock_arm(h, next);
+}
+
+void host_device_feed(host_t *h, fw_framer_t *fr, const uint8_t *data, size_t len, fw_sink_t out)
+{
+    host_device_lock(h);
+    clock_sync(h);
+    fw_device_feed(sim_device(h->sim), fr, data, len, out);
+    uint64_t next = clock_next(h);
+    host_device_unlock(h);
+    clock_arm(h, next);
+}
+
+char *host_device_control(host_t *h, const char *msg, size_t len)
+{
+    host_device_lock(h);
+    clock_sync(h);
+    char *resp = sim_control_handle(h->sim, msg, len);
+    uint64_t next = clock_next(h);
+    host_device_unlock(h);
+    clock_arm(h, next); /* a control call may have changed the next event (a new waveform) */
+    return resp;
+}
+
+static void on_signal(uv_signal_t *s, int signum)
+{
+    host_log(HOST_LOG_INFO, "%s received, shutting down", signum == SIGINT ? "SIGINT" : "SIGTERM");
+    host_stop(s->data);
+}
+
+int host_init(host_t *h, sim_t *sim)
+{
+    memset(h, 0, sizeof *h);
+    h->sim = sim;
+    h->clock = sim_clock_mode(sim);
+    pthread_mutex_init(&h->device_mutex, NULL);
+    int rc = uv_loop_init(&h->loop);
+    if (rc != 0) {
+        sim_destroy(sim);
+        h->sim = NULL;
+        return rc;
+    }
+    /* A client that vanishes must cost a failed write, not the process. */
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = SIG_IGN;
+    sigaction(SIGPIPE, &sa, NULL);
+
+    uv_timer_init(&h->loop, &h->clock_timer);
+    h->clock_timer.data = h;
+    uv_signal_init(&h->loop, &h->sig_int);
+    uv_signal_init(&h->loop, &h->sig_term);
+    h->sig_int.data = h->sig_term.data = h;
+    if ((rc = uv_signal_start(&h->sig_int, on_signal, SIGINT)) != 0 ||
+        (rc = uv_signal_start(&h->sig_term, on_signal, SIGTERM)) != 0)
+        return rc;
+    h->start_ns = uv_hrtime();
+    clock_arm(h, 0); /* runs whatever is due at time 0, then follows the sim's events */
+    return 0;
+}
+
+void host_run(host_t *h)
+{
+    uv_run(&h->loop, UV_RUN_DEFAULT);
+}
+
+static void close_handle(uv_handle_t *handle)
+{
+    if (!uv_is_closing(handle)) uv_close(handle, NULL);
+}
+
+void host_stop(host_t *h)
+{
+    if (h->stopping) return;
+    h->stopping = true;
+    close_handle((uv_handle_t *)&h->clock_timer);
+    close_handle((uv_handle_t *)&h->sig_int);
+    close_handle((uv_handle_t *)&h->sig_term);
+    if (h->pty) host_pty_close(h->pty);
+    if (h->tcp) host_server_close(h->tcp);
+    if (h->control) host_server_close(h->control);
+    h->pty = NULL;
+    h->tcp = h->control = NULL;
+}
+
+static void close_leftover(uv_handle_t *handle, void *arg)
+{
+    (void)arg;
+    host_log(HOST_LOG_DEBUG, "closing leftover handle of type %s",
+             uv_handle_type_name(uv_handle_get_type(handle)));
+    close_handle(handle);
+}
+
+void host_close(host_t *h)
+{
+    if (!h->sim) return;
+    host_stop(h);
+    uv_run(&h->loop, UV_RUN_DEFAULT); /* lets every close callback run */
+    uv_walk(&h->loop, close_leftover, NULL);
+    uv_run(&h->loop, UV_RUN_DEFAULT);
+    if (uv_loop_close(&h->loop) != 0)
+        host_log(HOST_LOG_WARN, "event loop closed with handles still open");
+    sim_destroy(h->sim);
+    h->sim = NULL;
+    pthread_mutex_destroy(&h->device_mutex);
+}

@@ -1,0 +1,130 @@
+/* main.c: mcpsim's entry point: command line, board, endpoints, readiness lines, event loop. */
+#include <stdio.h>
+#include <string.h>
+
+#include "buf.h"
+#include "cli.h"
+#include "host.h"
+#include "log.h"
+#include "pty.h"
+#include "transports.h"
+
+/* Loads the board named on the command line and boots the firmware on it; NULL after logging. */
+static sim_t *create_sim(const host_options_t *o)
+{
+    char path[4096], msg[1024];
+    if (host_board_path(o->board, path, sizeof path, msg, sizeof msg) != 0) {
+        host_log(HOST_LOG_ERROR, "%s", msg);
+        return NULL;
+    }
+    sim_error_t err;
+    memset(&err, 0, sizeof err);
+    sim_board_t *board = sim_board_load(path, &err);
+    sim_t *sim = board ? sim_create(board, o->clock, &err) : NULL;
+    if (!sim) {
+        sim_error_format(&err, msg, sizeof msg);
+        host_log(HOST_LOG_ERROR, "%s", msg);
+        return NULL;
+    }
+    host_log(HOST_LOG_INFO, "board %s (%s), %s clock", o->board, path,
+             o->clock == SIM_CLOCK_VIRTUAL ? "virtual" : "real-time");
+    return sim;
+}
+
+static void add_line(host_buf_t *lines, const char *key, const char *value)
+{
+    host_buf_append(lines, key, strlen(key));
+    host_buf_append(lines, ": ", 2);
+    host_buf_append(lines, value, strlen(value));
+    host_buf_append(lines, "\n", 1);
+}
+
+/* "127.0.0.1:7000" -> "127.0.0.1 7000", "[::1]:7000" -> "::1 7000" (as nc wants them). */
+static void nc_args(const char *addr, char *out, size_t cap)
+{
+    const char *colon = strrchr(addr, ':');
+    size_t host_len = (size_t)(colon - addr);
+    if (addr[0] == '[') {
+        addr++;
+        host_len -= 2;
+    }
+    snprintf(out, cap, "%.*s %s", (int)host_len, addr, colon + 1);
+}
+
+/* Tells a human where to connect (stderr; stdout carries the machine-readable lines). */
+static void log_connect(const char *uart, const char *tcp, const char *control)
+{
+    char line[512] = "", nc[128];
+    if (uart) snprintf(line, sizeof line, "screen %s 115200", uart);
+    if (tcp) {
+        size_t n = strlen(line);
+        nc_args(tcp, nc, sizeof nc);
+        snprintf(line + n, sizeof line - n, "%snc %s", n ? " | " : "", nc);
+    }
+    if (line[0]) host_log(HOST_LOG_INFO, "connect: %s", line);
+    if (control) {
+        nc_args(control, nc, sizeof nc);
+        host_log(HOST_LOG_INFO, "control channel: nc %s (sim.* JSON-RPC, one per line)", nc);
+    }
+}
+
+/* Opens every endpoint asked for; on success prints their lines and "ready" on stdout. */
+static int open_endpoints(host_t *h, const host_options_t *o)
+{
+    char tcp[128], control[128];
+    host_buf_t lines = {0};
+    int rc = -1;
+    if (o->pty) {
+        if (!(h->pty = host_pty_open(h, o->pty_link))) goto out;
+        add_line(&lines, "uart", host_pty_path(h->pty));
+        if (o->pty_link) add_line(&lines, "uart-link", o->pty_link);
+    }
+    if (o->tcp.enabled) {
+        if (!(h->tcp = host_tcp_open(h, &o->tcp, tcp, sizeof tcp))) goto out;
+        add_line(&lines, "tcp", tcp);
+    }
+    if (o->control.enabled) {
+        if (!(h->control = host_control_open(h, &o->control, control, sizeof control))) goto out;
+        add_line(&lines, "control", control);
+    }
+    host_buf_append(&lines, "ready\n", 6);
+    fwrite(lines.data, 1, lines.len, stdout);
+    fflush(stdout);
+    log_connect(o->pty ? host_pty_path(h->pty) : NULL, o->tcp.enabled ? tcp : NULL,
+                o->control.enabled ? control : NULL);
+    rc = 0;
+out:
+    host_buf_free(&lines);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    host_options_t o;
+    char err[512];
+    if (host_cli_parse(argc, argv, &o, err, sizeof err) != 0) {
+        fprintf(stderr, "mcpsim: error: %s\nTry 'mcpsim --help'.\n", err);
+        return 2;
+    }
+    if (o.help) {
+        host_cli_usage(stdout);
+        return 0;
+    }
+    if (o.version) {
+        printf("mcpsim %s (firmware core %s)\n", MCPSIM_VERSION, FW_CORE_VERSION);
+        return 0;
+    }
+    host_log_set_level((host_log_level_t)o.log_level);
+    sim_t *sim = create_sim(&o);
+    if (!sim) return 2;
+    host_t h;
+    if (host_init(&h, sim) != 0) {
+        host_log(HOST_LOG_ERROR, "cannot set up the event loop");
+        host_close(&h);
+        return 1;
+    }
+    int rc = open_endpoints(&h, &o);
+    if (rc == 0) host_run(&h);
+    host_close(&h);
+    return rc == 0 ? 0 : 1;
+}

@@ -1,0 +1,284 @@
+/* net.c: TCP listeners and their connections: byte input to a handler, a bounded write queue. */
+#include "net.h"
+
+#include <netdb.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+
+struct host_server {
+    uv_tcp_t listener;
+    host_t *host;
+    char name[16];
+    const host_server_ops_t *ops;
+    size_t out_max;
+    host_conn_t *conns;      /* live connections, doubly linked */
+    unsigned refs;           /* the listener + every connection not yet freed */
+    char readbuf[64 * 1024]; /* reads are handled synchronously, so one buffer serves all */
+};
+
+/*
+ * Output is a two-part queue: replies append to `pending`; when no write is in flight the two
+ * buffers swap and `inflight` is handed to uv_write, which owns it until its callback.
+ */
+struct host_conn {
+    uv_tcp_t tcp;
+    host_server_t *srv;
+    void *state;
+    host_buf_t pending, inflight;
+    uv_write_t wreq;
+    bool writing;    /* inflight is with uv_write */
+    bool eof;        /* the client finished sending: close once the output is flushed */
+    bool over_limit; /* output beyond out_max: disconnect after the current input */
+    bool closing;
+    char peer[64];
+    host_conn_t *prev, *next;
+};
+
+static void srv_unref(host_server_t *srv)
+{
+    if (--srv->refs == 0) free(srv);
+}
+
+static void format_addr(const struct sockaddr_storage *ss, char *out, size_t cap)
+{
+    char ip[64] = "?";
+    unsigned port = 0;
+    if (ss->ss_family == AF_INET6) {
+        const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)ss;
+        uv_ip6_name(a, ip, sizeof ip);
+        port = ntohs(a->sin6_port);
+        snprintf(out, cap, "[%s]:%u", ip, port);
+        return;
+    }
+    const struct sockaddr_in *a = (const struct sockaddr_in *)ss;
+    uv_ip4_name(a, ip, sizeof ip);
+    port = ntohs(a->sin_port);
+    snprintf(out, cap, "%s:%u", ip, port);
+}
+
+/* ---------------------------------------------------------------- connections */
+
+static void on_conn_closed(uv_handle_t *handle)
+{
+    host_conn_t *c = handle->data;
+    host_server_t *srv = c->srv;
+    srv->ops->close(c, c->state);
+    host_log(HOST_LOG_INFO, "%s: %s disconnected", srv->name, c->peer);
+    if (c->prev)
+        c->prev->next = c->next;
+    else
+        srv->conns = c->next;
+    if (c->next) c->next->prev = c->prev;
+    host_buf_free(&c->pending);
+    host_buf_free(&c->inflight);
+    free(c);
+    srv_unref(srv);
+}
+
+static void conn_close(host_conn_t *c)
+{
+    if (c->closing) return;
+    c->closing = true;
+    uv_close((uv_handle_t *)&c->tcp, on_conn_closed);
+}
+
+static void conn_flush(host_conn_t *c);
+
+static void on_written(uv_write_t *req, int status)
+{
+    host_conn_t *c = req->data;
+    c->writing = false;
+    c->inflight.len = 0;
+    if (c->closing) return;
+    if (status < 0) {
+        host_log(HOST_LOG_DEBUG, "%s: %s: write failed: %s", c->srv->name, c->peer,
+                 uv_strerror(status));
+        conn_close(c);
+        return;
+    }
+    if (c->eof && c->pending.len == 0)
+        conn_close(c);
+    else
+        conn_flush(c);
+}
+
+static void conn_flush(host_conn_t *c)
+{
+    if (c->writing || c->closing || c->pending.len == 0) return;
+    host_buf_swap(&c->pending, &c->inflight);
+    uv_buf_t b = uv_buf_init(c->inflight.data, (unsigned)c->inflight.len);
+    c->wreq.data = c;
+    int rc = uv_write(&c->wreq, (uv_stream_t *)&c->tcp, &b, 1, on_written);
+    if (rc != 0) {
+        host_log(HOST_LOG_DEBUG, "%s: %s: write failed: %s", c->srv->name, c->peer,
+                 uv_strerror(rc));
+        conn_close(c);
+        return;
+    }
+    c->writing = true;
+}
+
+void host_conn_write(host_conn_t *c, const char *data, size_t len)
+{
+    if (c->closing || c->over_limit) return;
+    if (c->pending.len + c->inflight.len + len > c->srv->out_max) {
+        c->over_limit = true;
+        return;
+    }
+    host_buf_append(&c->pending, data, len);
+}
+
+static void sink_write(void *ctx, const char *data, size_t len)
+{
+    host_conn_write(ctx, data, len);
+}
+
+fw_sink_t host_conn_sink(host_conn_t *c)
+{
+    fw_sink_t s = {sink_write, c};
+    return s;
+}
+
+host_t *host_conn_host(const host_conn_t *c)
+{
+    return c->srv->host;
+}
+
+const char *host_conn_peer(const host_conn_t *c)
+{
+    return c->peer;
+}
+
+static void on_alloc(uv_handle_t *handle, size_t suggested, uv_buf_t *buf)
+{
+    host_conn_t *c = handle->data;
+    (void)suggested;
+    *buf = uv_buf_init(c->srv->readbuf, sizeof c->srv->readbuf);
+}
+
+static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
+{
+    host_conn_t *c = stream->data;
+    if (nread > 0) {
+        c->srv->ops->data(c, c->state, buf->base, (size_t)nread);
+        if (c->over_limit) {
+            host_log(HOST_LOG_WARN,
+                     "%s: %s does not read its replies (over %zu bytes queued): disconnected",
+                     c->srv->name, c->peer, c->srv->out_max);
+            conn_close(c);
+        } else {
+            conn_flush(c);
+        }
+    } else if (nread == UV_EOF) {
+        c->eof = true;
+        uv_read_stop(stream);
+        if (!c->writing && c->pending.len == 0) conn_close(c);
+    } else if (nread < 0) {
+        host_log(HOST_LOG_DEBUG, "%s: %s: read failed: %s", c->srv->name, c->peer,
+                 uv_strerror((int)nread));
+        conn_close(c);
+    }
+}
+
+static void on_connection(uv_stream_t *listener, int status)
+{
+    host_server_t *srv = listener->data;
+    if (status < 0) {
+        host_log(HOST_LOG_WARN, "%s: accept failed: %s", srv->name, uv_strerror(status));
+        return;
+    }
+    host_conn_t *c = calloc(1, sizeof *c);
+    if (!c) {
+        host_log(HOST_LOG_ERROR, "%s: out of memory for a new connection", srv->name);
+        return;
+    }
+    c->srv = srv;
+    c->tcp.data = c;
+    uv_tcp_init(listener->loop, &c->tcp);
+    srv->refs++;
+    c->next = srv->conns;
+    if (srv->conns) srv->conns->prev = c;
+    srv->conns = c;
+    c->state = srv->ops->open(c); /* before any close: on_conn_closed hands state back */
+    if (uv_accept(listener, (uv_stream_t *)&c->tcp) != 0) {
+        snprintf(c->peer, sizeof c->peer, "(client)");
+        conn_close(c);
+        return;
+    }
+    struct sockaddr_storage ss;
+    int len = sizeof ss;
+    if (uv_tcp_getpeername(&c->tcp, (struct sockaddr *)&ss, &len) == 0)
+        format_addr(&ss, c->peer, sizeof c->peer);
+    uv_tcp_nodelay(&c->tcp, 1); /* one reply per request: do not wait to fill a segment */
+    host_log(HOST_LOG_INFO, "%s: %s connected", srv->name, c->peer);
+    uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
+}
+
+/* ---------------------------------------------------------------- listeners */
+
+/* Binds and listens on the first address ep resolves to. 0, or -1 with the reason in err. */
+static int listen_on(host_server_t *srv, const host_endpoint_t *ep, char *err, size_t cap)
+{
+    char port[8];
+    snprintf(port, sizeof port, "%u", (unsigned)ep->port);
+    struct addrinfo hints, *res = NULL;
+    memset(&hints, 0, sizeof hints);
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+    int rc = getaddrinfo(ep->host, port, &hints, &res);
+    if (rc != 0) {
+        snprintf(err, cap, "%s", gai_strerror(rc));
+        return -1;
+    }
+    rc = uv_tcp_bind(&srv->listener, res->ai_addr, 0);
+    freeaddrinfo(res);
+    if (rc == 0) rc = uv_listen((uv_stream_t *)&srv->listener, 128, on_connection);
+    if (rc != 0) {
+        snprintf(err, cap, "%s", uv_strerror(rc));
+        return -1;
+    }
+    return 0;
+}
+
+static void on_listener_closed(uv_handle_t *handle)
+{
+    srv_unref(handle->data);
+}
+
+host_server_t *host_server_open(host_t *h, const char *name, const host_endpoint_t *ep,
+                                const host_server_ops_t *ops, size_t out_max, char *addr,
+                                size_t addr_cap)
+{
+    host_server_t *srv = calloc(1, sizeof *srv);
+    if (!srv) return NULL;
+    srv->host = h;
+    snprintf(srv->name, sizeof srv->name, "%s", name);
+    srv->ops = ops;
+    srv->out_max = out_max;
+    srv->refs = 1;
+    srv->listener.data = srv;
+    uv_tcp_init(&h->loop, &srv->listener);
+    char err[128];
+    if (listen_on(srv, ep, err, sizeof err) != 0) {
+        host_log(HOST_LOG_ERROR, "%s: cannot listen on %s:%u: %s", name, ep->host,
+                 (unsigned)ep->port, err);
+        uv_close((uv_handle_t *)&srv->listener, on_listener_closed);
+        return NULL;
+    }
+    struct sockaddr_storage ss;
+    int len = sizeof ss;
+    uv_tcp_getsockname(&srv->listener, (struct sockaddr *)&ss, &len);
+    format_addr(&ss, addr, addr_cap);
+    host_log(HOST_LOG_DEBUG, "%s: listening on %s", name, addr);
+    return srv;
+}
+
+void host_server_close(host_server_t *srv)
+{
+    for (host_conn_t *c = srv->conns; c; c = c->next) conn_close(c);
+    uv_close((uv_handle_t *)&srv->listener, on_listener_closed);
+}

@@ -1,0 +1,211 @@
+/* pty.c: the device's UART as a pseudo-terminal (raw, 115200), optionally behind a symlink. */
+#include "pty.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "log.h"
+
+/* Input is paused while more than HIGH reply bytes wait, and resumed below LOW: a client that
+   stops reading slows the device down, like a UART with flow control, instead of losing bytes. */
+#define PTY_OUT_HIGH (64u * 1024u)
+#define PTY_OUT_LOW (16u * 1024u)
+
+struct host_pty {
+    host_t *host;
+    int master;
+    int slave; /* kept open so the master never sees a hang-up between clients */
+    char path[64];
+    char *link_path; /* owned; NULL without --pty-link */
+    uv_poll_t poll;
+    int events; /* UV_READABLE / UV_WRITABLE currently polled */
+    fw_framer_t framer;
+    host_buf_t out; /* replies not yet accepted by the master */
+};
+
+static void on_poll(uv_poll_t *poll, int status, int events);
+
+static void update_events(host_pty_t *p)
+{
+    bool reading = p->events & UV_READABLE;
+    if (reading && p->out.len >= PTY_OUT_HIGH)
+        reading = false;
+    else if (!reading && p->out.len <= PTY_OUT_LOW)
+        reading = true;
+    int want = (reading ? UV_READABLE : 0) | (p->out.len > 0 ? UV_WRITABLE : 0);
+    if (want != p->events) {
+        p->events = want;
+        uv_poll_start(&p->poll, want, on_poll);
+    }
+}
+
+/* Writes as much of the queue as the master takes now. */
+static void flush_out(host_pty_t *p)
+{
+    size_t done = 0;
+    while (done < p->out.len) {
+        ssize_t n = write(p->master, p->out.data + done, p->out.len - done);
+        if (n > 0) {
+            done += (size_t)n;
+        } else if (n < 0 && errno == EINTR) {
+            continue;
+        } else {
+            if (n < 0 && errno != EAGAIN)
+                host_log(HOST_LOG_DEBUG, "uart: write to pty master failed: %s", strerror(errno));
+            break;
+        }
+    }
+    host_buf_consume(&p->out, done);
+}
+
+static void sink_write(void *ctx, const char *data, size_t len)
+{
+    host_pty_t *p = ctx;
+    host_buf_append(&p->out, data, len);
+}
+
+static void read_input(host_pty_t *p)
+{
+    uint8_t buf[4096];
+    ssize_t n = read(p->master, buf, sizeof buf);
+    if (n > 0) {
+        fw_sink_t sink = {sink_write, p};
+        host_device_feed(p->host, &p->framer, buf, (size_t)n, sink);
+    } else if (n < 0 && errno != EAGAIN && errno != EINTR) {
+        host_log(HOST_LOG_DEBUG, "uart: read from pty master failed: %s", strerror(errno));
+    }
+}
+
+static void on_poll(uv_poll_t *poll, int status, int events)
+{
+    host_pty_t *p = poll->data;
+    if (status < 0) {
+        host_log(HOST_LOG_WARN, "uart: poll failed: %s", uv_strerror(status));
+        return;
+    }
+    if (events & UV_READABLE) read_input(p);
+    flush_out(p);
+    update_events(p);
+}
+
+/* The slave as a serial port at 115200, raw: no echo, no line editing, no CR/LF mapping. */
+static int make_raw(int fd)
+{
+    struct termios t;
+    if (tcgetattr(fd, &t) != 0) return -1;
+    cfmakeraw(&t);
+    cfsetispeed(&t, B115200);
+    cfsetospeed(&t, B115200);
+    t.c_cc[VMIN] = 1;
+    t.c_cc[VTIME] = 0;
+    return tcsetattr(fd, TCSANOW, &t);
+}
+
+static int open_pair(host_pty_t *p)
+{
+    p->master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+    if (p->master < 0) return -1;
+    if (grantpt(p->master) != 0 || unlockpt(p->master) != 0 ||
+        ptsname_r(p->master, p->path, sizeof p->path) != 0)
+        return -1;
+    p->slave = open(p->path, O_RDWR | O_NOCTTY | O_CLOEXEC);
+    if (p->slave < 0 || make_raw(p->slave) != 0) return -1;
+    int fl = fcntl(p->master, F_GETFL);
+    return fl < 0 ? -1 : fcntl(p->master, F_SETFL, fl | O_NONBLOCK);
+}
+
+/* Points link_path at the slave: a temporary symlink renamed over the old one, so a client
+   looking at the path never finds it missing or half-made. */
+static int make_link(host_pty_t *p, const char *link_path)
+{
+    size_t n = strlen(link_path) + 32;
+    char *tmp = malloc(n);
+    p->link_path = strdup(link_path);
+    if (!tmp || !p->link_path) {
+        free(tmp);
+        return -1;
+    }
+    snprintf(tmp, n, "%s.tmp.%ld", link_path, (long)getpid());
+    unlink(tmp);
+    int rc = symlink(p->path, tmp);
+    if (rc == 0 && (rc = rename(tmp, link_path)) != 0) unlink(tmp);
+    free(tmp);
+    if (rc != 0) {
+        free(p->link_path);
+        p->link_path = NULL;
+    }
+    return rc;
+}
+
+/* Removes the link only while it still points at our slave (another instance may own it now). */
+static void remove_link(host_pty_t *p)
+{
+    if (!p->link_path) return;
+    char target[sizeof p->path];
+    ssize_t n = readlink(p->link_path, target, sizeof target - 1);
+    if (n >= 0) {
+        target[n] = 0;
+        if (strcmp(target, p->path) == 0) unlink(p->link_path);
+    }
+    free(p->link_path);
+    p->link_path = NULL;
+}
+
+static void close_fds(host_pty_t *p)
+{
+    if (p->slave >= 0) close(p->slave);
+    if (p->master >= 0) close(p->master);
+    p->slave = p->master = -1;
+}
+
+host_pty_t *host_pty_open(host_t *h, const char *link_path)
+{
+    host_pty_t *p = calloc(1, sizeof *p);
+    if (!p) return NULL;
+    p->host = h;
+    p->master = p->slave = -1;
+    fw_framer_init(&p->framer);
+    if (open_pair(p) != 0) {
+        host_log(HOST_LOG_ERROR, "uart: cannot create a pseudo-terminal: %s", strerror(errno));
+        close_fds(p);
+        free(p);
+        return NULL;
+    }
+    if (link_path && make_link(p, link_path) != 0) {
+        host_log(HOST_LOG_ERROR, "uart: cannot create symlink %s -> %s: %s", link_path, p->path,
+                 strerror(errno));
+        close_fds(p);
+        free(p);
+        return NULL;
+    }
+    uv_poll_init(&h->loop, &p->poll, p->master);
+    p->poll.data = p;
+    p->events = UV_READABLE;
+    uv_poll_start(&p->poll, p->events, on_poll);
+    return p;
+}
+
+const char *host_pty_path(const host_pty_t *p)
+{
+    return p->path;
+}
+
+static void on_closed(uv_handle_t *handle)
+{
+    host_pty_t *p = handle->data;
+    close_fds(p);
+    host_buf_free(&p->out);
+    free(p);
+}
+
+void host_pty_close(host_pty_t *p)
+{
+    remove_link(p);
+    uv_close((uv_handle_t *)&p->poll, on_closed);
+}

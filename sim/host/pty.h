@@ -1,0 +1,23 @@
+/* pty.h: the device's UART as a pseudo-terminal (raw, 115200), optionally behind a symlink. */
+#ifndef HOST_PTY_H
+#define HOST_PTY_H
+
+#include "host.h"
+
+/*
+ * Opens a pty and serves the device on it: bytes a client writes to the slave are fed to the
+ * device with the pty's framer; replies are written to the master, queued while the client is
+ * not reading (never dropped; input is paused while the queue is long). The simulator holds the
+ * slave open itself, so clients may open, close and reopen it at will. With link_path, a symlink
+ * to the slave is created (replacing any file there atomically) and removed at close.
+ * NULL after logging why.
+ */
+host_pty_t *host_pty_open(host_t *h, const char *link_path);
+
+/* The slave's path ("/dev/pts/3"). */
+const char *host_pty_path(const host_pty_t *p);
+
+/* Stops serving, removes the symlink and closes the fds; memory goes in the close callback. */
+void host_pty_close(host_pty_t *p);
+
+#endif

@@ -1,0 +1,213 @@
+/* test_it_tcp.c: integration: the device's TCP transport, many clients, framing and slow readers.
+ */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "it_util.h"
+#include "test_util.h"
+
+static it_proc_t proc;
+
+static void start(void)
+{
+    it_start_board(&proc, "esp32-demo");
+}
+
+static void stop(void)
+{
+    ck_assert_int_eq(it_stop(&proc, SIGTERM, NULL), 0);
+}
+
+static json_int_t reply_id(const char *line)
+{
+    json_t *r = json_loads(line, 0, NULL);
+    ck_assert_msg(r != NULL, "not JSON: %s", line);
+    json_int_t id = json_integer_value(json_object_get(r, "id"));
+    json_decref(r);
+    return id;
+}
+
+static void expect_reply_id(it_conn_t *c, json_int_t id)
+{
+    char *line = it_read_line(c, IT_TIMEOUT);
+    ck_assert_msg(line != NULL, "no reply with id %lld", (long long)id);
+    ck_assert_int_eq(reply_id(line), id);
+    free(line);
+}
+
+START_TEST(two_clients_share_the_device_and_get_their_own_replies)
+{
+    start();
+    it_conn_t *a = it_tcp_connect(proc.tcp_port);
+    it_conn_t *b = it_tcp_connect(proc.tcp_port);
+    json_t *r = it_call(a, 1, "gpio_write", "{\"pin\":2,\"value\":true}");
+    ck_assert(json_is_true(json_object_get(it_result(r), "value")));
+    json_decref(r);
+    r = it_call(b, 1, "gpio_read", "{\"pin\":2}");
+    ck_assert(json_is_true(json_object_get(it_result(r), "value"))); /* one device */
+    json_decref(r);
+
+    /* Interleaved: each reply comes back on the connection that asked, in order. */
+    it_send(a, "{\"jsonrpc\":\"2.0\",\"id\":10,\"method\":\"get_info\"}\n");
+    it_send(b, "{\"jsonrpc\":\"2.0\",\"id\":20,\"method\":\"list_tools\"}\n");
+    it_send(a, "{\"jsonrpc\":\"2.0\",\"id\":11,\"method\":\"gpio_read\",\"params\":{\"pin\":2}}\n");
+    it_send(b, "{\"jsonrpc\":\"2.0\",\"id\":21,\"method\":\"get_info\"}\n");
+    expect_reply_id(b, 20);
+    expect_reply_id(a, 10);
+    expect_reply_id(a, 11);
+    expect_reply_id(b, 21);
+    it_conn_close(a);
+    it_conn_close(b);
+    stop();
+}
+END_TEST
+
+START_TEST(a_request_split_across_writes_is_one_request)
+{
+    start();
+    it_conn_t *c = it_tcp_connect(proc.tcp_port);
+    it_send(c, "{\"jsonrpc\":\"2.0\",");
+    usleep(50 * 1000);
+    it_send(c, "\"id\":7,\"method\":\"get_");
+    usleep(50 * 1000);
+    it_send(c, "info\"}");
+    usleep(50 * 1000);
+    it_send(c, "\n{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"get_info\"}\n"
+               "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"get_info\"}\n");
+    expect_reply_id(c, 7);
+    expect_reply_id(c, 8);
+    expect_reply_id(c, 9);
+    it_conn_close(c);
+    stop();
+}
+END_TEST
+
+START_TEST(a_garbage_line_gets_a_parse_error_and_the_next_request_works)
+{
+    start();
+    it_conn_t *c = it_tcp_connect(proc.tcp_port);
+    json_t *r = it_rpc(c, "this is not json {");
+    ck_assert_int_eq(it_error_code(r), -32700);
+    ck_assert(json_is_null(json_object_get(r, "id")));
+    json_decref(r);
+    r = it_call(c, 2, "get_info", NULL);
+    ck_assert_str_eq(json_string_value(json_object_get(it_result(r), "device")), "esp32-demo");
+    json_decref(r);
+    it_conn_close(c);
+    stop();
+}
+END_TEST
+
+START_TEST(control_methods_are_not_reachable_over_the_device_transport)
+{
+    start();
+    it_conn_t *c = it_tcp_connect(proc.tcp_port);
+    json_t *r = it_call(c, 3, "sim.advance", "{\"ms\":1000}");
+    ck_assert_int_eq(it_error_code(r), -32601);
+    json_decref(r);
+    it_conn_close(c);
+    stop();
+}
+END_TEST
+
+/* A client that shuts down its sending side gets every reply before the server closes (that
+   replies still queued in the server are flushed first is shown on the control channel, whose
+   larger queue limit allows more than the kernel's socket buffers hold). */
+START_TEST(a_client_that_stops_sending_still_gets_its_replies)
+{
+    enum { N = 100 }; /* about 600 KB of list_tools replies */
+    start();
+    it_conn_t *c = it_tcp_connect(proc.tcp_port);
+    char req[96];
+    for (int i = 1; i <= N; i++) {
+        snprintf(req, sizeof req, "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"list_tools\"}\n", i);
+        it_send(c, req);
+    }
+    shutdown(c->fd, SHUT_WR); /* as `nc -N` or socat do at the end of their input */
+    usleep(200 * 1000);       /* the server sees the end while its replies are queued */
+    for (int i = 1; i <= N; i++) expect_reply_id(c, i);
+    ck_assert(it_wait_closed(c, IT_TIMEOUT));
+    it_conn_close(c);
+    stop();
+}
+END_TEST
+
+START_TEST(clients_come_and_go)
+{
+    start();
+    for (int i = 0; i < 50; i++) {
+        it_conn_t *c = it_tcp_connect(proc.tcp_port);
+        if (i % 2)
+            it_send(c, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"list_tools\"}\n{\"jsonrpc\"");
+        it_conn_close(c); /* mid-reply and mid-request: the server must cope */
+    }
+    it_conn_t *c = it_tcp_connect(proc.tcp_port);
+    json_t *r = it_call(c, 5, "get_info", NULL);
+    it_result(r);
+    json_decref(r);
+    it_conn_close(c);
+    stop();
+}
+END_TEST
+
+/* A client that sends without ever reading is cut off; the others are served all along. */
+START_TEST(a_client_that_does_not_read_is_disconnected_and_others_go_on)
+{
+    start();
+    it_conn_t *hog = it_tcp_connect(proc.tcp_port);
+    it_conn_t *good = it_tcp_connect(proc.tcp_port);
+    int small = 4096;
+    setsockopt(hog->fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
+    fcntl(hog->fd, F_SETFL, fcntl(hog->fd, F_GETFL) | O_NONBLOCK);
+    static const char req[] = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"list_tools\"}\n";
+    bool cut = false;
+    double deadline = it_now() + 4 * IT_TIMEOUT;
+    for (int i = 0; !cut && it_now() < deadline; i++) {
+        ssize_t n = send(hog->fd, req, sizeof req - 1, MSG_NOSIGNAL);
+        if (n < 0 && (errno == EPIPE || errno == ECONNRESET))
+            cut = true;
+        else if (n < 0)
+            usleep(1000); /* our own send buffer is full: the server is behind, let it run */
+        if (i % 500 == 0) {
+            json_t *r = it_call(good, i, "get_info", NULL);
+            it_result(r);
+            json_decref(r);
+        }
+    }
+    ck_assert_msg(cut, "the non-reading client was never disconnected");
+    json_t *r = it_call(good, 1, "get_info", NULL);
+    it_result(r);
+    json_decref(r);
+    char *log = it_stderr(&proc);
+    ck_assert_msg(strstr(log, "does not read its replies") != NULL, "no warning in: %s", log);
+    free(log);
+    it_conn_close(hog);
+    it_conn_close(good);
+    stop();
+}
+END_TEST
+
+static Suite *it_tcp_suite(void)
+{
+    Suite *s = suite_create("it_tcp");
+    TCase *tc = tcase_create("tcp");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, two_clients_share_the_device_and_get_their_own_replies);
+    tcase_add_test(tc, a_request_split_across_writes_is_one_request);
+    tcase_add_test(tc, a_garbage_line_gets_a_parse_error_and_the_next_request_works);
+    tcase_add_test(tc, control_methods_are_not_reachable_over_the_device_transport);
+    tcase_add_test(tc, a_client_that_stops_sending_still_gets_its_replies);
+    tcase_add_test(tc, clients_come_and_go);
+    tcase_add_test(tc, a_client_that_does_not_read_is_disconnected_and_others_go_on);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+TEST_MAIN(it_tcp_suite)

@@ -62,12 +62,16 @@ static void write_bytes(fw_jw_t *w, const char *key, const uint8_t *bytes, size_
     fw_jw_arr_end(w);
 }
 
+/* Addresses probed between two progress reports of a scan. */
+#define SCAN_PROGRESS_STEP 16u
+
 /* Probes every address with a zero-length write: an ACK means present, a NACK absent. Any
    other error (a stuck bus) ends the scan, since later answers could not be trusted. */
 static fw_err_t i2c_scan_fn(fw_call_t *call)
 {
     uint8_t bus = 0;
     uint8_t found[(ADDR_LAST + 8u) / 8u] = {0};
+    const unsigned total = ADDR_LAST - ADDR_FIRST + 1u;
     fw_err_t err = bus_arg(call, &bus);
     for (unsigned a = ADDR_FIRST; err == FW_OK && a <= ADDR_LAST; a++) {
         fw_err_t probe = fw_hal_i2c(call->dev, bus, (uint8_t)a, NULL, 0, NULL, 0);
@@ -75,6 +79,9 @@ static fw_err_t i2c_scan_fn(fw_call_t *call)
             found[a / 8u] |= (uint8_t)(1u << (a % 8u));
         else if (probe != FW_ERR_I2C_NACK)
             err = fw_i2c_call_error(call, probe, "i2c device", bus, (uint8_t)a);
+        unsigned done = a - ADDR_FIRST + 1u;
+        if (err == FW_OK && (done % SCAN_PROGRESS_STEP == 0 || done == total))
+            fw_call_progress(call, done, total, NULL);
     }
     if (err != FW_OK) return err;
     fw_jw_t *w = fw_call_result(call);

@@ -32,7 +32,7 @@ static uint64_t avg_hundredths(const fw_pin_state_t *st)
     return q * 100u + (r * 100u + st->count / 2u) / st->count;
 }
 
-static void write_stats(fw_jw_t *w, const fw_device_t *dev, const fw_pin_def_t *def,
+void fw_write_pin_stats(fw_jw_t *w, const fw_device_t *dev, const fw_pin_def_t *def,
                         const fw_pin_state_t *st)
 {
     bool adc = def->type == FW_PIN_ADC_INPUT;
@@ -66,7 +66,7 @@ static fw_err_t get_pin_summary_fn(fw_call_t *call)
     fw_jw_t *w = fw_call_result(call);
     fw_write_pin_id(w, pin->pin);
     kv_u64(w, "count", st->count);
-    write_stats(w, call->dev, pin->pin, st);
+    fw_write_pin_stats(w, call->dev, pin->pin, st);
     kv_u64(w, "missed", st->missed);
     kv_u64(w, "read_errors", st->read_errors);
     return FW_OK;

@@ -121,7 +121,7 @@ static bool is_core_method(const char *name)
 {
     for (size_t i = 0; i < fw_mcpu_method_count; i++)
         if (strcmp(fw_mcpu_methods[i].name, name) == 0) return true;
-    return false;
+    return fw_mcp_method_named(name);
 }
 
 static bool params_valid(const fw_tool_t *tool)
@@ -236,6 +236,7 @@ fw_err_t fw_device_init(fw_device_t *dev, const fw_board_t *board, const hal_api
     if (err != FW_OK) return err;
     dev->boot_ms = fw_hal_now(dev);
     fw_sampling_init(dev, dev->boot_ms);
+    fw_mcp_init(dev);
     return FW_OK;
 }
 
@@ -244,6 +245,7 @@ fw_err_t fw_device_init(fw_device_t *dev, const fw_board_t *board, const hal_api
 void fw_device_poll(fw_device_t *dev)
 {
     fw_sampling_poll(dev, fw_hal_now(dev));
+    fw_mcp_observe(dev);
 }
 
 uint64_t fw_device_next_deadline(const fw_device_t *dev)

@@ -6,6 +6,8 @@
 #define RPC_METHOD_NOT_FOUND (-32601)
 #define RPC_INVALID_PARAMS (-32602)
 #define RPC_INTERNAL_ERROR (-32603)
+/* MCP's code for resources/read of an unknown URI (a server error code, like the hardware's). */
+#define RPC_RESOURCE_NOT_FOUND (-32002)
 
 typedef struct err_entry {
     fw_err_t err;
@@ -32,6 +34,7 @@ static const err_entry_t err_table[] = {
     {FW_ERR_NO_SPACE, RPC_INTERNAL_ERROR, "no space left in a fixed pool"},
     {FW_ERR_EXISTS, RPC_INTERNAL_ERROR, "already exists"},
     {FW_ERR_ARG, RPC_INTERNAL_ERROR, "invalid argument"},
+    {FW_ERR_RESOURCE_NOT_FOUND, RPC_RESOURCE_NOT_FOUND, "resource not found"},
     {FW_ERR_HW, -32000, "hardware failure"},
     {FW_ERR_UNSUPPORTED, -32001, "not supported by this port"},
     {FW_ERR_I2C_NACK, -32002, "i2c device did not acknowledge"},

@@ -67,7 +67,94 @@ typedef struct fw_resp {
     fw_issue_t issues[FW_ISSUES_MAX];
     uint8_t issue_count;
     uint8_t issues_dropped;
+    fw_jw_t *tool_w;       /* non-NULL while a tool runs inside MCP tools/call: its result
+                              object goes here, bare (fw_rpc_run_tool) */
+    bool tool_started;     /* the tool started its result in tool_w */
 } fw_resp_t;
+
+/* Starts the response's result object (once: the envelope, "result" and "{") and returns the
+   message writer, even while a nested tool's result goes to tool_w. */
+fw_jw_t *fw_resp_result(fw_resp_t *r);
+
+/*
+ * Runs tool for an MCP tools/call on call (the tools/call request's own call: its tool and
+ * args are replaced, its response collects the tool's error message and issues). Binds args
+ * (an object token, or -1 when absent) and runs the handler with the result object written to
+ * w bare, without envelope. Returns the tool's error; *started tells whether the result object
+ * was started (it is then complete and closed in w: on FW_OK always, on an error it is the
+ * handler bug of failing after fw_call_result, counted as an error).
+ */
+fw_err_t fw_rpc_run_tool(fw_call_t *call, const fw_tool_t *tool, const fw_json_doc_t *doc,
+                         int32_t args, fw_jw_t *w, bool *started);
+
+/* Logs a failed tool call at error level; invalid params (the client's mistake) are not
+   logged. */
+void fw_log_tool_failure(fw_call_t *call, fw_err_t err);
+
+/* Raw JSON text of token tok as received (a string with its quotes and escapes). */
+const char *fw_json_tok_raw(const fw_json_doc_t *doc, uint32_t tok, size_t *len);
+
+/* ---------------------------------------------------------------- messages and MCP */
+
+/* The message being handled: dev->msg while fw_device_handle* runs. */
+typedef struct fw_msg {
+    fw_session_t *session;
+    fw_msg_sink_t out;
+    bool framed;   /* every message written to out is ended (fw_msg_sink_end), so notifications
+                      may precede the response; false for fw_device_handle's plain fw_sink_t */
+    bool batch;    /* a batch: nothing may be written between its responses */
+    bool live;     /* an MCP tools/call handler runs and nothing of the response is written
+                      yet: notifications may be written to out now */
+    const fw_json_doc_t *doc;
+    int32_t progress; /* token of the running tools/call's _meta.progressToken, or -1 */
+} fw_msg_t;
+
+/* Ends a message written to out: end(ctx), or "\n" when end is NULL. */
+void fw_msg_sink_end(const fw_msg_sink_t *out);
+
+/* MCP methods (mcp.c): they read their params leniently (members of newer protocol revisions
+   are ignored) instead of through a parameter descriptor. */
+typedef struct fw_mcp_method fw_mcp_method_t;
+
+/* The MCP method named by string token tok, or NULL. */
+const fw_mcp_method_t *fw_mcp_method_find(const fw_json_doc_t *doc, uint32_t tok);
+
+/* True when name is an MCP method (no tool may take it). */
+bool fw_mcp_method_named(const char *name);
+
+/* Runs MCP method m for call (tool NULL, response in call->priv) with params token (-1 when
+   absent) in the session of dev->msg. */
+fw_err_t fw_mcp_run(const fw_mcp_method_t *m, fw_call_t *call, const fw_json_doc_t *doc,
+                    int32_t params);
+
+/* True (and forgets it) when the request with raw id text id[0..len) was cancelled by a
+   notifications/cancelled earlier in the message being handled. */
+bool fw_mcp_take_cancelled(fw_device_t *dev, const char *id, size_t len);
+
+/* MCP state of a freshly initialised device: the implicit session, log and change tracking
+   (called at the end of fw_device_init). */
+void fw_mcp_init(fw_device_t *dev);
+
+/* Compares every pin's observable state (level, duty, type, latest sample) with what was last
+   seen and counts the changes for resource updates; logs new sampling events and drops.
+   Called after each tool call, each poll and each drain. */
+void fw_mcp_observe(fw_device_t *dev);
+
+/* ---------------------------------------------------------------- listings (mcpu.c) */
+
+/* Whether t appears in a tool listing (user-only tools only when asked for). */
+bool fw_tool_listed(const fw_tool_t *t, bool with_user_tools);
+
+/* One tool entry of a listing: MCP/U's (readOnly, destructive, polling; no inputSchema when
+   the board omits schemas) or, with mcp, MCP's (inputSchema always, annotations). */
+void fw_write_tool(fw_jw_t *w, const fw_board_t *b, const fw_tool_t *t, bool mcp);
+
+/* The members of a pin registry entry (pin, name, type, description, sampling metadata);
+   type is the pin's current type. */
+void fw_write_pin_members(fw_jw_t *w, const fw_pin_def_t *p, uint8_t type);
+
+/* The members of get_info's result (device, version, platform, pin_count, core_version). */
+void fw_write_device_info(fw_jw_t *w, const fw_board_t *b);
 
 /* ---------------------------------------------------------------- methods and schema */
 
@@ -128,6 +215,11 @@ uint16_t fw_events_remove(fw_device_t *dev, int pin_index, uint32_t after_seq);
 
 /* Writes the "pin" and "name" members every pin tool's result starts with (builtins/pins.c). */
 void fw_write_pin_id(fw_jw_t *w, const fw_pin_def_t *def);
+
+/* Writes a sampled pin's statistics members (min, max, avg, latest; null before the first
+   sample; ADC pins also the latest voltage) as get_pin_summary does (builtins/pins.c). */
+void fw_write_pin_stats(fw_jw_t *w, const fw_device_t *dev, const fw_pin_def_t *def,
+                        const fw_pin_state_t *st);
 
 /* ---------------------------------------------------------------- tool sets */
 

@@ -8,29 +8,31 @@ static const char *or_empty(const char *s)
     return s != NULL ? s : "";
 }
 
-static fw_err_t get_info(fw_call_t *call)
+void fw_write_device_info(fw_jw_t *w, const fw_board_t *b)
 {
-    const fw_board_t *b = call->dev->board;
-    fw_jw_t *w = fw_call_result(call);
     fw_jw_kv_str(w, "device", or_empty(b->device));
     fw_jw_kv_str(w, "version", or_empty(b->version));
     fw_jw_kv_str(w, "platform", or_empty(b->platform));
     fw_jw_kv_i64(w, "pin_count", b->pin_count);
     fw_jw_kv_str(w, "core_version", FW_CORE_VERSION);
+}
+
+static fw_err_t get_info(fw_call_t *call)
+{
+    fw_write_device_info(fw_call_result(call), call->dev->board);
     return FW_OK;
 }
 
 /* ---------------------------------------------------------------- list_tools */
 
-static void write_tool(fw_jw_t *w, const fw_board_t *b, const fw_tool_t *t)
+bool fw_tool_listed(const fw_tool_t *t, bool with_user_tools)
 {
-    fw_jw_obj_begin(w);
-    fw_jw_kv_str(w, "name", t->name);
-    fw_jw_kv_str(w, "description", or_empty(t->description));
-    if (!b->omit_schemas) {
-        fw_jw_key(w, "inputSchema");
-        fw_schema_write(w, t);
-    }
+    return with_user_tools || !(t->flags & FW_TOOL_USER_ONLY);
+}
+
+/* MCP/U's flags: readOnly and destructive only when set, and the polling suggestion. */
+static void write_mcpu_flags(fw_jw_t *w, const fw_tool_t *t)
+{
     if (t->flags & FW_TOOL_READ_ONLY) fw_jw_kv_bool(w, "readOnly", true);
     if (t->flags & FW_TOOL_DESTRUCTIVE) fw_jw_kv_bool(w, "destructive", true);
     if (t->poll_ms > 0) {
@@ -40,6 +42,34 @@ static void write_tool(fw_jw_t *w, const fw_board_t *b, const fw_tool_t *t)
         fw_jw_kv_i64(w, "interval_ms", t->poll_ms);
         fw_jw_obj_end(w);
     }
+}
+
+/* MCP's annotations, both always written: MCP presumes a tool that is not read-only to be
+   destructive unless destructiveHint says false. */
+static void write_annotations(fw_jw_t *w, const fw_tool_t *t)
+{
+    fw_jw_key(w, "annotations");
+    fw_jw_obj_begin(w);
+    fw_jw_kv_bool(w, "readOnlyHint", (t->flags & FW_TOOL_READ_ONLY) != 0);
+    fw_jw_kv_bool(w, "destructiveHint", (t->flags & FW_TOOL_DESTRUCTIVE) != 0);
+    fw_jw_obj_end(w);
+}
+
+/* MCP requires inputSchema, so a board's omit_schemas applies to MCP/U only. */
+void fw_write_tool(fw_jw_t *w, const fw_board_t *b, const fw_tool_t *t, bool mcp)
+{
+    fw_jw_obj_begin(w);
+    fw_jw_kv_str(w, "name", t->name);
+    fw_jw_kv_str(w, "description", or_empty(t->description));
+    if (mcp || !b->omit_schemas) {
+        fw_jw_key(w, "inputSchema");
+        fw_schema_write(w, t);
+    }
+    if (mcp) {
+        write_annotations(w, t);
+    } else {
+        write_mcpu_flags(w, t);
+    }
     fw_jw_obj_end(w);
 }
 
@@ -48,8 +78,8 @@ static void write_tools(fw_jw_t *w, const fw_device_t *dev, bool with_user_tools
     fw_jw_key(w, "tools");
     fw_jw_arr_begin(w);
     for (size_t i = 0; i < dev->tool_count; i++)
-        if (with_user_tools || !(dev->tools[i]->flags & FW_TOOL_USER_ONLY))
-            write_tool(w, dev->board, dev->tools[i]);
+        if (fw_tool_listed(dev->tools[i], with_user_tools))
+            fw_write_tool(w, dev->board, dev->tools[i], false);
     fw_jw_arr_end(w);
 }
 
@@ -77,14 +107,19 @@ static void write_sampling(fw_jw_t *w, const fw_pin_def_t *p)
 }
 
 /* type is the pin's current type (pin_mode may have switched a digital pin's direction). */
-static void write_pin(fw_jw_t *w, const fw_pin_def_t *p, uint8_t type)
+void fw_write_pin_members(fw_jw_t *w, const fw_pin_def_t *p, uint8_t type)
 {
-    fw_jw_obj_begin(w);
     fw_jw_kv_i64(w, "pin", p->number);
     fw_jw_kv_str(w, "name", p->name);
     fw_jw_kv_str(w, "type", or_empty(fw_pin_type_name((fw_pin_type_t)type)));
     fw_jw_kv_str(w, "description", or_empty(p->description));
     if (fw_pin_sampled(p)) write_sampling(w, p);
+}
+
+static void write_pin(fw_jw_t *w, const fw_pin_def_t *p, uint8_t type)
+{
+    fw_jw_obj_begin(w);
+    fw_write_pin_members(w, p, type);
     fw_jw_obj_end(w);
 }
 

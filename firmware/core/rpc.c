@@ -10,6 +10,9 @@
  * response is streamed into one writer on the caller's sink; a batch's "[" is written only
  * when its first response starts, so an all-notification batch writes nothing at all.
  * A notification runs like a request but its handler writes into a discarding writer.
+ * MCP methods (mcp.c) are found before MCP/U's methods and the tools; they and fw_log see the
+ * message's session and output through dev->msg, so an MCP tools/call may write notifications
+ * before its response when the output frames messages.
  */
 
 /* ---------------------------------------------------------------- response state */
@@ -137,6 +140,12 @@ static void result_begin(fw_resp_t *r)
     r->result_started = true;
 }
 
+fw_jw_t *fw_resp_result(fw_resp_t *r)
+{
+    result_begin(r);
+    return r->w;
+}
+
 /*
  * Completes the response after the handler returned err. A handler that failed after starting
  * its result (or left the result unbalanced) is a bug the client cannot be told about any more:
@@ -162,11 +171,15 @@ const fw_arg_t *fw_call_arg(const fw_call_t *call, const char *name)
     return NULL;
 }
 
+/* Once the response is being written, no notification may come before it any more. */
 fw_jw_t *fw_call_result(fw_call_t *call)
 {
     fw_resp_t *r = call->priv;
-    result_begin(r);
-    return r->w;
+    if (r->tool_w == NULL && call->dev->msg != NULL) call->dev->msg->live = false;
+    if (r->tool_w == NULL) return fw_resp_result(r);
+    if (!r->tool_started) fw_jw_obj_begin(r->tool_w);
+    r->tool_started = true;
+    return r->tool_w;
 }
 
 fw_err_t fw_call_errorf(fw_call_t *call, fw_err_t err, const char *fmt, ...)
@@ -201,6 +214,43 @@ fw_err_t fw_call_param_error(fw_call_t *call, const char *path, const char *fmt,
     return FW_ERR_INVALID_PARAMS;
 }
 
+/* ---------------------------------------------------------------- running tools */
+
+void fw_log_tool_failure(fw_call_t *call, fw_err_t err)
+{
+    const fw_resp_t *r = call->priv;
+    if (err == FW_OK || err == FW_ERR_INVALID_PARAMS) return;
+    bool worded = r->err == err && r->message[0] != 0;
+    fw_log(call->dev, FW_LOG_ERROR, "tool %s failed: %s", call->tool->name,
+           worded ? r->message : fw_err_str(err));
+}
+
+/* A result that is not one balanced object (the writer must be back inside it) is a bug. */
+static bool tool_result_broken(const fw_jw_t *w, uint8_t depth)
+{
+    return w->depth != depth || w->want_value || w->in_str || w->err != FW_OK;
+}
+
+fw_err_t fw_rpc_run_tool(fw_call_t *call, const fw_tool_t *tool, const fw_json_doc_t *doc,
+                         int32_t args, fw_jw_t *w, bool *started)
+{
+    fw_resp_t *r = call->priv;
+    call->tool = tool;
+    *started = false;
+    fw_err_t err = fw_schema_bind(call, doc, args);
+    if (err != FW_OK) return err;
+    r->tool_w = w;
+    r->tool_started = false;
+    err = tool->handler(call);
+    if (err == FW_OK) fw_call_result(call); /* a handler that wrote nothing returns {} */
+    *started = r->tool_started;
+    if (*started && (err != FW_OK || tool_result_broken(w, 1))) call->dev->counters.errors++;
+    if (*started) close_to(w, 0);
+    r->tool_w = NULL;
+    r->tool_started = false;
+    return err;
+}
+
 /* ---------------------------------------------------------------- one request */
 
 static const fw_tool_t *find_method(const fw_device_t *dev, const fw_json_doc_t *doc, uint32_t tok)
@@ -224,12 +274,18 @@ static const char *tok_name(const fw_json_doc_t *doc, uint32_t tok, char *out, s
     return out;
 }
 
-/* Runs a valid request or notification (r->id NULL): method, params, handler. */
+/*
+ * Runs a valid request or notification (r->id NULL): an MCP method with its raw params, or an
+ * MCP/U method or tool with params bound by its descriptor. Pin changes the call made are
+ * observed at once, so even a change undone later in the same batch reaches subscribers.
+ */
 static bool dispatch(fw_device_t *dev, const fw_json_doc_t *doc, uint32_t req, fw_resp_t *r)
 {
     int32_t method = fw_json_obj_get(doc, req, "method");
-    const fw_tool_t *tool = find_method(dev, doc, (uint32_t)method);
-    if (tool == NULL) {
+    int32_t params = fw_json_obj_get(doc, req, "params");
+    const fw_mcp_method_t *mcp = fw_mcp_method_find(doc, (uint32_t)method);
+    const fw_tool_t *tool = mcp != NULL ? NULL : find_method(dev, doc, (uint32_t)method);
+    if (mcp == NULL && tool == NULL) {
         char name[48];
         resp_fail(r, FW_ERR_METHOD_NOT_FOUND, "method '%s' not found",
                   tok_name(doc, (uint32_t)method, name, sizeof name));
@@ -240,8 +296,15 @@ static bool dispatch(fw_device_t *dev, const fw_json_doc_t *doc, uint32_t req, f
     call.dev = dev;
     call.tool = tool;
     call.priv = r;
-    fw_err_t err = fw_schema_bind(&call, doc, fw_json_obj_get(doc, req, "params"));
-    if (err == FW_OK) err = tool->handler(&call);
+    fw_err_t err;
+    if (mcp != NULL) {
+        err = fw_mcp_run(mcp, &call, doc, params);
+    } else {
+        err = fw_schema_bind(&call, doc, params);
+        if (err == FW_OK) err = tool->handler(&call);
+        if (!r->result_started) fw_log_tool_failure(&call, err);
+    }
+    fw_mcp_observe(dev);
     return resp_finish(dev, r, err);
 }
 
@@ -250,13 +313,18 @@ static bool valid_id_type(uint8_t type)
     return type == FW_JSON_NUMBER || type == FW_JSON_STRING || type == FW_JSON_NULL;
 }
 
+const char *fw_json_tok_raw(const fw_json_doc_t *doc, uint32_t tok, size_t *len)
+{
+    const fw_json_tok_t *t = &doc->toks[tok];
+    bool quoted = t->type == FW_JSON_STRING;
+    *len = t->end - t->start + (quoted ? 2u : 0u);
+    return doc->buf + t->start - (quoted ? 1 : 0);
+}
+
 /* The id's bytes exactly as received (a string with its quotes and escapes). */
 static void take_id(fw_resp_t *r, const fw_json_doc_t *doc, uint32_t id)
 {
-    const fw_json_tok_t *t = &doc->toks[id];
-    bool quoted = t->type == FW_JSON_STRING;
-    r->id = doc->buf + t->start - (quoted ? 1 : 0);
-    r->id_len = t->end - t->start + (quoted ? 2 : 0);
+    r->id = fw_json_tok_raw(doc, id, &r->id_len);
 }
 
 /* The reason the envelope of object req is not a valid request, or NULL. */
@@ -309,6 +377,8 @@ static bool handle_one(fw_device_t *dev, const fw_json_doc_t *doc, uint32_t req,
         resp_fail(&r, FW_ERR_INVALID_REQUEST, "%s", problem);
         return resp_error(dev, &r, FW_ERR_INVALID_REQUEST);
     }
+    if (id >= 0 && fw_mcp_take_cancelled(dev, r.id, r.id_len))
+        return false; /* MCP: a cancelled request gets no response */
     if (id >= 0) return dispatch(dev, doc, req, &r);
     fw_jw_t discard; /* a notification runs, but what it writes goes nowhere */
     fw_jw_init(&discard, (fw_sink_t){NULL, NULL});
@@ -364,55 +434,102 @@ static bool handle_batch(fw_device_t *dev, const fw_json_doc_t *doc, fw_jw_t *w)
     return open;
 }
 
-bool fw_device_handle(fw_device_t *dev, const char *msg, size_t len, fw_sink_t out)
+void fw_msg_sink_end(const fw_msg_sink_t *out)
 {
+    if (out->end != NULL) {
+        out->end(out->ctx);
+    } else if (out->write != NULL) {
+        out->write(out->ctx, "\n", 1);
+    }
+}
+
+/*
+ * The one entry for whole messages. While it runs dev->msg describes the message (its session
+ * and output) to the MCP methods, fw_log and fw_call_progress. A request cancelled earlier in
+ * the same message is forgotten with it: requests run one at a time, so a later message can
+ * only name one that has already finished.
+ */
+static bool handle_msg(fw_device_t *dev, fw_session_t *session, const char *msg, size_t len,
+                       fw_msg_sink_t out, bool framed)
+{
+    fw_msg_t m = {.session = session != NULL ? session : &dev->session,
+                  .out = out,
+                  .framed = framed,
+                  .progress = -1};
+    fw_msg_t *outer = dev->msg;
     fw_jw_t w;
     fw_json_doc_t doc;
     bool answered;
-    fw_jw_init(&w, out);
+    dev->msg = &m;
+    m.session->cancelled_len = 0;
+    fw_jw_init(&w, (fw_sink_t){out.write, out.ctx});
     fw_err_t err = fw_json_parse(&doc, msg, len, dev->toks, FW_JSON_TOKENS_MAX, FW_JSON_DEPTH_MAX);
+    m.doc = &doc;
     if (err != FW_OK) {
         answered = reject_unparsed(dev, &w, &doc, err);
     } else if (doc.toks[0].type == FW_JSON_ARRAY) {
+        m.batch = true;
         answered = handle_batch(dev, &doc, &w);
     } else {
         answered = handle_one(dev, &doc, 0, &w, NULL);
     }
     fw_jw_flush(&w);
+    if (answered && framed) fw_msg_sink_end(&out);
+    m.session->cancelled_len = 0;
+    dev->msg = outer;
     dev->scratch_used = 0;
     return answered;
 }
 
+bool fw_device_handle(fw_device_t *dev, const char *msg, size_t len, fw_sink_t out)
+{
+    return handle_msg(dev, NULL, msg, len, (fw_msg_sink_t){out.write, out.ctx, NULL}, false);
+}
+
+bool fw_device_handle_session(fw_device_t *dev, fw_session_t *session, const char *msg, size_t len,
+                              fw_msg_sink_t out)
+{
+    return handle_msg(dev, session, msg, len, out, true);
+}
+
 /* ---------------------------------------------------------------- byte streams */
 
-static void write_overlong(fw_device_t *dev, fw_sink_t out)
+static void write_overlong(fw_device_t *dev, const fw_msg_sink_t *out)
 {
     fw_jw_t w;
-    fw_jw_init(&w, out);
+    fw_jw_init(&w, (fw_sink_t){out->write, out->ctx});
     dev->counters.overlong_lines++;
     reject_message(dev, &w, FW_ERR_LINE_TOO_LONG,
                    "line exceeds %u bytes (FW_LINE_MAX); discarded up to the next newline",
                    (unsigned)FW_LINE_MAX);
     fw_jw_flush(&w);
+    fw_msg_sink_end(out);
+    fw_log(dev, FW_LOG_WARNING, "discarded a request line longer than %u bytes (FW_LINE_MAX)",
+           (unsigned)FW_LINE_MAX);
 }
 
-void fw_device_feed(fw_device_t *dev, fw_framer_t *fr, const uint8_t *data, size_t len,
-                    fw_sink_t out)
+/* Every message is a line: the sink has no end hook, so fw_msg_sink_end writes "\n". */
+void fw_device_feed_session(fw_device_t *dev, fw_session_t *session, fw_framer_t *fr,
+                            const uint8_t *data, size_t len, fw_sink_t out)
 {
+    const fw_msg_sink_t lines = {out.write, out.ctx, NULL};
     while (len > 0) {
         fw_frame_event_t ev;
         size_t used = fw_framer_push(fr, data, len, &ev);
         data += used;
         len -= used;
-        bool answered = false;
         if (ev == FW_FRAME_LINE) {
-            answered = fw_device_handle(dev, fr->line, fr->len, out);
+            handle_msg(dev, session, fr->line, fr->len, lines, true);
         } else if (ev == FW_FRAME_OVERFLOW) {
-            write_overlong(dev, out);
-            answered = true;
+            write_overlong(dev, &lines);
         } else if (used == 0) {
             break; /* the framer took nothing and reported nothing: do not spin */
         }
-        if (answered && out.write != NULL) out.write(out.ctx, "\n", 1);
     }
+}
+
+void fw_device_feed(fw_device_t *dev, fw_framer_t *fr, const uint8_t *data, size_t len,
+                    fw_sink_t out)
+{
+    fw_device_feed_session(dev, NULL, fr, data, len, out);
 }

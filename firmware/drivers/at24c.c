@@ -210,6 +210,7 @@ static fw_err_t eeprom_write_fn(fw_call_t *call)
         if (err == FW_OK) {
             done += chunk;
             pages++;
+            fw_call_progress(call, (uint32_t)done, (uint32_t)bytes->len, NULL);
         }
     }
     if (err != FW_OK && done > 0)

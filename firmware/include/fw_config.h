@@ -87,4 +87,41 @@
 #define FW_I2C_XFER_MAX 32
 #endif
 
+/* MCP: most tools in one tools/list page. */
+#ifndef FW_MCP_PAGE_TOOLS
+#define FW_MCP_PAGE_TOOLS 16
+#endif
+
+/* MCP: most bytes of one tools/list page's "tools" array (the 003 device pages at 8000); a
+   single tool larger than this still gets a page of its own. */
+#ifndef FW_MCP_PAGE_BYTES
+#define FW_MCP_PAGE_BYTES 8000
+#endif
+
+/* MCP: bytes of a tool's JSON result kept to send it twice (as text and as structuredContent);
+   a longer result is streamed once, as text only. */
+#ifndef FW_MCP_RESULT_MAX
+#define FW_MCP_RESULT_MAX 1024
+#endif
+
+/* MCP: longest request id (raw JSON bytes) a notifications/cancelled can name. */
+#ifndef FW_MCP_ID_MAX
+#define FW_MCP_ID_MAX 32
+#endif
+
+/* Firmware log (MCP notifications/message): entries the ring keeps until every session has
+   been drained, and bytes of one entry's text. */
+#ifndef FW_LOG_RING
+#define FW_LOG_RING 8
+#endif
+#ifndef FW_LOG_TEXT_MAX
+#define FW_LOG_TEXT_MAX 96
+#endif
+
+/* Log level (fw_log_level_t: 0 debug .. 7 emergency) an MCP session gets at initialize, until
+   logging/setLevel changes it. A session that never initializes gets no log messages. */
+#ifndef FW_LOG_DEFAULT_LEVEL
+#define FW_LOG_DEFAULT_LEVEL 1
+#endif
+
 #endif

@@ -1,4 +1,5 @@
-/* fw_device.h: the device instance API: board description, pin registry, framing, requests. */
+/* fw_device.h: the device instance API: board description, pin registry, framing, requests,
+   MCP sessions and the firmware log. */
 #ifndef FW_DEVICE_H
 #define FW_DEVICE_H
 
@@ -132,6 +133,72 @@ typedef struct fw_framer {
     bool ready;      /* line holds the line last reported; the next push starts afresh */
 } fw_framer_t;
 
+/* ---------------------------------------------------------------- MCP sessions and the log */
+
+/* Severity of a firmware log entry: the levels of MCP's logging/setLevel (RFC 5424), least
+   severe first. */
+typedef enum fw_log_level {
+    FW_LOG_DEBUG = 0,
+    FW_LOG_INFO,
+    FW_LOG_NOTICE,
+    FW_LOG_WARNING,
+    FW_LOG_ERROR,
+    FW_LOG_CRITICAL,
+    FW_LOG_ALERT,
+    FW_LOG_EMERGENCY,
+    FW_LOG_LEVEL_COUNT
+} fw_log_level_t;
+
+/* One entry of the device's log ring. */
+typedef struct fw_log_entry {
+    uint8_t level; /* fw_log_level_t */
+    char text[FW_LOG_TEXT_MAX];
+} fw_log_entry_t;
+
+/* Client capabilities an MCP session announced in initialize (fw_session_t.client_caps). */
+#define FW_CLIENT_SAMPLING 0x01u
+#define FW_CLIENT_ELICITATION 0x02u
+#define FW_CLIENT_ROOTS 0x04u
+
+/* Subscription bit of device://info in fw_session_t.subscriptions (bit i < FW_PINS_MAX is the
+   resource of pin i of the registry). */
+#define FW_SUB_DEVICE (1u << FW_PINS_MAX)
+
+/*
+ * The MCP state of one client session. The transport owns one per session (an HTTP session, a
+ * WebSocket connection, a dial-out link), initialises it with fw_session_init and passes it to
+ * fw_device_handle_session and fw_device_drain; fw_device_handle/feed use one implicit session
+ * inside the device. Members are the core's: read them, do not write them.
+ */
+typedef struct fw_session {
+    bool initialize_seen;   /* initialize answered: version and capabilities negotiated */
+    bool initialized;       /* notifications/initialized received */
+    uint8_t version;        /* negotiated protocol version: index + 1 (0: none, newest assumed) */
+    bool logging;           /* log messages are sent (after initialize or logging/setLevel) */
+    uint8_t log_level;      /* fw_log_level_t: the least severe level sent */
+    uint8_t client_caps;    /* FW_CLIENT_* */
+    uint32_t subscriptions; /* bit i: pin i's resource; FW_SUB_DEVICE: device://info */
+    uint32_t change_cursor; /* pin changes up to this device change count were reported */
+    uint32_t log_cursor;    /* seq of the next log entry this session has not seen */
+    uint8_t cancelled_len;  /* > 0: raw id of a request cancelled earlier in the same message */
+    char cancelled[FW_MCP_ID_MAX];
+} fw_session_t;
+
+/*
+ * Output that carries whole messages (a response and the notifications around it): write as in
+ * fw_sink_t, then end(ctx) after each complete JSON-RPC message, so the transport can frame it
+ * (an SSE event, a WebSocket frame). With end NULL every message is followed by "\n" instead
+ * (newline-delimited JSON, for byte streams). A separate type from fw_sink_t so that existing
+ * two-member fw_sink_t initialisers stay warning-free.
+ */
+typedef struct fw_msg_sink {
+    void (*write)(void *ctx, const char *data, size_t len);
+    void *ctx;
+    void (*end)(void *ctx);
+} fw_msg_sink_t;
+
+struct fw_msg;
+
 /*
  * The device instance. The caller owns it (static, stack or embedded in a larger struct); its
  * members are the core's private state: read them only through the functions below.
@@ -151,6 +218,19 @@ typedef struct fw_device {
     fw_json_tok_t toks[FW_JSON_TOKENS_MAX];
     uint8_t scratch[FW_SCRATCH_SIZE];
     size_t scratch_used;
+    /* MCP (core/mcp*.c) */
+    fw_session_t session;                /* the implicit session of fw_device_handle/_feed */
+    struct fw_msg *msg;                  /* the message being handled; NULL between messages */
+    uint32_t change_count;               /* pin changes observed since init */
+    uint32_t pin_changed[FW_PINS_MAX];   /* change_count at each pin's last observed change */
+    uint64_t pin_look[FW_PINS_MAX];      /* each pin's observable state when last compared */
+    uint32_t ev_logged;                  /* sampling events up to this seq were logged */
+    uint32_t drops_logged;               /* counters.events_dropped when last logged */
+    uint32_t log_next;                   /* seq the next log entry gets */
+    uint16_t log_head;                   /* slot of the next log entry */
+    uint16_t log_count;                  /* entries held, <= FW_LOG_RING */
+    fw_log_entry_t log[FW_LOG_RING];
+    char result_buf[FW_MCP_RESULT_MAX];  /* a tools/call result, kept to send it twice */
 } fw_device_t;
 
 /* ---------------------------------------------------------------- API */
@@ -175,14 +255,17 @@ const fw_tool_t *fw_device_find_tool(const fw_device_t *dev, const char *name);
  * Handles one whole message (a request, a notification, a response or a batch) of len bytes and
  * writes the reply, if any, to out as one JSON text with no trailing newline. Returns true if
  * a reply was written (false for notifications and all-notification batches).
- * msg is not modified and need not be NUL-terminated.
+ * msg is not modified and need not be NUL-terminated. MCP methods run in the device's implicit
+ * session; as out cannot frame several messages, no notification precedes the reply (see
+ * fw_device_handle_session).
  */
 bool fw_device_handle(fw_device_t *dev, const char *msg, size_t len, fw_sink_t out);
 
 /*
  * Byte-stream entry (UART, TCP): feeds data into the connection's framer; every complete line is
  * handled and its reply written to out followed by "\n". Partial lines wait for more bytes.
- * An overlong line gets one -32700 error and framing resumes after its newline.
+ * An overlong line gets one -32700 error and framing resumes after its newline. MCP methods run
+ * in the device's implicit session (as fw_device_feed_session with session NULL).
  */
 void fw_device_feed(fw_device_t *dev, fw_framer_t *fr, const uint8_t *data, size_t len,
                     fw_sink_t out);
@@ -199,6 +282,54 @@ const fw_counters_t *fw_device_counters(const fw_device_t *dev);
 
 /* Index of a pin in the registry by number, or -1. */
 int fw_device_pin_index(const fw_device_t *dev, uint16_t number);
+
+/* ---------------------------------------------------------------- MCP sessions */
+
+/*
+ * As fw_device_handle, for one MCP session (NULL: the device's implicit one). Notifications the
+ * request produces while it runs (notifications/progress of a tools/call with a progressToken,
+ * and the session's log messages) are written before the response, each as its own message;
+ * the response is ended like them. Returns true if a response was written (false for
+ * notifications, responses and all-notification batches: an HTTP transport answers 202).
+ * session->initialize_seen tells the transport when a session was established.
+ */
+bool fw_device_handle_session(fw_device_t *dev, fw_session_t *session, const char *msg,
+                              size_t len, fw_msg_sink_t out);
+
+/* As fw_device_feed, for one MCP session (NULL: the implicit one); every message written
+   (responses and the notifications before them) is one line. */
+void fw_device_feed_session(fw_device_t *dev, fw_session_t *session, fw_framer_t *fr,
+                            const uint8_t *data, size_t len, fw_sink_t out);
+
+/*
+ * Writes the notifications session (NULL: the implicit one) has not yet received:
+ * notifications/resources/updated for each subscribed resource whose pin changed since its
+ * last drain, and notifications/message for each log entry at or above its level (preceded by
+ * a warning that counts the entries lost when the ring overran). Call it for every session
+ * after fw_device_poll and after each message handled. Returns the number of messages written.
+ */
+size_t fw_device_drain(fw_device_t *dev, fw_session_t *session, fw_msg_sink_t out);
+
+/* Prepares a session for dev: nothing negotiated, no subscriptions, no log messages, and
+   cursors at the device's present (older log entries and changes are not sent). */
+void fw_session_init(fw_session_t *session, const fw_device_t *dev);
+
+/* The MCP protocol version the session negotiated ("2025-06-18"), or the newest supported
+   when it has not initialized. */
+const char *fw_session_protocol_version(const fw_session_t *session);
+
+/* True when the core speaks MCP protocol version `version` (len bytes, e.g. a header value). */
+bool fw_mcp_version_supported(const char *version, size_t len);
+
+/*
+ * Appends an entry to the device's log (the format knows %s %d %u %x %%, as fw_call_errorf;
+ * the text is cut at FW_LOG_TEXT_MAX - 1 bytes). Sessions receive it as notifications/message
+ * from fw_device_drain, or at once, before the result, while an MCP tools/call of theirs runs.
+ */
+void fw_log(fw_device_t *dev, fw_log_level_t level, const char *fmt, ...);
+
+/* MCP name of a level ("warning"); NULL for an invalid value. */
+const char *fw_log_level_name(fw_log_level_t level);
 
 /* Framing: resets a framer to the empty state. */
 void fw_framer_init(fw_framer_t *fr);

@@ -18,6 +18,7 @@ typedef enum fw_err {
     FW_ERR_NO_SPACE = -16,      /* a fixed pool (tools, scratch, events) is full */
     FW_ERR_EXISTS = -17,        /* a tool or pin of that name is already registered */
     FW_ERR_ARG = -18,           /* a caller of the C API broke a documented precondition */
+    FW_ERR_RESOURCE_NOT_FOUND = -19, /* an MCP resource URI names nothing on this device */
     /* Hardware, reported as JSON-RPC -32000..-32099 */
     FW_ERR_HW = -30,            /* the HAL reported an unspecified hardware failure */
     FW_ERR_UNSUPPORTED = -31,   /* the port does not implement this HAL function */

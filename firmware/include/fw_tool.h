@@ -63,6 +63,9 @@ typedef struct fw_call fw_call_t;
 #define FW_TOOL_READ_ONLY 0x01u   /* does not change device state (readOnlyHint) */
 #define FW_TOOL_DESTRUCTIVE 0x02u /* may change state irreversibly (destructiveHint) */
 #define FW_TOOL_USER_ONLY 0x04u   /* hidden from listings unless the client asks for user tools */
+#define FW_TOOL_MCP_RESULT 0x08u  /* the result object is an MCP CallToolResult (content blocks,
+                                     isError) that tools/call sends as it is, instead of wrapping
+                                     the result in a text block and structuredContent */
 
 /*
  * A handler does its hardware work first, then calls fw_call_result() and writes the members of
@@ -106,5 +109,13 @@ fw_err_t fw_call_errorf(fw_call_t *call, fw_err_t err, const char *fmt, ...);
 
 /* As fw_call_errorf for invalid parameters: adds {path, message} to data.issues too. */
 fw_err_t fw_call_param_error(fw_call_t *call, const char *path, const char *fmt, ...);
+
+/*
+ * Reports the progress of a long call: done of total units (total 0: unknown), with an optional
+ * message. Sent at once as MCP notifications/progress when the call is an MCP tools/call that
+ * carried _meta.progressToken, outside a batch, on a transport that frames messages; otherwise
+ * it does nothing. Call it before fw_call_result(), with done increasing.
+ */
+void fw_call_progress(fw_call_t *call, uint32_t done, uint32_t total, const char *message);
 
 #endif

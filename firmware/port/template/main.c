@@ -57,11 +57,15 @@ int main(void)
     }
     fw_framer_init(&uart_framer);
     const fw_sink_t out = {uart_write, NULL};
+    /* MCP notifications of the UART's session, one per line; none unless its client asked
+       (initialize, logging/setLevel, resources/subscribe), so MCP/U hosts see no extra lines. */
+    const fw_msg_sink_t notifications = {uart_write, NULL, NULL};
     for (;;) {
         uint8_t rx[32];
         size_t n = uart_read(rx, sizeof rx);
         if (n > 0) fw_device_feed(&device, &uart_framer, rx, n, out);
         fw_device_poll(&device);
+        fw_device_drain(&device, NULL, notifications);
         /* A real port sleeps here (WFI) until a UART byte or the tick wakes it; with a
            tickless timer it would program the wake-up for fw_device_next_deadline(). */
     }

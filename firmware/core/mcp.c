@@ -1,0 +1,313 @@
+/* mcp.c: MCP methods: the method table, lifecycle (initialize, ping), logging/setLevel,
+   cancellation, and the readers of MCP params. */
+#include <string.h>
+
+#include "mcp_internal.h"
+
+/*
+ * MCP methods read their params leniently: members they do not know are ignored (a client may
+ * send fields of a newer revision), while a member they use must have the right type. Requests
+ * before initialize are served too (MCP/U clients never initialize); such a session is taken
+ * to speak the newest version and gets no log messages until it asks with logging/setLevel.
+ */
+
+static const char *const versions[FW_MCP_VERSION_COUNT] = {"2024-11-05", "2025-03-26", "2025-06-18",
+                                                           "2025-11-25"};
+
+unsigned fw_mcp_version_of(const fw_session_t *s)
+{
+    if (s->version == 0 || s->version > FW_MCP_VERSION_COUNT) return FW_MCP_VERSION_COUNT - 1u;
+    return s->version - 1u;
+}
+
+const char *fw_session_protocol_version(const fw_session_t *session)
+{
+    return versions[fw_mcp_version_of(session)];
+}
+
+bool fw_mcp_version_supported(const char *version, size_t len)
+{
+    for (size_t i = 0; version != NULL && i < FW_MCP_VERSION_COUNT; i++)
+        if (strlen(versions[i]) == len && memcmp(versions[i], version, len) == 0) return true;
+    return false;
+}
+
+/* ---------------------------------------------------------------- params */
+
+int32_t fw_mcp_member(const fw_mcp_req_t *q, int32_t obj, const char *key)
+{
+    return obj < 0 ? -1 : fw_json_obj_get(q->doc, (uint32_t)obj, key);
+}
+
+/* The member's token when present with type `type` (-1 when absent); an issue otherwise. */
+static fw_err_t member_of_type(fw_mcp_req_t *q, int32_t obj, const char *key, const char *path,
+                               bool required, uint8_t type, int32_t *tok)
+{
+    static const char *const wanted[] = {"null",     "a boolean", "a boolean", "a number",
+                                         "a string", "an array",  "an object"};
+    *tok = fw_mcp_member(q, obj, key);
+    if (*tok < 0 && required)
+        return fw_call_param_error(q->call, path, "%s", "required parameter missing");
+    if (*tok < 0) return FW_OK;
+    uint8_t got = q->doc->toks[*tok].type;
+    bool boolean = type == FW_JSON_TRUE || type == FW_JSON_FALSE;
+    if (got == type || (boolean && (got == FW_JSON_TRUE || got == FW_JSON_FALSE))) return FW_OK;
+    return fw_call_param_error(q->call, path, "must be %s", wanted[type]);
+}
+
+fw_err_t fw_mcp_string(fw_mcp_req_t *q, int32_t obj, const char *key, const char *path,
+                       bool required, char *out, size_t cap)
+{
+    int32_t tok;
+    out[0] = 0;
+    fw_err_t err = member_of_type(q, obj, key, path, required, FW_JSON_STRING, &tok);
+    if (err != FW_OK || tok < 0) return err;
+    int32_t len = fw_json_str_decode(q->doc, (uint32_t)tok, out, cap);
+    if (len < 0) {
+        out[0] = 0;
+        return fw_call_param_error(q->call, path, "is longer than %u bytes", (unsigned)cap - 1u);
+    }
+    if (memchr(out, 0, (size_t)len) != NULL) {
+        out[0] = 0;
+        return fw_call_param_error(q->call, path, "%s", "must not contain NUL characters");
+    }
+    return FW_OK;
+}
+
+fw_err_t fw_mcp_object(fw_mcp_req_t *q, int32_t obj, const char *key, const char *path,
+                       bool required, int32_t *out)
+{
+    return member_of_type(q, obj, key, path, required, FW_JSON_OBJECT, out);
+}
+
+fw_err_t fw_mcp_bool(fw_mcp_req_t *q, int32_t obj, const char *key, const char *path, bool *out)
+{
+    int32_t tok;
+    fw_err_t err = member_of_type(q, obj, key, path, false, FW_JSON_TRUE, &tok);
+    if (err == FW_OK && tok >= 0) *out = q->doc->toks[tok].type == FW_JSON_TRUE;
+    return err;
+}
+
+void fw_mcp_chunk(fw_jw_t *w, const char *s)
+{
+    fw_jw_str_chunk(w, s, strlen(s));
+}
+
+void fw_mcp_chunkf(fw_jw_t *w, const char *fmt, ...)
+{
+    char text[96];
+    va_list ap;
+    va_start(ap, fmt);
+    size_t n = fw_vfmt(text, sizeof text, fmt, ap);
+    va_end(ap);
+    fw_jw_str_chunk(w, text, n);
+}
+
+/* ---------------------------------------------------------------- initialize */
+
+/* The version to answer: the client's when spoken here, else the newest. */
+static fw_err_t negotiate(fw_mcp_req_t *q, unsigned *version)
+{
+    int32_t tok;
+    fw_err_t err = member_of_type(q, q->params, "protocolVersion", "protocolVersion", false,
+                                  FW_JSON_STRING, &tok);
+    *version = FW_MCP_VERSION_COUNT - 1u;
+    for (unsigned i = 0; err == FW_OK && tok >= 0 && i < FW_MCP_VERSION_COUNT; i++)
+        if (fw_json_str_eq(q->doc, (uint32_t)tok, versions[i])) *version = i;
+    return err;
+}
+
+static uint8_t client_caps(const fw_mcp_req_t *q, int32_t caps)
+{
+    uint8_t bits = 0;
+    if (fw_mcp_member(q, caps, "sampling") >= 0) bits |= FW_CLIENT_SAMPLING;
+    if (fw_mcp_member(q, caps, "elicitation") >= 0) bits |= FW_CLIENT_ELICITATION;
+    if (fw_mcp_member(q, caps, "roots") >= 0) bits |= FW_CLIENT_ROOTS;
+    return bits;
+}
+
+static void empty_obj(fw_jw_t *w, const char *key)
+{
+    fw_jw_key(w, key);
+    fw_jw_obj_begin(w);
+    fw_jw_obj_end(w);
+}
+
+static void list_changed(fw_jw_t *w, const char *key, bool subscribe)
+{
+    fw_jw_key(w, key);
+    fw_jw_obj_begin(w);
+    if (subscribe) fw_jw_kv_bool(w, "subscribe", true);
+    fw_jw_kv_bool(w, "listChanged", false);
+    fw_jw_obj_end(w);
+}
+
+static void write_capabilities(fw_jw_t *w, unsigned version)
+{
+    fw_jw_key(w, "capabilities");
+    fw_jw_obj_begin(w);
+    list_changed(w, "tools", false);
+    list_changed(w, "resources", true);
+    list_changed(w, "prompts", false);
+    empty_obj(w, "logging");
+    if (version >= FW_MCP_V2025_03_26) empty_obj(w, "completions");
+    fw_jw_obj_end(w);
+}
+
+static const char *or_empty(const char *s)
+{
+    return s != NULL ? s : "";
+}
+
+/* A short text naming the device and its pins, and where to start. */
+static void write_instructions(fw_jw_t *w, const fw_device_t *dev)
+{
+    const fw_board_t *b = dev->board;
+    fw_jw_key(w, "instructions");
+    fw_jw_str_begin(w);
+    fw_mcp_chunkf(w, "%s %s (%s) is a microcontroller board", or_empty(b->device),
+                  or_empty(b->version), or_empty(b->platform));
+    fw_mcp_chunkf(w, " with %u pins:", (unsigned)b->pin_count);
+    for (size_t i = 0; i < b->pin_count; i++)
+        fw_mcp_chunkf(w, "%s %s (pin %u, %s)", i ? "," : "", b->pins[i].name,
+                      (unsigned)b->pins[i].number,
+                      or_empty(fw_pin_type_name((fw_pin_type_t)dev->pins[i].type)));
+    fw_mcp_chunk(w, ". Its tools drive and read this hardware; the resource pin://<name> shows a "
+                    "pin's current state and can be subscribed to for changes. The prompts "
+                    "board_overview and diagnose_pin are good places to start.");
+    fw_jw_str_end(w);
+}
+
+/* (Re)starts the session: a client that initializes again starts afresh. */
+static fw_err_t initialize(fw_mcp_req_t *q)
+{
+    unsigned version;
+    int32_t caps;
+    fw_err_t err = negotiate(q, &version);
+    if (err == FW_OK)
+        err = fw_mcp_object(q, q->params, "capabilities", "capabilities", false, &caps);
+    if (err != FW_OK) return err;
+    fw_session_t *s = q->session;
+    fw_session_init(s, q->dev);
+    s->initialize_seen = true;
+    s->version = (uint8_t)(version + 1u);
+    s->client_caps = client_caps(q, caps);
+    s->logging = true;
+    fw_jw_t *w = fw_call_result(q->call);
+    fw_jw_kv_str(w, "protocolVersion", versions[version]);
+    write_capabilities(w, version);
+    fw_jw_key(w, "serverInfo");
+    fw_jw_obj_begin(w);
+    fw_jw_kv_str(w, "name", or_empty(q->dev->board->device));
+    fw_jw_kv_str(w, "version", or_empty(q->dev->board->version));
+    fw_jw_obj_end(w);
+    write_instructions(w, q->dev);
+    return FW_OK;
+}
+
+/* ---------------------------------------------------------------- small methods */
+
+static fw_err_t ping(fw_mcp_req_t *q)
+{
+    fw_call_result(q->call);
+    return FW_OK;
+}
+
+static fw_err_t initialized(fw_mcp_req_t *q)
+{
+    q->session->initialized = true;
+    return FW_OK;
+}
+
+static fw_err_t set_level(fw_mcp_req_t *q)
+{
+    char level[16];
+    fw_err_t err = fw_mcp_string(q, q->params, "level", "level", true, level, sizeof level);
+    if (err != FW_OK) return err;
+    for (unsigned i = 0; i < FW_LOG_LEVEL_COUNT; i++) {
+        if (strcmp(level, fw_log_level_name((fw_log_level_t)i)) != 0) continue;
+        q->session->logging = true;
+        q->session->log_level = (uint8_t)i;
+        fw_call_result(q->call);
+        return FW_OK;
+    }
+    return fw_call_param_error(q->call, "level", "%s",
+                               "must be one of debug, info, notice, warning, error, critical, "
+                               "alert, emergency");
+}
+
+/*
+ * A single-core device runs one request at a time, to its end: by the time a cancellation is
+ * read, the request it names has finished, unless it comes later in the same batch. So the id
+ * is remembered for the rest of the message only and that request is skipped without a
+ * response; any other cancellation is ignored, as MCP allows.
+ */
+static fw_err_t cancelled(fw_mcp_req_t *q)
+{
+    int32_t id = fw_mcp_member(q, q->params, "requestId");
+    fw_session_t *s = q->session;
+    if (id < 0) return FW_OK;
+    uint8_t type = q->doc->toks[id].type;
+    if (type != FW_JSON_STRING && type != FW_JSON_NUMBER) return FW_OK;
+    size_t len;
+    const char *raw = fw_json_tok_raw(q->doc, (uint32_t)id, &len);
+    if (len == 0 || len > sizeof s->cancelled) return FW_OK;
+    memcpy(s->cancelled, raw, len);
+    s->cancelled_len = (uint8_t)len;
+    return FW_OK;
+}
+
+bool fw_mcp_take_cancelled(fw_device_t *dev, const char *id, size_t len)
+{
+    fw_session_t *s = dev->msg != NULL ? dev->msg->session : NULL;
+    if (s == NULL || s->cancelled_len == 0 || s->cancelled_len != len) return false;
+    if (memcmp(s->cancelled, id, len) != 0) return false;
+    s->cancelled_len = 0;
+    return true;
+}
+
+/* ---------------------------------------------------------------- the method table */
+
+static const fw_mcp_method_t methods[] = {
+    {"initialize", initialize},
+    {"ping", ping},
+    {"notifications/initialized", initialized},
+    {"notifications/cancelled", cancelled},
+    {"logging/setLevel", set_level},
+    {"tools/list", fw_mcp_tools_list},
+    {"tools/call", fw_mcp_tools_call},
+    {"resources/list", fw_mcp_resources_list},
+    {"resources/templates/list", fw_mcp_resources_templates},
+    {"resources/read", fw_mcp_resources_read},
+    {"resources/subscribe", fw_mcp_resources_subscribe},
+    {"resources/unsubscribe", fw_mcp_resources_unsubscribe},
+    {"prompts/list", fw_mcp_prompts_list},
+    {"prompts/get", fw_mcp_prompts_get},
+    {"completion/complete", fw_mcp_complete},
+};
+
+const fw_mcp_method_t *fw_mcp_method_find(const fw_json_doc_t *doc, uint32_t tok)
+{
+    for (size_t i = 0; i < FW_ARRAY_LEN(methods); i++)
+        if (fw_json_str_eq(doc, tok, methods[i].name)) return &methods[i];
+    return NULL;
+}
+
+bool fw_mcp_method_named(const char *name)
+{
+    for (size_t i = 0; i < FW_ARRAY_LEN(methods); i++)
+        if (strcmp(methods[i].name, name) == 0) return true;
+    return false;
+}
+
+fw_err_t fw_mcp_run(const fw_mcp_method_t *m, fw_call_t *call, const fw_json_doc_t *doc,
+                    int32_t params)
+{
+    fw_msg_t *msg = call->dev->msg;
+    FW_ASSERT(msg != NULL); /* set by the handle functions around every dispatch */
+    fw_mcp_req_t q = {call, call->dev, msg, msg->session, doc, params};
+    if (params >= 0 && doc->toks[params].type != FW_JSON_OBJECT)
+        return fw_call_param_error(call, "params", "%s",
+                                   "must be an object (MCP names its params)");
+    return m->run(&q);
+}

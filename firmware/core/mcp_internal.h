@@ -1,0 +1,122 @@
+/* mcp_internal.h: contracts between the MCP modules of the core (mcp.c and mcp_*.c). */
+#ifndef MCP_INTERNAL_H
+#define MCP_INTERNAL_H
+
+#include "fw_internal.h"
+
+/* A request to an MCP method: the response goes through call (fw_call_result, fw_call_errorf,
+   fw_call_param_error); params is the params object token, or -1 when absent. */
+typedef struct fw_mcp_req {
+    fw_call_t *call;
+    fw_device_t *dev;
+    fw_msg_t *msg;
+    fw_session_t *session;
+    const fw_json_doc_t *doc;
+    int32_t params;
+} fw_mcp_req_t;
+
+struct fw_mcp_method {
+    const char *name;
+    fw_err_t (*run)(fw_mcp_req_t *q);
+};
+
+/* ---------------------------------------------------------------- versions (mcp.c) */
+
+/* Protocol versions spoken, oldest first; fw_session_t.version is an index + 1. */
+#define FW_MCP_VERSION_COUNT 4u
+#define FW_MCP_V2025_03_26 1u /* completions capability */
+#define FW_MCP_V2025_06_18 2u /* structuredContent, titles */
+
+/* Index of the version the session negotiated (the newest when it has not). */
+unsigned fw_mcp_version_of(const fw_session_t *s);
+
+/* ---------------------------------------------------------------- params (mcp.c) */
+
+/* Value token of member key of object token obj (-1: no object), or -1. */
+int32_t fw_mcp_member(const fw_mcp_req_t *q, int32_t obj, const char *key);
+
+/*
+ * Readers of a member of object token obj (-1: absent). path names the member in an issue
+ * ("ref.type"). Absent optional members leave the default (out "" / *out -1 / *out unchanged).
+ * A wrong type, a missing required member or a string longer than cap-1 bytes is recorded as
+ * an issue and returns FW_ERR_INVALID_PARAMS.
+ */
+fw_err_t fw_mcp_string(fw_mcp_req_t *q, int32_t obj, const char *key, const char *path,
+                       bool required, char *out, size_t cap);
+fw_err_t fw_mcp_object(fw_mcp_req_t *q, int32_t obj, const char *key, const char *path,
+                       bool required, int32_t *out);
+fw_err_t fw_mcp_bool(fw_mcp_req_t *q, int32_t obj, const char *key, const char *path, bool *out);
+
+/* Writes text, or formatted text (fw_fmt's format, at most 95 bytes), into w's open string. */
+void fw_mcp_chunk(fw_jw_t *w, const char *s);
+void fw_mcp_chunkf(fw_jw_t *w, const char *fmt, ...);
+
+/* ---------------------------------------------------------------- notifications (mcp_notify.c) */
+
+/* Starts a notification of method on out in w ({"jsonrpc":"2.0","method":...,"params":{);
+   fw_mcp_notify_end closes, flushes and ends the message. */
+void fw_mcp_notify_begin(fw_jw_t *w, const fw_msg_sink_t *out, const char *method);
+void fw_mcp_notify_end(fw_jw_t *w, const fw_msg_sink_t *out);
+
+/* ---------------------------------------------------------------- resources (mcp_resources.c) */
+
+/* The resource a URI names: a pin's index, FW_PINS_MAX for device://info, or -1. */
+int fw_mcp_resource_find(const fw_device_t *dev, const char *uri);
+
+/* Writes "pin://<name>" as a string value. */
+void fw_mcp_write_pin_uri(fw_jw_t *w, const fw_pin_def_t *def);
+
+/* A pin's value read through the HAL now (digital level, ADC count; PWM duty is the state). */
+typedef struct fw_mcp_reading {
+    fw_err_t err;
+    bool level;
+    uint16_t raw;
+} fw_mcp_reading_t;
+
+/* Reads pin i; a digital read also updates the pin's known level. Returns rd->err. */
+fw_err_t fw_mcp_read_pin(fw_device_t *dev, size_t i, fw_mcp_reading_t *rd);
+
+/* Writes the application/json text of pin i's resource as a string value: its registry entry,
+   the reading (or "error"), and its sampling summary when sampled. */
+void fw_mcp_write_pin_text(fw_jw_t *w, const fw_device_t *dev, size_t i,
+                           const fw_mcp_reading_t *rd);
+
+/* The one resource template, "pin://{name}", and its variable. */
+#define FW_MCP_PIN_TEMPLATE "pin://{name}"
+#define FW_MCP_PIN_TEMPLATE_VAR "name"
+
+/* ---------------------------------------------------------------- prompts (mcp_prompts.c) */
+
+typedef struct fw_mcp_prompt_arg {
+    const char *name;
+    const char *description;
+    bool required;
+    bool pin; /* a pin name: completion/complete offers the registry's names */
+} fw_mcp_prompt_arg_t;
+
+typedef struct fw_mcp_prompt {
+    const char *name;
+    const char *title;
+    const char *description;
+    const fw_mcp_prompt_arg_t *args;
+    uint8_t arg_count;
+    fw_err_t (*get)(fw_mcp_req_t *q, int32_t args); /* args: the arguments object or -1 */
+} fw_mcp_prompt_t;
+
+/* The prompt of that name, or NULL. */
+const fw_mcp_prompt_t *fw_mcp_prompt_find(const char *name);
+
+/* ---------------------------------------------------------------- methods of the other files */
+
+fw_err_t fw_mcp_tools_list(fw_mcp_req_t *q);
+fw_err_t fw_mcp_tools_call(fw_mcp_req_t *q);
+fw_err_t fw_mcp_resources_list(fw_mcp_req_t *q);
+fw_err_t fw_mcp_resources_templates(fw_mcp_req_t *q);
+fw_err_t fw_mcp_resources_read(fw_mcp_req_t *q);
+fw_err_t fw_mcp_resources_subscribe(fw_mcp_req_t *q);
+fw_err_t fw_mcp_resources_unsubscribe(fw_mcp_req_t *q);
+fw_err_t fw_mcp_prompts_list(fw_mcp_req_t *q);
+fw_err_t fw_mcp_prompts_get(fw_mcp_req_t *q);
+fw_err_t fw_mcp_complete(fw_mcp_req_t *q);
+
+#endif

@@ -1,0 +1,221 @@
+/* mcp_notify.c: device-initiated MCP notifications: the firmware log ring, pin change
+   tracking, sessions and fw_device_drain. */
+#include <string.h>
+
+#include "mcp_internal.h"
+
+/*
+ * A pull design without heap: the device records what happened with sequence numbers (a ring
+ * of log entries, a change count stamped on each pin that changed) and every session keeps its
+ * own cursors, so any number of sessions share one record. Counters may wrap: they are compared
+ * in serial-number order (RFC 1982). A cursor ahead of the device (the device was initialised
+ * again under a living session) is pulled back to the present.
+ */
+
+_Static_assert(FW_PINS_MAX < 32, "subscriptions are a uint32_t with a bit for device://info");
+_Static_assert(FW_LOG_RING >= 1 && FW_LOG_RING <= 0xffff, "log slots are counted in uint16_t");
+_Static_assert(FW_LOG_DEFAULT_LEVEL >= 0 && FW_LOG_DEFAULT_LEVEL < FW_LOG_LEVEL_COUNT,
+               "FW_LOG_DEFAULT_LEVEL must be a fw_log_level_t");
+
+static const char *const level_names[FW_LOG_LEVEL_COUNT] = {
+    "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"};
+
+const char *fw_log_level_name(fw_log_level_t level)
+{
+    return (unsigned)level < FW_LOG_LEVEL_COUNT ? level_names[level] : NULL;
+}
+
+static bool seq_before(uint32_t a, uint32_t b)
+{
+    return (int32_t)(a - b) < 0;
+}
+
+void fw_session_init(fw_session_t *session, const fw_device_t *dev)
+{
+    memset(session, 0, sizeof *session);
+    session->log_level = FW_LOG_DEFAULT_LEVEL;
+    session->change_cursor = dev->change_count;
+    session->log_cursor = dev->log_next;
+}
+
+/* ---------------------------------------------------------------- writing notifications */
+
+void fw_mcp_notify_begin(fw_jw_t *w, const fw_msg_sink_t *out, const char *method)
+{
+    fw_jw_init(w, (fw_sink_t){out->write, out->ctx});
+    fw_jw_obj_begin(w);
+    fw_jw_kv_str(w, "jsonrpc", "2.0");
+    fw_jw_kv_str(w, "method", method);
+    fw_jw_key(w, "params");
+    fw_jw_obj_begin(w);
+}
+
+void fw_mcp_notify_end(fw_jw_t *w, const fw_msg_sink_t *out)
+{
+    fw_jw_obj_end(w);
+    fw_jw_obj_end(w);
+    fw_jw_flush(w);
+    fw_msg_sink_end(out);
+}
+
+static void send_message(const fw_device_t *dev, const fw_msg_sink_t *out, uint8_t level,
+                         const char *text)
+{
+    const char *logger = dev->board->device;
+    fw_jw_t w;
+    fw_mcp_notify_begin(&w, out, "notifications/message");
+    fw_jw_kv_str(&w, "level", level_names[level]);
+    fw_jw_kv_str(&w, "logger", logger != NULL && logger[0] != 0 ? logger : "firmware");
+    fw_jw_kv_str(&w, "data", text);
+    fw_mcp_notify_end(&w, out);
+}
+
+static void send_updated(const fw_pin_def_t *def, const fw_msg_sink_t *out)
+{
+    fw_jw_t w;
+    fw_mcp_notify_begin(&w, out, "notifications/resources/updated");
+    fw_jw_key(&w, "uri");
+    fw_mcp_write_pin_uri(&w, def);
+    fw_mcp_notify_end(&w, out);
+}
+
+/* ---------------------------------------------------------------- the log */
+
+static const fw_log_entry_t *log_entry(const fw_device_t *dev, uint32_t seq)
+{
+    uint32_t back = dev->log_next - seq; /* 1 for the newest entry */
+    return &dev->log[(dev->log_head + FW_LOG_RING - back) % FW_LOG_RING];
+}
+
+/* Log messages for s: a notice of entries lost to the ring, then each entry at its level. */
+static size_t drain_log(const fw_device_t *dev, fw_session_t *s, const fw_msg_sink_t *out)
+{
+    uint32_t oldest = dev->log_next - dev->log_count;
+    size_t sent = 0;
+    if (seq_before(dev->log_next, s->log_cursor) || !s->logging) s->log_cursor = dev->log_next;
+    if (seq_before(s->log_cursor, oldest)) {
+        char text[FW_LOG_TEXT_MAX];
+        fw_fmt(text, sizeof text,
+               "%u log messages were lost: the log ring (FW_LOG_RING %u) overran before they "
+               "were sent",
+               (unsigned)(oldest - s->log_cursor), (unsigned)FW_LOG_RING);
+        s->log_cursor = oldest;
+        if (s->log_level <= FW_LOG_WARNING) {
+            send_message(dev, out, FW_LOG_WARNING, text);
+            sent++;
+        }
+    }
+    for (; s->log_cursor != dev->log_next; s->log_cursor++) {
+        const fw_log_entry_t *e = log_entry(dev, s->log_cursor);
+        if (e->level < s->log_level) continue;
+        send_message(dev, out, e->level, e->text);
+        sent++;
+    }
+    return sent;
+}
+
+void fw_log(fw_device_t *dev, fw_log_level_t level, const char *fmt, ...)
+{
+    fw_log_entry_t *e = &dev->log[dev->log_head];
+    va_list ap;
+    e->level = (uint8_t)((unsigned)level < FW_LOG_LEVEL_COUNT ? level : FW_LOG_EMERGENCY);
+    va_start(ap, fmt);
+    fw_vfmt(e->text, sizeof e->text, fmt, ap);
+    va_end(ap);
+    dev->log_head = (uint16_t)((dev->log_head + 1u) % FW_LOG_RING);
+    dev->log_next++;
+    if (dev->log_count < FW_LOG_RING) dev->log_count++;
+    if (dev->msg != NULL && dev->msg->live) drain_log(dev, dev->msg->session, &dev->msg->out);
+}
+
+/* ---------------------------------------------------------------- observing the pins */
+
+/* What a pin resource shows that can change: the latest sample, the type, the PWM duty and
+   the known digital level. */
+static uint64_t pin_look(const fw_device_t *dev, size_t i)
+{
+    const fw_pin_state_t *st = &dev->pins[i];
+    uint64_t sample = st->count > 0 ? st->latest : 0u;
+    uint64_t level = st->have_level ? (2u | (st->level ? 1u : 0u)) : 0u;
+    return sample << 32 | (uint64_t)st->type << 16 | (uint64_t)st->duty << 8 | level;
+}
+
+static void observe_pins(fw_device_t *dev)
+{
+    for (size_t i = 0; i < dev->board->pin_count; i++) {
+        uint64_t look = pin_look(dev, i);
+        if (look == dev->pin_look[i]) continue;
+        dev->pin_look[i] = look;
+        dev->pin_changed[i] = ++dev->change_count;
+    }
+}
+
+static void log_event(fw_device_t *dev, const fw_event_t *e)
+{
+    const fw_pin_def_t *def = &dev->board->pins[e->pin_index];
+    bool rising = e->kind == FW_EVENT_RISING;
+    if (def->type != FW_PIN_ADC_INPUT) {
+        fw_log(dev, FW_LOG_NOTICE, "pin %s (%u): %s edge", def->name, (unsigned)def->number,
+               rising ? "rising" : "falling");
+        return;
+    }
+    fw_log(dev, FW_LOG_NOTICE, "pin %s (%u): %s threshold %d (value %u)", def->name,
+           (unsigned)def->number, rising ? "reached the high" : "fell to the low",
+           (int)(rising ? def->threshold_high : def->threshold_low), (unsigned)e->value);
+}
+
+/* Events still queued that were not logged yet (a client may take events off the queue
+   before they are observed: those are not logged). */
+static void observe_events(fw_device_t *dev)
+{
+    for (uint16_t k = 0; k < dev->ev_count; k++) {
+        const fw_event_t *e = fw_event_at(dev, k);
+        if (seq_before(dev->ev_logged, e->seq)) log_event(dev, e);
+    }
+    dev->ev_logged = dev->ev_next_seq - 1u;
+    if (dev->counters.events_dropped == dev->drops_logged) return;
+    dev->drops_logged = dev->counters.events_dropped;
+    fw_log(dev, FW_LOG_WARNING,
+           "event queue full (FW_EVENT_QUEUE_MAX %u); events dropped since "
+           "boot: %u",
+           (unsigned)FW_EVENT_QUEUE_MAX, (unsigned)dev->drops_logged);
+}
+
+void fw_mcp_observe(fw_device_t *dev)
+{
+    observe_pins(dev);
+    observe_events(dev);
+}
+
+void fw_mcp_init(fw_device_t *dev)
+{
+    for (size_t i = 0; i < dev->board->pin_count; i++) dev->pin_look[i] = pin_look(dev, i);
+    dev->ev_logged = dev->ev_next_seq - 1u;
+    dev->drops_logged = dev->counters.events_dropped;
+    fw_session_init(&dev->session, dev);
+}
+
+/* ---------------------------------------------------------------- drain */
+
+/* device://info shows only constant facts, so a subscription to it never fires. */
+static size_t drain_updates(const fw_device_t *dev, fw_session_t *s, const fw_msg_sink_t *out)
+{
+    size_t sent = 0;
+    if (seq_before(dev->change_count, s->change_cursor)) s->change_cursor = dev->change_count;
+    for (size_t i = 0; i < dev->board->pin_count; i++) {
+        if (!(s->subscriptions & (1u << i)) || !seq_before(s->change_cursor, dev->pin_changed[i]))
+            continue;
+        send_updated(&dev->board->pins[i], out);
+        sent++;
+    }
+    s->change_cursor = dev->change_count;
+    return sent;
+}
+
+size_t fw_device_drain(fw_device_t *dev, fw_session_t *session, fw_msg_sink_t out)
+{
+    fw_session_t *s = session != NULL ? session : &dev->session;
+    fw_mcp_observe(dev);
+    size_t sent = drain_updates(dev, s, &out);
+    return sent + drain_log(dev, s, &out);
+}

@@ -1,0 +1,268 @@
+/* mcp_tools.c: MCP tools/list (pages bounded by count and by bytes) and tools/call (content,
+   structuredContent, isError, progress). */
+#include <string.h>
+
+#include "mcp_internal.h"
+
+/* ---------------------------------------------------------------- tools/list */
+
+/*
+ * The cursor is the registry index where the next page starts, as decimal text. A page ends
+ * before the tool that would make it hold more than FW_MCP_PAGE_TOOLS tools or make its
+ * "tools" array longer than FW_MCP_PAGE_BYTES; each entry is measured first by writing it to a
+ * counting writer (a sink that discards), so no buffer is needed. A page always takes its first
+ * tool, however long, so that listing makes progress.
+ */
+
+static size_t entry_size(const fw_device_t *dev, const fw_tool_t *t)
+{
+    fw_jw_t counter;
+    fw_jw_init(&counter, (fw_sink_t){NULL, NULL});
+    fw_write_tool(&counter, dev->board, t, true);
+    return counter.total;
+}
+
+/* Index one past the last tool of the page starting at start. */
+static size_t page_end(const fw_device_t *dev, bool with_user, size_t start)
+{
+    size_t n = 0, bytes = 2; /* "[" and "]" */
+    size_t i = start;
+    for (; i < dev->tool_count; i++) {
+        const fw_tool_t *t = dev->tools[i];
+        if (!fw_tool_listed(t, with_user)) continue;
+        if (n == FW_MCP_PAGE_TOOLS) break;
+        size_t add = entry_size(dev, t) + (n > 0 ? 1u : 0u); /* the comma before it */
+        if (n > 0 && bytes + add > FW_MCP_PAGE_BYTES) break;
+        bytes += add;
+        n++;
+    }
+    return i;
+}
+
+static bool listed_from(const fw_device_t *dev, bool with_user, size_t i)
+{
+    for (; i < dev->tool_count; i++)
+        if (fw_tool_listed(dev->tools[i], with_user)) return true;
+    return false;
+}
+
+/* Absent, null or "" (as the 003 device's clients send) is the first page. */
+static fw_err_t read_cursor(fw_mcp_req_t *q, size_t *start)
+{
+    char text[12];
+    *start = 0;
+    int32_t tok = fw_mcp_member(q, q->params, "cursor");
+    if (tok >= 0 && q->doc->toks[tok].type == FW_JSON_NULL) return FW_OK;
+    fw_err_t err = fw_mcp_string(q, q->params, "cursor", "cursor", false, text, sizeof text);
+    if (err != FW_OK || text[0] == 0) return err;
+    size_t v = 0, n = 0;
+    for (; text[n] >= '0' && text[n] <= '9' && v <= q->dev->tool_count; n++)
+        v = v * 10u + (size_t)(text[n] - '0');
+    if (text[n] != 0 || v > q->dev->tool_count)
+        return fw_call_param_error(q->call, "cursor",
+                                   "invalid cursor '%s': pass the nextCursor of the previous "
+                                   "page, or none for the first",
+                                   text);
+    *start = v;
+    return FW_OK;
+}
+
+fw_err_t fw_mcp_tools_list(fw_mcp_req_t *q)
+{
+    const fw_device_t *dev = q->dev;
+    bool with_user = false;
+    size_t start;
+    fw_err_t err = read_cursor(q, &start);
+    if (err == FW_OK) err = fw_mcp_bool(q, q->params, "withUserTools", "withUserTools", &with_user);
+    if (err != FW_OK) return err;
+    size_t end = page_end(dev, with_user, start);
+    fw_jw_t *w = fw_call_result(q->call);
+    fw_jw_key(w, "tools");
+    fw_jw_arr_begin(w);
+    for (size_t i = start; i < end; i++)
+        if (fw_tool_listed(dev->tools[i], with_user))
+            fw_write_tool(w, dev->board, dev->tools[i], true);
+    fw_jw_arr_end(w);
+    if (listed_from(dev, with_user, end)) {
+        char next[12];
+        fw_fmt(next, sizeof next, "%u", (unsigned)end);
+        fw_jw_kv_str(w, "nextCursor", next);
+    }
+    return FW_OK;
+}
+
+/* ---------------------------------------------------------------- tools/call */
+
+/*
+ * The tool's result object is wanted twice (as the text of a content block and as
+ * structuredContent), so it is written into dev->result_buf through a tee sink. When it does not
+ * fit, the tee starts the response there and then, and streams the kept bytes and all later ones
+ * once, escaped, into the text block: such a result has no structuredContent. The handler cannot
+ * fail any more once it writes its result, so starting the response mid-handler is safe.
+ */
+typedef struct tee {
+    fw_call_t *call;
+    char *buf;
+    size_t cap, len;
+    fw_jw_t *text; /* the response writer, inside the open text string, once streaming */
+} tee_t;
+
+/* Starts the result with content: [{"type":"text","text": (the string value comes next). */
+static fw_jw_t *begin_content(fw_call_t *call)
+{
+    fw_jw_t *w = fw_resp_result(call->priv);
+    fw_jw_key(w, "content");
+    fw_jw_arr_begin(w);
+    fw_jw_obj_begin(w);
+    fw_jw_kv_str(w, "type", "text");
+    fw_jw_key(w, "text");
+    return w;
+}
+
+static void end_content(fw_jw_t *w)
+{
+    fw_jw_obj_end(w);
+    fw_jw_arr_end(w);
+}
+
+static void tee_write(void *ctx, const char *data, size_t n)
+{
+    tee_t *t = ctx;
+    if (t->text == NULL && n <= t->cap - t->len) {
+        memcpy(t->buf + t->len, data, n);
+        t->len += n;
+        return;
+    }
+    if (t->text == NULL) {
+        t->call->dev->msg->live = false; /* the response has begun: no more notifications */
+        t->text = begin_content(t->call);
+        fw_jw_str_begin(t->text);
+        fw_jw_str_chunk(t->text, t->buf, t->len);
+    }
+    fw_jw_str_chunk(t->text, data, n);
+}
+
+/* A failure of the tool's work: a result with isError and the worded message. */
+static fw_err_t write_failure(fw_mcp_req_t *q, fw_err_t err)
+{
+    const fw_resp_t *r = q->call->priv;
+    bool worded = r->err == err && r->message[0] != 0;
+    fw_jw_t *w = begin_content(q->call);
+    fw_jw_str(w, worded ? r->message : fw_err_str(err));
+    end_content(w);
+    fw_jw_kv_bool(w, "isError", true);
+    q->dev->counters.errors++;
+    return FW_OK;
+}
+
+/* A result the tool wrote; ok false when the handler broke its contract (then isError). */
+static fw_err_t write_result(fw_mcp_req_t *q, tee_t *t, bool ok)
+{
+    fw_jw_t *w = t->text;
+    if (w != NULL) {
+        fw_jw_str_end(w);
+    } else {
+        w = begin_content(q->call);
+        fw_jw_strn(w, t->buf, t->len);
+    }
+    end_content(w);
+    if (!ok) {
+        fw_jw_kv_bool(w, "isError", true);
+    } else if (t->text == NULL && fw_mcp_version_of(q->session) >= FW_MCP_V2025_06_18) {
+        fw_jw_key(w, "structuredContent");
+        fw_jw_raw(w, t->buf, t->len);
+    }
+    return FW_OK;
+}
+
+/* _meta.progressToken (a string or a number), or -1. */
+static int32_t progress_token(const fw_mcp_req_t *q)
+{
+    int32_t meta = fw_mcp_member(q, q->params, "_meta");
+    if (meta < 0 || q->doc->toks[meta].type != FW_JSON_OBJECT) return -1;
+    int32_t tok = fw_mcp_member(q, meta, "progressToken");
+    if (tok < 0) return -1;
+    uint8_t type = q->doc->toks[tok].type;
+    return type == FW_JSON_STRING || type == FW_JSON_NUMBER ? tok : -1;
+}
+
+/* Notifications may be written while the tool runs and nothing of the response is written
+   yet: only for a request (not a notification), outside a batch, on a framed output. */
+static void live_begin(fw_mcp_req_t *q)
+{
+    const fw_resp_t *r = q->call->priv;
+    q->msg->live = q->msg->framed && !q->msg->batch && r->id != NULL;
+    q->msg->progress = progress_token(q);
+}
+
+static void live_end(fw_mcp_req_t *q)
+{
+    q->msg->live = false;
+    q->msg->progress = -1;
+}
+
+/* Runs the tool into w (the tee); a failure is logged while still live, before the result. */
+static fw_err_t run(fw_mcp_req_t *q, const fw_tool_t *tool, int32_t args, fw_jw_t *w, bool *started)
+{
+    live_begin(q);
+    fw_err_t err = fw_rpc_run_tool(q->call, tool, q->doc, args, w, started);
+    fw_jw_flush(w);
+    if (!*started) fw_log_tool_failure(q->call, err);
+    live_end(q);
+    return err;
+}
+
+/* A FW_TOOL_MCP_RESULT tool writes the members of the CallToolResult itself, straight into
+   the response (as an MCP/U call would); a failure before its result is still wrapped. */
+static fw_err_t run_direct(fw_mcp_req_t *q, const fw_tool_t *tool, int32_t args)
+{
+    const fw_resp_t *r = q->call->priv;
+    q->call->tool = tool;
+    fw_err_t err = fw_schema_bind(q->call, q->doc, args);
+    if (err != FW_OK) return err;
+    live_begin(q);
+    err = tool->handler(q->call);
+    if (!r->result_started) fw_log_tool_failure(q->call, err);
+    live_end(q);
+    if (r->result_started || err == FW_OK || err == FW_ERR_INVALID_PARAMS) return err;
+    return write_failure(q, err);
+}
+
+/* Unknown tools and invalid arguments are JSON-RPC errors (-32602); a failure of the tool's
+   work is a result with isError. */
+fw_err_t fw_mcp_tools_call(fw_mcp_req_t *q)
+{
+    char name[64];
+    int32_t args;
+    fw_err_t err = fw_mcp_string(q, q->params, "name", "name", true, name, sizeof name);
+    if (err == FW_OK) err = fw_mcp_object(q, q->params, "arguments", "arguments", false, &args);
+    if (err != FW_OK) return err;
+    const fw_tool_t *tool = fw_device_find_tool(q->dev, name);
+    if (tool == NULL)
+        return fw_call_errorf(q->call, FW_ERR_INVALID_PARAMS, "unknown tool: %s", name);
+    if (tool->flags & FW_TOOL_MCP_RESULT) return run_direct(q, tool, args);
+    tee_t t = {q->call, q->dev->result_buf, sizeof q->dev->result_buf, 0, NULL};
+    fw_jw_t w;
+    bool started;
+    fw_jw_init(&w, (fw_sink_t){tee_write, &t});
+    err = run(q, tool, args, &w, &started);
+    if (!started && err == FW_ERR_INVALID_PARAMS) return err;
+    if (!started) return write_failure(q, err);
+    return write_result(q, &t, err == FW_OK && w.err == FW_OK);
+}
+
+void fw_call_progress(fw_call_t *call, uint32_t done, uint32_t total, const char *message)
+{
+    fw_msg_t *m = call->dev->msg;
+    if (m == NULL || !m->live || m->progress < 0) return;
+    size_t len;
+    const char *token = fw_json_tok_raw(m->doc, (uint32_t)m->progress, &len);
+    fw_jw_t w;
+    fw_mcp_notify_begin(&w, &m->out, "notifications/progress");
+    fw_jw_key(&w, "progressToken");
+    fw_jw_raw(&w, token, len);
+    fw_jw_kv_i64(&w, "progress", done);
+    if (total > 0) fw_jw_kv_i64(&w, "total", total);
+    if (message != NULL) fw_jw_kv_str(&w, "message", message);
+    fw_mcp_notify_end(&w, &m->out);
+}

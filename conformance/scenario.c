@@ -756,7 +756,7 @@ int conf_load_path(conf_library_t *lib, const char *path, conf_buf_t *errors)
         names[n++] = conf_asprintf("%s/%s", path, e->d_name);
     }
     closedir(d);
-    qsort(names, n, sizeof *names, name_cmp);
+    if (n > 0) qsort(names, n, sizeof *names, name_cmp); /* qsort(NULL, 0) is undefined */
     int bad = 0;
     for (size_t i = 0; i < n; i++) {
         struct stat sub;

@@ -10,7 +10,7 @@ TOOLCHAIN := cmake/arm-none-eabi.cmake
 BUILD_CMD := env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL $(CMAKE) --build
 
 .PHONY: all build bootstrap test unit asan tsan coverage cross bench run conformance clean \
-        format tidy help
+        format tidy help fuzz workflows docker-test
 
 all: build
 
@@ -26,6 +26,9 @@ help:
 	@echo "make bench      core throughput and instructions per message (BENCH_ARGS=--detail: per kind)"
 	@echo "make conformance DEVICE=sim   run the conformance runner against a target"
 	@echo "make format     clang-format -i the C sources; make tidy: clang-tidy"
+	@echo "make fuzz       libFuzzer runs of the core's harnesses (FUZZ_SECONDS each, default 60)"
+	@echo "make workflows  validate .github/workflows and action.yml (tools/check-workflows --self-test)"
+	@echo "make docker-test  build the image, run it on 127.0.0.1, conformance against it (slow)"
 	@echo "make clean      remove every build directory"
 
 bootstrap:
@@ -40,6 +43,7 @@ build: bootstrap
 test:
 	$(MAKE) --no-print-directory unit
 	$(MAKE) --no-print-directory cross
+	$(MAKE) --no-print-directory workflows
 	$(MAKE) --no-print-directory asan
 
 unit: build
@@ -96,3 +100,13 @@ tidy: build
 
 clean:
 	rm -rf build build-asan build-tsan build-cov build-arm build-fuzz
+
+FUZZ_SECONDS ?= 60
+fuzz: bootstrap
+	tools/fuzz all $(FUZZ_SECONDS)
+
+workflows: bootstrap
+	tools/check-workflows --self-test
+
+docker-test: build
+	tools/docker-test

@@ -26,19 +26,29 @@ void sim_cfg_printf(char *out, size_t cap, const char *fmt, ...)
     va_end(ap);
 }
 
+/* Appends s to out (length *len, capacity cap), cutting it to fit: a path only words messages. */
+static void append(char *out, size_t cap, size_t *len, const char *s)
+{
+    while (*s && *len + 1 < cap) out[(*len)++] = *s++;
+    out[*len] = 0;
+}
+
 void sim_cfg_path_key(char *out, size_t cap, const char *path, const char *key)
 {
-    if (path == NULL || path[0] == 0)
-        snprintf(out, cap, "%s", key);
-    else if (key[0] == 0 || key[0] == '[')
-        snprintf(out, cap, "%s%s", path, key);
-    else
-        snprintf(out, cap, "%s.%s", path, key);
+    size_t len = 0;
+    if (cap == 0) return;
+    out[0] = 0;
+    if (path != NULL && path[0] != 0) {
+        append(out, cap, &len, path);
+        if (key[0] != 0 && key[0] != '[') append(out, cap, &len, ".");
+    }
+    append(out, cap, &len, key);
 }
 
 void sim_cfg_path_index(char *out, size_t cap, const char *path, size_t index)
 {
-    snprintf(out, cap, "%s[%zu]", path ? path : "", index);
+    if (snprintf(out, cap, "%s[%zu]", path ? path : "", index) >= (int)cap && cap > 0)
+        out[cap - 1] = 0; /* cut, as sim_cfg_path_key does */
 }
 
 void sim_cfg_prefix(sim_cfg_err_t *e, const char *prefix)

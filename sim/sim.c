@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fixtures.h"
 #include "sim_internal.h"
 
 /*
@@ -281,7 +282,9 @@ static fw_err_t boot(sim_t *sim)
         p->freq_hz = 0;
     }
     sim->reset_pending = false;
-    return fw_device_init(&sim->dev, &sim->board->fw, &sim_hal, sim);
+    fw_err_t err = fw_device_init(&sim->dev, &sim->board->fw, &sim_hal, sim);
+    if (err == FW_OK && sim->fixtures) err = sim_fixtures_add(&sim->dev);
+    return err;
 }
 
 void sim_reset(sim_t *sim)

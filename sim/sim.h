@@ -67,6 +67,11 @@ bool sim_advance(sim_t *sim, uint64_t us);
 /* Time (us) of the next firmware deadline or model event; UINT64_MAX if none. */
 uint64_t sim_next_event_us(const sim_t *sim);
 
+/* Adds the test tools, resources and prompts of the official MCP conformance suite
+   (fixtures.h) to the firmware, now and after every reset (mcpsim --conformance-fixtures).
+   FW_OK, or the registration error (e.g. FW_ERR_NO_SPACE: the board leaves no room). */
+fw_err_t sim_enable_fixtures(sim_t *sim);
+
 /* Re-initialises the firmware as a DTR reset would (hardware state such as EEPROM content and
    wires stays; output pins return to reset levels). */
 void sim_reset(sim_t *sim);

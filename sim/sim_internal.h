@@ -87,6 +87,7 @@ struct sim {
     sim_i2c_t *i2c;
     sim_faults_t faults;
     char unique_id[80];
+    bool fixtures; /* the conformance fixtures are added at every boot (sim_enable_fixtures) */
     fw_device_t dev;
 };
 

@@ -9,14 +9,19 @@
 #define FW_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
 /* Assertion of the core's own invariants (never for outside input). A port may define
-   FW_ASSERT_FAIL to trap; by default a broken invariant stops in an endless loop the debugger
-   can find. */
+   FW_ASSERT_FAIL. By default gcc/clang trap (a HardFault on Cortex-M that the debugger or the
+   watchdog catches; SIGILL in the simulator and the tests, so nothing spins until a timeout);
+   other compilers stop in an endless loop the debugger can find. */
 #ifndef FW_ASSERT_FAIL
+#if defined(__GNUC__)
+#define FW_ASSERT_FAIL() __builtin_trap()
+#else
 #define FW_ASSERT_FAIL() \
     do {                 \
         for (;;) {       \
         }                \
     } while (0)
+#endif
 #endif
 #define FW_ASSERT(cond)        \
     do {                       \
@@ -70,16 +75,22 @@ typedef struct fw_resp {
     fw_jw_t *tool_w;       /* non-NULL while a tool runs inside MCP tools/call: its result
                               object goes here, bare (fw_rpc_run_tool) */
     bool tool_started;     /* the tool started its result in tool_w */
+    bool deferred;         /* the response waits for the client's answer (fw_call_ask):
+                              nothing is written for this request now */
 } fw_resp_t;
 
 /* Starts the response's result object (once: the envelope, "result" and "{") and returns the
    message writer, even while a nested tool's result goes to tool_w. */
 fw_jw_t *fw_resp_result(fw_resp_t *r);
 
+/* Closes whatever w has open down to depth (a handler may leave a key, string or container). */
+void fw_jw_close_to(fw_jw_t *w, uint8_t depth);
+
 /*
  * Runs tool for an MCP tools/call on call (the tools/call request's own call: its tool and
  * args are replaced, its response collects the tool's error message and issues). Binds args
- * (an object token, or -1 when absent) and runs the handler with the result object written to
+ * (an object token, or -1 when absent; doc NULL: no binding, every argument absent, as when
+ * a deferred call runs again for the client's answer) and runs the handler with the result object written to
  * w bare, without envelope. Returns the tool's error; *started tells whether the result object
  * was started (it is then complete and closed in w: on FW_OK always, on an error it is the
  * handler bug of failing after fw_call_result, counted as an error).
@@ -107,6 +118,10 @@ typedef struct fw_msg {
                       yet: notifications may be written to out now */
     const fw_json_doc_t *doc;
     int32_t progress; /* token of the running tools/call's _meta.progressToken, or -1 */
+    bool asked;       /* the running tools/call sent a request to the client (fw_call_ask) */
+    fw_jw_t *ask_w;   /* the writer of that request while its params are being written */
+    bool resumed;     /* a deferred tools/call's response was written (not this message's own) */
+    const fw_answer_t *answer; /* the client's answer while a deferred tools/call runs again */
 } fw_msg_t;
 
 /* Ends a message written to out: end(ctx), or "\n" when end is NULL. */
@@ -130,6 +145,20 @@ fw_err_t fw_mcp_run(const fw_mcp_method_t *m, fw_call_t *call, const fw_json_doc
 /* True (and forgets it) when the request with raw id text id[0..len) was cancelled by a
    notifications/cancelled earlier in the message being handled. */
 bool fw_mcp_take_cancelled(fw_device_t *dev, const char *id, size_t len);
+
+/* Ends the request fw_call_ask began writing to the message's output, if it is still open
+   (after the handler returned, or when it starts its result anyway). */
+void fw_mcp_ask_end(fw_device_t *dev);
+
+/*
+ * A response from the client (object token msg of doc). When it answers the request a deferred
+ * tools/call of the message's session waits for, sets *taken, runs that tool again with the
+ * answer, r answering the waiting call (r->id: the session's copy of its id, stable while the
+ * message is handled), and returns the tool's error for fw_resp finishing; otherwise *taken is
+ * false and the response is ignored.
+ */
+fw_err_t fw_mcp_answer(fw_device_t *dev, const fw_json_doc_t *doc, uint32_t msg, fw_resp_t *r,
+                       bool *taken);
 
 /* MCP state of a freshly initialised device: the implicit session, log and change tracking
    (called at the end of fw_device_init). */

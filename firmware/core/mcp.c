@@ -238,7 +238,8 @@ static fw_err_t set_level(fw_mcp_req_t *q)
 
 /*
  * A single-core device runs one request at a time, to its end: by the time a cancellation is
- * read, the request it names has finished, unless it comes later in the same batch. So the id
+ * read, the request it names has finished, unless it comes later in the same batch or is a
+ * tools/call waiting for the client's answer (mcp_ask.c), which then never answers. So the id
  * is remembered for the rest of the message only and that request is skipped without a
  * response; any other cancellation is ignored, as MCP allows.
  */
@@ -251,6 +252,8 @@ static fw_err_t cancelled(fw_mcp_req_t *q)
     if (type != FW_JSON_STRING && type != FW_JSON_NUMBER) return FW_OK;
     size_t len;
     const char *raw = fw_json_tok_raw(q->doc, (uint32_t)id, &len);
+    if (s->ask_tool != NULL && len == s->ask_call_len && memcmp(raw, s->ask_call, len) == 0)
+        s->ask_tool = NULL; /* the call waiting for the client's answer: never answered now */
     if (len == 0 || len > sizeof s->cancelled) return FW_OK;
     memcpy(s->cancelled, raw, len);
     s->cancelled_len = (uint8_t)len;

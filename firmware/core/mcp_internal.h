@@ -103,8 +103,14 @@ typedef struct fw_mcp_prompt {
     fw_err_t (*get)(fw_mcp_req_t *q, int32_t args); /* args: the arguments object or -1 */
 } fw_mcp_prompt_t;
 
-/* The prompt of that name, or NULL. */
+/* Longest prompt name + 1 (prompts/get, completion/complete read it into a buffer this big). */
+#define FW_MCP_PROMPT_NAME_MAX 64
+
+/* The device's own prompt of that name, or NULL. */
 const fw_mcp_prompt_t *fw_mcp_prompt_find(const char *name);
+
+/* The application's prompt of that name (fw_device_add_prompt), or NULL. */
+const fw_prompt_t *fw_mcp_extra_prompt_find(const fw_device_t *dev, const char *name);
 
 /* ---------------------------------------------------------------- methods of the other files */
 
@@ -118,5 +124,9 @@ fw_err_t fw_mcp_resources_unsubscribe(fw_mcp_req_t *q);
 fw_err_t fw_mcp_prompts_list(fw_mcp_req_t *q);
 fw_err_t fw_mcp_prompts_get(fw_mcp_req_t *q);
 fw_err_t fw_mcp_complete(fw_mcp_req_t *q);
+
+/* Runs the deferred tools/call of call->tool again with the client's answer (the response
+   object token msg of doc); the result goes to call's response as a tools/call's would. */
+fw_err_t fw_mcp_resume(fw_call_t *call, const fw_json_doc_t *doc, uint32_t msg);
 
 #endif

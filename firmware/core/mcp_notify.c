@@ -70,12 +70,17 @@ static void send_message(const fw_device_t *dev, const fw_msg_sink_t *out, uint8
     fw_mcp_notify_end(&w, out);
 }
 
-static void send_updated(const fw_pin_def_t *def, const fw_msg_sink_t *out)
+/* The update of pin def's resource, or (def NULL) of the resource at uri. */
+static void send_updated(const fw_pin_def_t *def, const char *uri, const fw_msg_sink_t *out)
 {
     fw_jw_t w;
     fw_mcp_notify_begin(&w, out, "notifications/resources/updated");
     fw_jw_key(&w, "uri");
-    fw_mcp_write_pin_uri(&w, def);
+    if (def != NULL) {
+        fw_mcp_write_pin_uri(&w, def);
+    } else {
+        fw_jw_str(&w, uri);
+    }
     fw_mcp_notify_end(&w, out);
 }
 
@@ -197,7 +202,8 @@ void fw_mcp_init(fw_device_t *dev)
 
 /* ---------------------------------------------------------------- drain */
 
-/* device://info shows only constant facts, so a subscription to it never fires. */
+/* device://info shows only constant facts, so a subscription to it never fires; the
+   application's fixed resources fire when it calls fw_device_resource_changed. */
 static size_t drain_updates(const fw_device_t *dev, fw_session_t *s, const fw_msg_sink_t *out)
 {
     size_t sent = 0;
@@ -205,7 +211,14 @@ static size_t drain_updates(const fw_device_t *dev, fw_session_t *s, const fw_ms
     for (size_t i = 0; i < dev->board->pin_count; i++) {
         if (!(s->subscriptions & (1u << i)) || !seq_before(s->change_cursor, dev->pin_changed[i]))
             continue;
-        send_updated(&dev->board->pins[i], out);
+        send_updated(&dev->board->pins[i], NULL, out);
+        sent++;
+    }
+    for (size_t k = 0; k < dev->resource_count; k++) {
+        if (!(s->subscriptions & (1u << (FW_PINS_MAX + 1u + k))) ||
+            !seq_before(s->change_cursor, dev->resource_changed[k]))
+            continue;
+        send_updated(NULL, dev->resources[k]->uri, out);
         sent++;
     }
     s->change_cursor = dev->change_count;

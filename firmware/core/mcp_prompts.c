@@ -1,5 +1,6 @@
-/* mcp_prompts.c: the device's MCP prompts (diagnose_pin, board_overview): prompts/list and
-   prompts/get, their text built from the registry and the pins' current state. */
+/* mcp_prompts.c: the device's MCP prompts (diagnose_pin, board_overview), their text built
+   from the registry and the pins' current state, and the application's (fw_device_add_prompt):
+   prompts/list and prompts/get. */
 #include <string.h>
 
 #include "mcp_internal.h"
@@ -210,6 +211,101 @@ const fw_mcp_prompt_t *fw_mcp_prompt_find(const char *name)
     return NULL;
 }
 
+/* ---------------------------------------------------------------- the application's */
+
+const fw_prompt_t *fw_mcp_extra_prompt_find(const fw_device_t *dev, const char *name)
+{
+    for (size_t k = 0; k < dev->prompt_count; k++)
+        if (strcmp(dev->prompts[k]->name, name) == 0) return dev->prompts[k];
+    return NULL;
+}
+
+static bool prompt_valid(const fw_prompt_t *p)
+{
+    if (p->name == NULL || p->name[0] == 0 || strlen(p->name) >= FW_MCP_PROMPT_NAME_MAX ||
+        p->get == NULL || p->arg_count > FW_PARAMS_MAX)
+        return false;
+    if (p->arg_count > 0 && p->args == NULL) return false;
+    for (size_t i = 0; i < p->arg_count; i++) {
+        if (p->args[i].name == NULL || p->args[i].name[0] == 0) return false;
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(p->args[j].name, p->args[i].name) == 0) return false;
+    }
+    return true;
+}
+
+fw_err_t fw_device_add_prompt(fw_device_t *dev, const fw_prompt_t *prompt)
+{
+    if (dev == NULL || prompt == NULL || !prompt_valid(prompt)) return FW_ERR_ARG;
+    if (fw_mcp_prompt_find(prompt->name) != NULL ||
+        fw_mcp_extra_prompt_find(dev, prompt->name) != NULL)
+        return FW_ERR_EXISTS;
+    if (dev->prompt_count >= FW_EXTRA_PROMPTS_MAX) return FW_ERR_NO_SPACE;
+    dev->prompts[dev->prompt_count++] = prompt;
+    return FW_OK;
+}
+
+static void write_extra_prompt(fw_jw_t *w, const fw_prompt_t *p)
+{
+    fw_jw_obj_begin(w);
+    fw_jw_kv_str(w, "name", p->name);
+    if (p->title != NULL) fw_jw_kv_str(w, "title", p->title);
+    if (p->description != NULL) fw_jw_kv_str(w, "description", p->description);
+    fw_jw_key(w, "arguments");
+    fw_jw_arr_begin(w);
+    for (size_t i = 0; i < p->arg_count; i++) {
+        fw_jw_obj_begin(w);
+        fw_jw_kv_str(w, "name", p->args[i].name);
+        if (p->args[i].description != NULL) fw_jw_kv_str(w, "description", p->args[i].description);
+        fw_jw_kv_bool(w, "required", p->args[i].required);
+        fw_jw_obj_end(w);
+    }
+    fw_jw_arr_end(w);
+    fw_jw_obj_end(w);
+}
+
+/* Decodes string token tok into the call's scratch; NULL (an issue recorded) when it is not a
+   string, holds NUL or does not fit. */
+static const char *decode_arg(fw_mcp_req_t *q, int32_t tok, const char *path)
+{
+    const fw_json_tok_t *t = &q->doc->toks[tok];
+    if (t->type != FW_JSON_STRING) {
+        fw_call_param_error(q->call, path, "%s", "must be a string");
+        return NULL;
+    }
+    size_t cap = (size_t)(t->end - t->start) + 1u; /* escapes only shrink */
+    char *out = fw_scratch_alloc(q->dev, cap);
+    int32_t len = out != NULL ? fw_json_str_decode(q->doc, (uint32_t)tok, out, cap) : -1;
+    if (len < 0) {
+        fw_call_param_error(q->call, path, "is longer than the %u bytes the device can hold",
+                            (unsigned)FW_SCRATCH_SIZE);
+        return NULL;
+    }
+    if (memchr(out, 0, (size_t)len) != NULL) {
+        fw_call_param_error(q->call, path, "%s", "must not contain NUL characters");
+        return NULL;
+    }
+    return out;
+}
+
+/* Checks and decodes the arguments (object token args, or -1), then runs the prompt. */
+static fw_err_t get_extra(fw_mcp_req_t *q, const fw_prompt_t *p, int32_t args)
+{
+    const char *argv[FW_PARAMS_MAX];
+    bool bad = false;
+    for (size_t i = 0; i < p->arg_count; i++) {
+        char path[32];
+        int32_t tok = fw_mcp_member(q, args, p->args[i].name);
+        fw_fmt(path, sizeof path, "arguments.%s", p->args[i].name);
+        argv[i] = tok >= 0 ? decode_arg(q, tok, path) : NULL;
+        if (tok < 0 && p->args[i].required)
+            fw_call_param_error(q->call, path, "%s", "required argument missing");
+        bad = bad || (argv[i] == NULL && (tok >= 0 || p->args[i].required));
+    }
+    if (bad) return FW_ERR_INVALID_PARAMS;
+    return p->get(q->call, p, argv);
+}
+
 static void write_prompt(fw_jw_t *w, const fw_mcp_prompt_t *p)
 {
     fw_jw_obj_begin(w);
@@ -235,19 +331,21 @@ fw_err_t fw_mcp_prompts_list(fw_mcp_req_t *q)
     fw_jw_key(w, "prompts");
     fw_jw_arr_begin(w);
     for (size_t i = 0; i < FW_ARRAY_LEN(prompts); i++) write_prompt(w, &prompts[i]);
+    for (size_t k = 0; k < q->dev->prompt_count; k++) write_extra_prompt(w, q->dev->prompts[k]);
     fw_jw_arr_end(w);
     return FW_OK;
 }
 
 fw_err_t fw_mcp_prompts_get(fw_mcp_req_t *q)
 {
-    char name[32];
+    char name[FW_MCP_PROMPT_NAME_MAX];
     int32_t args;
     fw_err_t err = fw_mcp_string(q, q->params, "name", "name", true, name, sizeof name);
     if (err == FW_OK) err = fw_mcp_object(q, q->params, "arguments", "arguments", false, &args);
     if (err != FW_OK) return err;
     const fw_mcp_prompt_t *p = fw_mcp_prompt_find(name);
-    if (p == NULL)
-        return fw_call_param_error(q->call, "name", "unknown prompt '%s' (see prompts/list)", name);
-    return p->get(q, args);
+    const fw_prompt_t *extra = fw_mcp_extra_prompt_find(q->dev, name);
+    if (p != NULL) return p->get(q, args);
+    if (extra != NULL) return get_extra(q, extra, args);
+    return fw_call_param_error(q->call, "name", "unknown prompt '%s' (see prompts/list)", name);
 }

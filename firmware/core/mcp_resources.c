@@ -1,5 +1,5 @@
-/* mcp_resources.c: MCP resources: device://info and pin://<name> (list, templates, read,
-   subscribe, unsubscribe). */
+/* mcp_resources.c: MCP resources: device://info, pin://<name> and the application's
+   (fw_device_add_resource): list, templates, read, subscribe, unsubscribe. */
 #include <string.h>
 
 #include "mcp_internal.h"
@@ -16,10 +16,109 @@
 #define URI_MAX 96
 #define JSON_MIME "application/json"
 
+/* Index of the application's resource k (fw_mcp_resource_find) and its subscription bit. */
+#define EXTRA_BASE (FW_PINS_MAX + 1)
+_Static_assert(EXTRA_BASE + FW_EXTRA_RESOURCES_MAX <= 32,
+               "subscriptions are a uint32_t with a bit for every resource");
+
+/* ---------------------------------------------------------------- the application's */
+
+static bool nonempty(const char *s)
+{
+    return s != NULL && s[0] != 0;
+}
+
+static bool is_template(const char *uri)
+{
+    return strchr(uri, '{') != NULL;
+}
+
+/* Exactly one {variable}: non-empty, without '/', no other brace anywhere. */
+static bool template_valid(const char *uri)
+{
+    const char *open = strchr(uri, '{');
+    const char *close = strchr(open, '}');
+    if (close == NULL || close == open + 1 || strchr(open + 1, '{') != NULL) return false;
+    if (strchr(close + 1, '}') != NULL || memchr(uri, '}', (size_t)(open - uri)) != NULL)
+        return false;
+    return memchr(open, '/', (size_t)(close - open)) == NULL;
+}
+
+/* Whether uri matches template t: the text around the variable, which stands for a
+   non-empty segment without '/'. */
+static bool template_match(const char *t, const char *uri)
+{
+    const char *open = strchr(t, '{');
+    const char *suffix = strchr(open, '}') + 1;
+    size_t pre = (size_t)(open - t), suf = strlen(suffix), len = strlen(uri);
+    if (len <= pre + suf || strncmp(uri, t, pre) != 0 || strcmp(uri + len - suf, suffix) != 0)
+        return false;
+    return memchr(uri + pre, '/', len - pre - suf) == NULL;
+}
+
+/* A fixed URI is found before the templates that might match it too. */
+static int extra_find(const fw_device_t *dev, const char *uri)
+{
+    for (int k = 0; k < dev->resource_count; k++)
+        if (!is_template(dev->resources[k]->uri) && strcmp(dev->resources[k]->uri, uri) == 0)
+            return EXTRA_BASE + k;
+    for (int k = 0; k < dev->resource_count; k++)
+        if (is_template(dev->resources[k]->uri) && template_match(dev->resources[k]->uri, uri))
+            return EXTRA_BASE + k;
+    return -1;
+}
+
+fw_err_t fw_device_add_resource(fw_device_t *dev, const fw_resource_t *res)
+{
+    if (dev == NULL || res == NULL || !nonempty(res->uri) || !nonempty(res->name) ||
+        res->read == NULL || strlen(res->uri) >= URI_MAX)
+        return FW_ERR_ARG;
+    if (is_template(res->uri) ? !template_valid(res->uri) : strchr(res->uri, '}') != NULL)
+        return FW_ERR_ARG;
+    if (strcmp(res->uri, DEVICE_URI) == 0 || strncmp(res->uri, PIN_SCHEME, 6) == 0)
+        return FW_ERR_EXISTS;
+    for (size_t k = 0; k < dev->resource_count; k++)
+        if (strcmp(dev->resources[k]->uri, res->uri) == 0) return FW_ERR_EXISTS;
+    if (dev->resource_count >= FW_EXTRA_RESOURCES_MAX) return FW_ERR_NO_SPACE;
+    dev->resource_changed[dev->resource_count] = dev->change_count;
+    dev->resources[dev->resource_count++] = res;
+    return FW_OK;
+}
+
+fw_err_t fw_device_resource_changed(fw_device_t *dev, const char *uri)
+{
+    for (size_t k = 0; uri != NULL && k < dev->resource_count; k++) {
+        if (is_template(dev->resources[k]->uri) || strcmp(dev->resources[k]->uri, uri) != 0)
+            continue;
+        dev->resource_changed[k] = ++dev->change_count;
+        return FW_OK;
+    }
+    return FW_ERR_RESOURCE_NOT_FOUND;
+}
+
+static void write_extra(fw_jw_t *w, const fw_resource_t *res)
+{
+    fw_jw_obj_begin(w);
+    fw_jw_kv_str(w, is_template(res->uri) ? "uriTemplate" : "uri", res->uri);
+    fw_jw_kv_str(w, "name", res->name);
+    if (res->description != NULL) fw_jw_kv_str(w, "description", res->description);
+    if (res->mime_type != NULL) fw_jw_kv_str(w, "mimeType", res->mime_type);
+    fw_jw_obj_end(w);
+}
+
+/* Writes the application's fixed resources (templates false) or templates (true). */
+static void write_extras(fw_jw_t *w, const fw_device_t *dev, bool templates)
+{
+    for (size_t k = 0; k < dev->resource_count; k++)
+        if (is_template(dev->resources[k]->uri) == templates) write_extra(w, dev->resources[k]);
+}
+
+/* ---------------------------------------------------------------- the device's */
+
 int fw_mcp_resource_find(const fw_device_t *dev, const char *uri)
 {
     if (strcmp(uri, DEVICE_URI) == 0) return FW_PINS_MAX;
-    if (strncmp(uri, PIN_SCHEME, sizeof PIN_SCHEME - 1u) != 0) return -1;
+    if (strncmp(uri, PIN_SCHEME, sizeof PIN_SCHEME - 1u) != 0) return extra_find(dev, uri);
     const char *name = uri + sizeof PIN_SCHEME - 1u;
     for (int i = 0; i < dev->board->pin_count; i++)
         if (strcmp(dev->board->pins[i].name, name) == 0) return i;
@@ -154,6 +253,7 @@ fw_err_t fw_mcp_resources_list(fw_mcp_req_t *q)
     fw_jw_kv_str(w, "mimeType", JSON_MIME);
     fw_jw_obj_end(w);
     for (size_t i = 0; i < dev->board->pin_count; i++) write_pin_resource(w, dev, i);
+    write_extras(w, dev, false);
     fw_jw_arr_end(w);
     return FW_OK;
 }
@@ -170,6 +270,7 @@ fw_err_t fw_mcp_resources_templates(fw_mcp_req_t *q)
                  "A pin of the registry by name: its type, current value and sampling summary");
     fw_jw_kv_str(w, "mimeType", JSON_MIME);
     fw_jw_obj_end(w);
+    write_extras(w, q->dev, true);
     fw_jw_arr_end(w);
     return FW_OK;
 }
@@ -193,6 +294,10 @@ fw_err_t fw_mcp_resources_read(fw_mcp_req_t *q)
     fw_mcp_reading_t rd = {FW_OK, false, 0};
     fw_err_t err = find_uri(q, uri, &idx);
     if (err != FW_OK) return err;
+    if (idx >= EXTRA_BASE) {
+        const fw_resource_t *res = q->dev->resources[idx - EXTRA_BASE];
+        return res->read(q->call, res, uri);
+    }
     if (idx < FW_PINS_MAX && fw_mcp_read_pin(q->dev, (size_t)idx, &rd) != FW_OK) {
         const fw_pin_def_t *def = &q->dev->board->pins[idx];
         return fw_call_errorf(q->call, rd.err, "reading pin %u (%s) failed: %s",
@@ -221,7 +326,7 @@ static fw_err_t subscription(fw_mcp_req_t *q, bool on)
     int idx;
     fw_err_t err = find_uri(q, uri, &idx);
     if (err != FW_OK) return err;
-    uint32_t bit = idx == FW_PINS_MAX ? FW_SUB_DEVICE : 1u << idx;
+    uint32_t bit = 1u << idx; /* FW_SUB_DEVICE for device://info */
     if (on) {
         q->session->subscriptions |= bit;
     } else {

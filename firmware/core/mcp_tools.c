@@ -193,6 +193,7 @@ static void live_begin(fw_mcp_req_t *q)
     const fw_resp_t *r = q->call->priv;
     q->msg->live = q->msg->framed && !q->msg->batch && r->id != NULL;
     q->msg->progress = progress_token(q);
+    q->msg->asked = false;
 }
 
 static void live_end(fw_mcp_req_t *q)
@@ -201,11 +202,32 @@ static void live_end(fw_mcp_req_t *q)
     q->msg->progress = -1;
 }
 
-/* Runs the tool into w (the tee); a failure is logged while still live, before the result. */
-static fw_err_t run(fw_mcp_req_t *q, const fw_tool_t *tool, int32_t args, fw_jw_t *w, bool *started)
+/*
+ * After a handler that asked the client (fw_call_ask): the request is ended, and the call's
+ * response waits for the answer. A handler that failed after asking, or wrote its result
+ * anyway, is answered now: the session stops waiting and will ignore the client's answer.
+ */
+static bool asked_and_waits(fw_mcp_req_t *q, fw_err_t err, bool started)
+{
+    fw_resp_t *r = q->call->priv;
+    if (!q->msg->asked) return false;
+    fw_mcp_ask_end(q->dev);
+    q->msg->asked = false;
+    if (err != FW_OK || started || r->result_started) {
+        q->session->ask_tool = NULL;
+        return false;
+    }
+    r->deferred = true;
+    return true;
+}
+
+/* Runs the tool into w (the tee); a failure is logged while still live, before the result.
+   doc NULL: a deferred call runs again, with no arguments bound. */
+static fw_err_t run(fw_mcp_req_t *q, const fw_tool_t *tool, const fw_json_doc_t *doc, int32_t args,
+                    fw_jw_t *w, bool *started)
 {
     live_begin(q);
-    fw_err_t err = fw_rpc_run_tool(q->call, tool, q->doc, args, w, started);
+    fw_err_t err = fw_rpc_run_tool(q->call, tool, doc, args, w, started);
     fw_jw_flush(w);
     if (!*started) fw_log_tool_failure(q->call, err);
     live_end(q);
@@ -214,18 +236,36 @@ static fw_err_t run(fw_mcp_req_t *q, const fw_tool_t *tool, int32_t args, fw_jw_
 
 /* A FW_TOOL_MCP_RESULT tool writes the members of the CallToolResult itself, straight into
    the response (as an MCP/U call would); a failure before its result is still wrapped. */
-static fw_err_t run_direct(fw_mcp_req_t *q, const fw_tool_t *tool, int32_t args)
+static fw_err_t run_direct(fw_mcp_req_t *q, const fw_tool_t *tool, const fw_json_doc_t *doc,
+                           int32_t args)
 {
     const fw_resp_t *r = q->call->priv;
     q->call->tool = tool;
-    fw_err_t err = fw_schema_bind(q->call, q->doc, args);
+    fw_err_t err = doc != NULL ? fw_schema_bind(q->call, doc, args) : FW_OK;
     if (err != FW_OK) return err;
     live_begin(q);
     err = tool->handler(q->call);
     if (!r->result_started) fw_log_tool_failure(q->call, err);
     live_end(q);
+    if (asked_and_waits(q, err, false)) return FW_OK;
     if (r->result_started || err == FW_OK || err == FW_ERR_INVALID_PARAMS) return err;
     return write_failure(q, err);
+}
+
+/* Runs tool for a tools/call (doc NULL: again, for the client's answer, without arguments). */
+static fw_err_t call_tool(fw_mcp_req_t *q, const fw_tool_t *tool, const fw_json_doc_t *doc,
+                          int32_t args)
+{
+    if (tool->flags & FW_TOOL_MCP_RESULT) return run_direct(q, tool, doc, args);
+    tee_t t = {q->call, q->dev->result_buf, sizeof q->dev->result_buf, 0, NULL};
+    fw_jw_t w;
+    bool started;
+    fw_jw_init(&w, (fw_sink_t){tee_write, &t});
+    fw_err_t err = run(q, tool, doc, args, &w, &started);
+    if (asked_and_waits(q, err, started)) return FW_OK;
+    if (!started && err == FW_ERR_INVALID_PARAMS) return err;
+    if (!started) return write_failure(q, err);
+    return write_result(q, &t, err == FW_OK && w.err == FW_OK);
 }
 
 /* Unknown tools and invalid arguments are JSON-RPC errors (-32602); a failure of the tool's
@@ -240,15 +280,20 @@ fw_err_t fw_mcp_tools_call(fw_mcp_req_t *q)
     const fw_tool_t *tool = fw_device_find_tool(q->dev, name);
     if (tool == NULL)
         return fw_call_errorf(q->call, FW_ERR_INVALID_PARAMS, "unknown tool: %s", name);
-    if (tool->flags & FW_TOOL_MCP_RESULT) return run_direct(q, tool, args);
-    tee_t t = {q->call, q->dev->result_buf, sizeof q->dev->result_buf, 0, NULL};
-    fw_jw_t w;
-    bool started;
-    fw_jw_init(&w, (fw_sink_t){tee_write, &t});
-    err = run(q, tool, args, &w, &started);
-    if (!started && err == FW_ERR_INVALID_PARAMS) return err;
-    if (!started) return write_failure(q, err);
-    return write_result(q, &t, err == FW_OK && w.err == FW_OK);
+    return call_tool(q, tool, q->doc, args);
+}
+
+/* The client's answer arrived: the tool runs again, in the same session, as a tools/call
+   without arguments whose response carries the waiting call's id. */
+fw_err_t fw_mcp_resume(fw_call_t *call, const fw_json_doc_t *doc, uint32_t msg)
+{
+    fw_msg_t *m = call->dev->msg;
+    fw_answer_t a = {doc, fw_json_obj_get(doc, msg, "result"), fw_json_obj_get(doc, msg, "error")};
+    fw_mcp_req_t q = {call, call->dev, m, m->session, doc, -1};
+    m->answer = &a;
+    fw_err_t err = call_tool(&q, call->tool, NULL, -1);
+    m->answer = NULL;
+    return err;
 }
 
 void fw_call_progress(fw_call_t *call, uint32_t done, uint32_t total, const char *message)

@@ -117,8 +117,7 @@ static bool resp_error(fw_device_t *dev, fw_resp_t *r, fw_err_t err)
     return r->id != NULL;
 }
 
-/* Closes whatever is open down to depth (a handler may leave a key, string or container). */
-static void close_to(fw_jw_t *w, uint8_t depth)
+void fw_jw_close_to(fw_jw_t *w, uint8_t depth)
 {
     if (w->in_str) fw_jw_str_end(w);
     if (w->want_value) fw_jw_null(w);
@@ -154,11 +153,12 @@ fw_jw_t *fw_resp_result(fw_resp_t *r)
 static bool resp_finish(fw_device_t *dev, fw_resp_t *r, fw_err_t err)
 {
     uint8_t base = resp_base_depth(r);
+    if (r->deferred) return false; /* answered when the client's answer arrives */
     if (!r->result_started && err != FW_OK) return resp_error(dev, r, err);
     result_begin(r); /* FW_OK without a result: an empty result object */
     if (err != FW_OK || r->w->depth != base + 2 || r->w->want_value || r->w->in_str)
         dev->counters.errors++;
-    close_to(r->w, base);
+    fw_jw_close_to(r->w, base);
     return r->id != NULL;
 }
 
@@ -171,10 +171,12 @@ const fw_arg_t *fw_call_arg(const fw_call_t *call, const char *name)
     return NULL;
 }
 
-/* Once the response is being written, no notification may come before it any more. */
+/* Once the response is being written, no notification may come before it any more. A request
+   to the client still being written is ended first (the call is then answered at once). */
 fw_jw_t *fw_call_result(fw_call_t *call)
 {
     fw_resp_t *r = call->priv;
+    fw_mcp_ask_end(call->dev);
     if (r->tool_w == NULL && call->dev->msg != NULL) call->dev->msg->live = false;
     if (r->tool_w == NULL) return fw_resp_result(r);
     if (!r->tool_started) fw_jw_obj_begin(r->tool_w);
@@ -235,17 +237,19 @@ fw_err_t fw_rpc_run_tool(fw_call_t *call, const fw_tool_t *tool, const fw_json_d
                          int32_t args, fw_jw_t *w, bool *started)
 {
     fw_resp_t *r = call->priv;
+    const fw_msg_t *m = call->dev->msg;
     call->tool = tool;
     *started = false;
-    fw_err_t err = fw_schema_bind(call, doc, args);
+    fw_err_t err = doc != NULL ? fw_schema_bind(call, doc, args) : FW_OK;
     if (err != FW_OK) return err;
     r->tool_w = w;
     r->tool_started = false;
     err = tool->handler(call);
-    if (err == FW_OK) fw_call_result(call); /* a handler that wrote nothing returns {} */
+    /* a handler that wrote nothing returns {}, unless it asked the client and waits */
+    if (err == FW_OK && (m == NULL || !m->asked)) fw_call_result(call);
     *started = r->tool_started;
     if (*started && (err != FW_OK || tool_result_broken(w, 1))) call->dev->counters.errors++;
-    if (*started) close_to(w, 0);
+    if (*started) fw_jw_close_to(w, 0);
     r->tool_w = NULL;
     r->tool_started = false;
     return err;
@@ -353,6 +357,22 @@ static const char *type_name(uint8_t type)
     return type < FW_ARRAY_LEN(names) ? names[type] : "?";
 }
 
+/*
+ * A response from the client. When it is the answer a deferred tools/call waits for, that
+ * call's response is written now (outside a batch it is a message of its own, not this one's
+ * reply: dev->msg->resumed); any other response is ignored.
+ */
+static bool handle_answer(fw_device_t *dev, const fw_json_doc_t *doc, uint32_t msg, fw_resp_t *r)
+{
+    bool taken;
+    fw_err_t err = fw_mcp_answer(dev, doc, msg, r, &taken);
+    if (!taken) return false;
+    fw_mcp_observe(dev);
+    bool answered = resp_finish(dev, r, err);
+    if (answered && r->batch_open == NULL) dev->msg->resumed = true;
+    return answered;
+}
+
 /* Handles one request object (or what stands in its place in a batch); true if answered. */
 static bool handle_one(fw_device_t *dev, const fw_json_doc_t *doc, uint32_t req, fw_jw_t *w,
                        bool *batch_open)
@@ -369,7 +389,7 @@ static bool handle_one(fw_device_t *dev, const fw_json_doc_t *doc, uint32_t req,
     int32_t id = fw_json_obj_get(doc, req, "id");
     if (fw_json_obj_get(doc, req, "method") < 0 &&
         (fw_json_obj_get(doc, req, "result") >= 0 || fw_json_obj_get(doc, req, "error") >= 0))
-        return false; /* a response to us: nothing to answer */
+        return handle_answer(dev, doc, req, &r); /* a response to us: nothing to answer */
     dev->counters.requests++;
     if (id >= 0 && valid_id_type(doc->toks[id].type)) take_id(&r, doc, (uint32_t)id);
     const char *problem = envelope_problem(doc, req);
@@ -478,7 +498,8 @@ static bool handle_msg(fw_device_t *dev, fw_session_t *session, const char *msg,
     m.session->cancelled_len = 0;
     dev->msg = outer;
     dev->scratch_used = 0;
-    return answered;
+    /* a framed output tells apart a deferred call's response from this message's reply */
+    return answered && !(framed && m.resumed);
 }
 
 bool fw_device_handle(fw_device_t *dev, const char *msg, size_t len, fw_sink_t out)

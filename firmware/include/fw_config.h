@@ -118,6 +118,14 @@
 #define FW_LOG_TEXT_MAX 96
 #endif
 
+/* MCP: resources and prompts an application may add (fw_device_add_resource, _prompt). */
+#ifndef FW_EXTRA_RESOURCES_MAX
+#define FW_EXTRA_RESOURCES_MAX 8
+#endif
+#ifndef FW_EXTRA_PROMPTS_MAX
+#define FW_EXTRA_PROMPTS_MAX 8
+#endif
+
 /* Log level (fw_log_level_t: 0 debug .. 7 emergency) an MCP session gets at initialize, until
    logging/setLevel changes it. A session that never initializes gets no log messages. */
 #ifndef FW_LOG_DEFAULT_LEVEL

@@ -161,7 +161,7 @@ typedef struct fw_log_entry {
 #define FW_CLIENT_ROOTS 0x04u
 
 /* Subscription bit of device://info in fw_session_t.subscriptions (bit i < FW_PINS_MAX is the
-   resource of pin i of the registry). */
+   resource of pin i of the registry; bit FW_PINS_MAX + 1 + k the application resource k). */
 #define FW_SUB_DEVICE (1u << FW_PINS_MAX)
 
 /*
@@ -182,6 +182,11 @@ typedef struct fw_session {
     uint32_t log_cursor;    /* seq of the next log entry this session has not seen */
     uint8_t cancelled_len;  /* > 0: raw id of a request cancelled earlier in the same message */
     char cancelled[FW_MCP_ID_MAX];
+    /* A tools/call whose response waits for the client's answer (fw_call_ask) */
+    const fw_tool_t *ask_tool; /* the tool to run again; NULL: no call waits */
+    uint32_t ask_id;           /* id of the last request sent to the client */
+    uint8_t ask_call_len;      /* raw JSON id of the waiting tools/call */
+    char ask_call[FW_MCP_ID_MAX];
 } fw_session_t;
 
 /*
@@ -198,6 +203,8 @@ typedef struct fw_msg_sink {
 } fw_msg_sink_t;
 
 struct fw_msg;
+struct fw_resource;
+struct fw_prompt;
 
 /*
  * The device instance. The caller owns it (static, stack or embedded in a larger struct); its
@@ -231,6 +238,11 @@ typedef struct fw_device {
     uint16_t log_count;                  /* entries held, <= FW_LOG_RING */
     fw_log_entry_t log[FW_LOG_RING];
     char result_buf[FW_MCP_RESULT_MAX];  /* a tools/call result, kept to send it twice */
+    const struct fw_resource *resources[FW_EXTRA_RESOURCES_MAX]; /* fw_device_add_resource */
+    uint32_t resource_changed[FW_EXTRA_RESOURCES_MAX]; /* change_count at the last change */
+    uint8_t resource_count;
+    const struct fw_prompt *prompts[FW_EXTRA_PROMPTS_MAX]; /* fw_device_add_prompt */
+    uint8_t prompt_count;
 } fw_device_t;
 
 /* ---------------------------------------------------------------- API */
@@ -289,8 +301,12 @@ int fw_device_pin_index(const fw_device_t *dev, uint16_t number);
  * As fw_device_handle, for one MCP session (NULL: the device's implicit one). Notifications the
  * request produces while it runs (notifications/progress of a tools/call with a progressToken,
  * and the session's log messages) are written before the response, each as its own message;
- * the response is ended like them. Returns true if a response was written (false for
- * notifications, responses and all-notification batches: an HTTP transport answers 202).
+ * the response is ended like them. Returns true if a response to this message was written
+ * (false for notifications, responses and all-notification batches: an HTTP transport answers
+ * 202). Messages written when it returns false are for the session's server-to-client channel
+ * (an HTTP session's GET stream): a request to the client that a tools/call sent (fw_call_ask;
+ * that call's response is then deferred, session->ask_tool is set) or, when the message was
+ * the client's answer, the deferred tools/call's response.
  * session->initialize_seen tells the transport when a session was established.
  */
 bool fw_device_handle_session(fw_device_t *dev, fw_session_t *session, const char *msg,
@@ -330,6 +346,24 @@ void fw_log(fw_device_t *dev, fw_log_level_t level, const char *fmt, ...);
 
 /* MCP name of a level ("warning"); NULL for an invalid value. */
 const char *fw_log_level_name(fw_log_level_t level);
+
+/*
+ * Adds an MCP resource (fw_tool.h; the descriptor must outlive dev, fw_device_init forgets
+ * it). FW_ERR_ARG for a malformed descriptor (no uri, name or read; a template without exactly
+ * one non-empty {variable}), FW_ERR_EXISTS for a URI already served (device://info, pin://...,
+ * another resource's), FW_ERR_NO_SPACE when FW_EXTRA_RESOURCES_MAX are added.
+ */
+fw_err_t fw_device_add_resource(fw_device_t *dev, const struct fw_resource *res);
+
+/* Adds an MCP prompt (as fw_device_add_resource). FW_ERR_ARG for a malformed descriptor,
+   FW_ERR_EXISTS for a name taken (the device's own prompts included), FW_ERR_NO_SPACE when
+   FW_EXTRA_PROMPTS_MAX are added. */
+fw_err_t fw_device_add_prompt(fw_device_t *dev, const struct fw_prompt *prompt);
+
+/* Tells subscribers that what the added fixed resource at uri shows has changed: each
+   subscribed session gets notifications/resources/updated at its next drain.
+   FW_ERR_RESOURCE_NOT_FOUND when no added fixed resource has that URI. */
+fw_err_t fw_device_resource_changed(fw_device_t *dev, const char *uri);
 
 /* Framing: resets a framer to the empty state. */
 void fw_framer_init(fw_framer_t *fr);

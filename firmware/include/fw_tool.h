@@ -118,4 +118,77 @@ fw_err_t fw_call_param_error(fw_call_t *call, const char *path, const char *fmt,
  */
 void fw_call_progress(fw_call_t *call, uint32_t done, uint32_t total, const char *message);
 
+/* ---------------------------------------------------------------- asking the MCP client */
+
+/*
+ * Sends a request to the MCP client of this tools/call (e.g. "sampling/createMessage",
+ * "elicitation/create") and defers the call's response until the client answers. On FW_OK,
+ * *params is the writer of the request's params object: write its members, then return FW_OK
+ * without calling fw_call_result(). When the client's response arrives (a later message of the
+ * same session), the core runs the handler again: fw_call_answer() gives the response there,
+ * the arguments are not bound (the message that carried them is gone) and the handler writes
+ * its result as usual, fails, or asks again. Fails, with the message worded and nothing sent:
+ * FW_ERR_UNSUPPORTED when the client did not declare the capability the method needs
+ * (sampling/, elicitation/, roots/) or the call cannot carry a request (not an MCP tools/call
+ * request, inside a batch, an output that does not frame messages), FW_ERR_NO_SPACE when the
+ * session already waits for an answer (one at a time) or the call's id is longer than
+ * FW_MCP_ID_MAX, FW_ERR_ARG when called twice or after fw_call_result().
+ */
+fw_err_t fw_call_ask(fw_call_t *call, const char *method, fw_jw_t **params);
+
+/* The client's response to fw_call_ask, as the handler sees it when run again. */
+typedef struct fw_answer {
+    const fw_json_doc_t *doc; /* the message that carried it (valid during the handler) */
+    int32_t result;           /* token of the response's result, or -1 */
+    int32_t error;            /* token of its error object, or -1 */
+} fw_answer_t;
+
+/* The answer the handler is run again for, or NULL on a call's first run. */
+const fw_answer_t *fw_call_answer(const fw_call_t *call);
+
+/* ---------------------------------------------------------------- MCP resources and prompts */
+
+/*
+ * An MCP resource an application adds (fw_device_add_resource) beside the device's own
+ * (device://info, pin://<name>). uri is a fixed URI, or a template with exactly one
+ * {variable} standing for one non-empty path segment without '/' ("test://item/{id}/data");
+ * templates are listed by resources/templates/list, fixed URIs by resources/list. read answers
+ * resources/read of a URI it matches: it calls fw_call_result() and writes the members of the
+ * ReadResourceResult ("contents": [{"uri", "mimeType", "text" or "blob"}]), or fails before
+ * that with fw_call_errorf (e.g. FW_ERR_RESOURCE_NOT_FOUND). fw_call_arg() is not for it.
+ */
+typedef struct fw_resource {
+    const char *uri;
+    const char *name;
+    const char *description;
+    const char *mime_type; /* NULL: not published */
+    fw_err_t (*read)(fw_call_t *call, const struct fw_resource *res, const char *uri);
+    const void *user; /* the handler's own constant data */
+} fw_resource_t;
+
+/* An argument of an application prompt. */
+typedef struct fw_prompt_arg {
+    const char *name;
+    const char *description;
+    bool required;
+    const char *const *completions; /* NULL-terminated values completion/complete offers
+                                       (those starting with the typed prefix); NULL: none */
+} fw_prompt_arg_t;
+
+/*
+ * An MCP prompt an application adds (fw_device_add_prompt) beside the device's own. get
+ * answers prompts/get: argv[i] is the value of args[i] (a decoded string) or NULL when not
+ * given (the core has checked the required ones); it calls fw_call_result() and writes the
+ * members of the GetPromptResult ("messages": [...], optionally "description").
+ */
+typedef struct fw_prompt {
+    const char *name;
+    const char *title; /* NULL: none */
+    const char *description;
+    const fw_prompt_arg_t *args;
+    uint8_t arg_count; /* at most FW_PARAMS_MAX */
+    fw_err_t (*get)(fw_call_t *call, const struct fw_prompt *prompt, const char *const *argv);
+    const void *user;
+} fw_prompt_t;
+
 #endif

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "log.h"
+#include "ws.h"
 
 #ifndef MCPSIM_BOARDS_DIR
 #define MCPSIM_BOARDS_DIR "/usr/share/mcpsim/boards"
@@ -18,8 +19,18 @@ typedef enum opt_id {
     OPT_PTY_LINK,
     OPT_TCP,
     OPT_CONTROL,
+    OPT_WS,
+    OPT_CONNECT,
+    OPT_CONNECT_HEADER,
+    OPT_HTTP,
+    OPT_HTTP_IDLE_TIMEOUT,
+    OPT_HTTP_MAX_SESSIONS,
+    OPT_ALLOW_HOST,
+    OPT_ALLOW_ORIGIN,
+    OPT_AUTH_TOKEN,
     OPT_CLOCK,
     OPT_LOG_LEVEL,
+    OPT_CONFORMANCE_FIXTURES,
     OPT_HELP,
     OPT_VERSION
 } opt_id_t;
@@ -36,8 +47,18 @@ static const opt_t opts[] = {
     {"--pty-link", "PATH", OPT_PTY_LINK},
     {"--tcp", "[HOST:]PORT", OPT_TCP},
     {"--control", "[HOST:]PORT", OPT_CONTROL},
+    {"--ws", "[HOST:]PORT", OPT_WS},
+    {"--connect", "ws://HOST[:PORT][/PATH]", OPT_CONNECT},
+    {"--connect-header", "'Name: value'", OPT_CONNECT_HEADER},
+    {"--http", "[HOST:]PORT", OPT_HTTP},
+    {"--http-idle-timeout", "SECONDS (1 to 86400)", OPT_HTTP_IDLE_TIMEOUT},
+    {"--http-max-sessions", "N (1 to 1024)", OPT_HTTP_MAX_SESSIONS},
+    {"--allow-host", "HOST[:PORT]|*", OPT_ALLOW_HOST},
+    {"--allow-origin", "SCHEME://HOST[:PORT]|*", OPT_ALLOW_ORIGIN},
+    {"--auth-token", "TOKEN", OPT_AUTH_TOKEN},
     {"--clock", "realtime|virtual", OPT_CLOCK},
     {"--log-level", "error|warn|info|debug", OPT_LOG_LEVEL},
+    {"--conformance-fixtures", NULL, OPT_CONFORMANCE_FIXTURES},
     {"--help", NULL, OPT_HELP},
     {"-h", NULL, OPT_HELP},
     {"--version", NULL, OPT_VERSION},
@@ -101,6 +122,74 @@ int host_endpoint_parse(const char *text, host_endpoint_t *ep, char *err, size_t
     return 0;
 }
 
+static int parse_connect(host_options_t *o, const char *val, char *err, size_t cap)
+{
+    host_ws_url_t url;
+    o->connect = val;
+    return host_ws_url_parse(val, &url, err, cap);
+}
+
+static int add_connect_header(host_options_t *o, const char *val, char *err, size_t cap)
+{
+    if (o->connect_header_count == HOST_CONNECT_HEADERS_MAX) {
+        snprintf(err, cap, "at most %u --connect-header flags", HOST_CONNECT_HEADERS_MAX);
+        return -1;
+    }
+    o->connect_headers[o->connect_header_count++] = val;
+    return host_ws_header_check(val, err, cap);
+}
+
+/* A whole decimal number in [min, max]; 0, or -1 with the flag's usage in err. */
+static int parse_uint(const opt_t *op, const char *val, unsigned min, unsigned max, unsigned *out,
+                      char *err, size_t cap)
+{
+    char *end = NULL;
+    unsigned long v = (*val >= '0' && *val <= '9') ? strtoul(val, &end, 10) : 0;
+    if (!end || *end != 0 || v < min || v > max) {
+        snprintf(err, cap, "%s '%s': expected %s", op->name, val, op->arg);
+        return -1;
+    }
+    *out = (unsigned)v;
+    return 0;
+}
+
+/* Appends val to one of the repeatable --allow-* lists. */
+static int add_allowed(const opt_t *op, const char *val, const char **list, size_t *count,
+                       char *err, size_t cap)
+{
+    if (*val == 0 || *count == HOST_ALLOW_MAX) {
+        snprintf(err, cap, "%s: %s", op->name,
+                 *val ? "too many (at most 16)" : "the value must not be empty");
+        return -1;
+    }
+    list[(*count)++] = val;
+    return 0;
+}
+
+/* The options of the HTTP transport (--http and the flags of its checks and limits). */
+static int apply_http(host_options_t *o, const opt_t *op, const char *val, char *err, size_t cap)
+{
+    switch (op->id) {
+    case OPT_HTTP:
+        return host_endpoint_parse(val, &o->http, err, cap);
+    case OPT_HTTP_IDLE_TIMEOUT:
+        return parse_uint(op, val, 1, 86400, &o->http_idle_timeout_s, err, cap);
+    case OPT_HTTP_MAX_SESSIONS:
+        return parse_uint(op, val, 1, 1024, &o->http_max_sessions, err, cap);
+    case OPT_ALLOW_HOST:
+        return add_allowed(op, val, o->allow_hosts, &o->allow_host_count, err, cap);
+    case OPT_ALLOW_ORIGIN:
+        return add_allowed(op, val, o->allow_origins, &o->allow_origin_count, err, cap);
+    default: /* OPT_AUTH_TOKEN */
+        if (*val == 0) {
+            snprintf(err, cap, "--auth-token: the token must not be empty");
+            return -1;
+        }
+        o->auth_token = val;
+        return 0;
+    }
+}
+
 static int apply(host_options_t *o, const opt_t *op, const char *val, char *err, size_t cap)
 {
     switch (op->id) {
@@ -118,6 +207,22 @@ static int apply(host_options_t *o, const opt_t *op, const char *val, char *err,
         return host_endpoint_parse(val, &o->tcp, err, cap);
     case OPT_CONTROL:
         return host_endpoint_parse(val, &o->control, err, cap);
+    case OPT_WS:
+        return host_endpoint_parse(val, &o->ws, err, cap);
+    case OPT_CONNECT:
+        return parse_connect(o, val, err, cap);
+    case OPT_CONNECT_HEADER:
+        return add_connect_header(o, val, err, cap);
+    case OPT_HTTP:
+    case OPT_HTTP_IDLE_TIMEOUT:
+    case OPT_HTTP_MAX_SESSIONS:
+    case OPT_ALLOW_HOST:
+    case OPT_ALLOW_ORIGIN:
+    case OPT_AUTH_TOKEN:
+        return apply_http(o, op, val, err, cap);
+    case OPT_CONFORMANCE_FIXTURES:
+        o->conformance_fixtures = true;
+        return 0;
     case OPT_HELP:
         o->help = true;
         return 0;
@@ -180,6 +285,8 @@ int host_cli_parse(int argc, char *const argv[], host_options_t *o, char *err, s
     memset(o, 0, sizeof *o);
     o->clock = SIM_CLOCK_REALTIME;
     o->log_level = HOST_LOG_INFO;
+    o->http_idle_timeout_s = HOST_HTTP_IDLE_TIMEOUT_DEFAULT;
+    o->http_max_sessions = HOST_HTTP_MAX_SESSIONS_DEFAULT;
     for (int i = 1; i < argc; i++) {
         const opt_t *op;
         const char *val;
@@ -187,14 +294,21 @@ int host_cli_parse(int argc, char *const argv[], host_options_t *o, char *err, s
         if (apply(o, op, val, err, cap) != 0) return -1;
     }
     if (o->help || o->version) return 0;
+    const char *token = getenv("MCPSIM_AUTH_TOKEN");
+    if (!o->auth_token && token && *token) o->auth_token = token;
     if (!o->board) {
         snprintf(err, cap, "--board NAME|FILE is required (e.g. --board esp32-demo)");
         return -1;
     }
-    if (!o->pty && !o->tcp.enabled && !o->control.enabled) {
+    if (!o->pty && !o->tcp.enabled && !o->control.enabled && !o->ws.enabled && !o->connect &&
+        !o->http.enabled) {
         snprintf(err, cap,
-                 "nothing to serve: give --pty, --tcp [HOST:]PORT and/or --control "
-                 "[HOST:]PORT");
+                 "nothing to serve: give --pty, --tcp [HOST:]PORT, --http [HOST:]PORT, --ws "
+                 "[HOST:]PORT, --connect URL and/or --control [HOST:]PORT");
+        return -1;
+    }
+    if (o->connect_header_count > 0 && !o->connect) {
+        snprintf(err, cap, "--connect-header needs --connect ws://HOST[:PORT][/PATH]");
         return -1;
     }
     if (o->tcp.enabled && o->control.enabled && o->tcp.port != 0 &&
@@ -257,6 +371,9 @@ void host_cli_usage(FILE *f)
 {
     fputs(
         "Usage: mcpsim --board NAME|FILE [--pty] [--pty-link PATH] [--tcp [HOST:]PORT]\n"
+        "              [--http [HOST:]PORT [--http-idle-timeout SEC] [--http-max-sessions N]\n"
+        "               [--allow-host H]... [--allow-origin O]... [--auth-token TOKEN]]\n"
+        "              [--ws [HOST:]PORT] [--connect URL [--connect-header 'Name: value']...]\n"
         "              [--control [HOST:]PORT] [--clock realtime|virtual]\n"
         "              [--log-level error|warn|info|debug] [--help] [--version]\n"
         "\n"
@@ -274,7 +391,40 @@ void host_cli_usage(FILE *f)
         "                      atomically, removed at exit).  e.g. --pty-link /tmp/mcpsim-uart\n"
         "  --tcp [HOST:]PORT   Serve newline-delimited JSON-RPC over TCP, many clients at once.\n"
         "                      HOST defaults to 127.0.0.1; PORT 0 picks a free port.\n"
-        "                      e.g. --tcp 7000   --tcp 0.0.0.0:7000   --tcp [::1]:7000\n"
+        "                      e.g. --tcp 7000   --tcp 0.0.0.0:7000   --tcp [::1]:7000\n",
+        f);
+    /* In pieces: C99 compilers need only take string literals of 4095 bytes. */
+    fputs(
+        "  --http [HOST:]PORT  Serve MCP over Streamable HTTP at http://HOST:PORT/mcp (POST,\n"
+        "                      GET event stream, DELETE), many sessions on the one device.\n"
+        "                      e.g. --http 7002   --http 0\n"
+        "  --http-idle-timeout SEC\n"
+        "                      An HTTP session without requests for SEC seconds ends (default\n"
+        "                      1800).  e.g. --http-idle-timeout 600\n"
+        "  --http-max-sessions N\n"
+        "                      Most HTTP sessions at once (default 32); beyond, initialize\n"
+        "                      gets 503.  e.g. --http-max-sessions 4\n"
+        "  --allow-host H      Also accept HTTP requests whose Host header is H (a name, or\n"
+        "                      name:port; * for any); only localhost, 127.0.0.1 and [::1] by\n"
+        "                      default (DNS rebinding protection). Repeatable.\n"
+        "                      e.g. --http 0.0.0.0:7002 --allow-host mybox.lan\n"
+        "  --allow-origin O    Also accept requests from browser Origin O (* for any); only\n"
+        "                      http(s)://localhost, 127.0.0.1 and [::1] by default. Repeatable.\n"
+        "                      e.g. --allow-origin https://app.example.com\n"
+        "  --auth-token TOKEN  Require 'Authorization: Bearer TOKEN' on every HTTP request (401\n"
+        "                      otherwise); $MCPSIM_AUTH_TOKEN sets it too (keeps it off ps).\n"
+        "  --ws [HOST:]PORT    Serve MCP over WebSocket at ws://HOST:PORT/mcp: one JSON-RPC\n"
+        "                      message per text frame, notifications pushed, the\n"
+        "                      {session_id, type: \"mcp\", payload} envelope understood.\n"
+        "                      e.g. --ws 7003   --ws 0\n"
+        "  --connect URL       Dial out to a backend at ws://HOST[:PORT][/PATH]: send a hello,\n"
+        "                      serve MCP envelopes, reconnect with backoff (0.5 s doubling to\n"
+        "                      30 s).  e.g. --connect ws://127.0.0.1:8000/xiaozhi/v1/\n"
+        "  --connect-header 'Name: value'\n"
+        "                      An extra header of the dial-out upgrade request (repeatable).\n"
+        "                      e.g. --connect-header 'Authorization: Bearer t0k3n'\n",
+        f);
+    fputs(
         "  --control [HOST:]PORT\n"
         "                      Control channel: JSON-RPC sim.* methods, one per line, on its own\n"
         "                      listener (set inputs, advance the clock, inject faults).\n"
@@ -286,6 +436,10 @@ void host_cli_usage(FILE *f)
         "  --log-level error|warn|info|debug\n"
         "                      Verbosity of the stderr log (default info).  e.g. --log-level "
         "debug\n"
+        "  --conformance-fixtures\n"
+        "                      Add the test tools, resources and prompts the official MCP\n"
+        "                      conformance suite expects (test_simple_text, test://static-text,\n"
+        "                      test_simple_prompt, ...; see docs/mcp.md).\n"
         "  -h, --help          Print this text and exit.\n"
         "  --version           Print the version and exit.\n"
         "\n"
@@ -293,6 +447,9 @@ void host_cli_usage(FILE *f)
         "  uart: /dev/pts/3\n"
         "  uart-link: /tmp/mcpsim-uart      (with --pty-link)\n"
         "  tcp: 127.0.0.1:7000\n"
+        "  http: http://127.0.0.1:7002/mcp   (with --http)\n"
+        "  ws: ws://127.0.0.1:7003/mcp       (with --ws)\n"
+        "  connect: ws://127.0.0.1:8000/x    (with --connect; connects in the background)\n"
         "  control: 127.0.0.1:7001\n"
         "  ready\n"
         "Logs go to stderr as \"mcpsim: <level>: message\". SIGINT or SIGTERM shut down cleanly.\n"

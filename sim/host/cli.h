@@ -11,6 +11,16 @@
 
 #define MCPSIM_VERSION "0.1.0"
 
+/* Most --connect-header flags. */
+#define HOST_CONNECT_HEADERS_MAX 16
+
+/* Most --allow-host and --allow-origin flags (each). */
+#define HOST_ALLOW_MAX 16
+
+/* Defaults of the HTTP transport's limits (--http-idle-timeout, --http-max-sessions). */
+#define HOST_HTTP_IDLE_TIMEOUT_DEFAULT 1800u
+#define HOST_HTTP_MAX_SESSIONS_DEFAULT 32u
+
 /* A TCP endpoint from the command line; host is a name or numeric address, never empty. */
 typedef struct host_endpoint {
     bool enabled;
@@ -24,8 +34,21 @@ typedef struct host_options {
     const char *pty_link; /* --pty-link PATH or NULL (implies pty) */
     host_endpoint_t tcp;
     host_endpoint_t control;
+    host_endpoint_t ws;  /* --ws: MCP over WebSocket at /mcp */
+    const char *connect; /* --connect ws://HOST:PORT/PATH: dial out to a backend, or NULL */
+    const char *connect_headers[HOST_CONNECT_HEADERS_MAX]; /* --connect-header "Name: value" */
+    size_t connect_header_count;
+    host_endpoint_t http;                    /* --http: MCP Streamable HTTP at /mcp */
+    unsigned http_idle_timeout_s;            /* --http-idle-timeout SEC: an idle session ends */
+    unsigned http_max_sessions;              /* --http-max-sessions N */
+    const char *allow_hosts[HOST_ALLOW_MAX]; /* --allow-host H: Host headers besides localhost */
+    size_t allow_host_count;
+    const char *allow_origins[HOST_ALLOW_MAX]; /* --allow-origin O: Origins besides localhost */
+    size_t allow_origin_count;
+    const char *auth_token; /* --auth-token or $MCPSIM_AUTH_TOKEN (bearer), or NULL */
     sim_clock_mode_t clock;
-    int log_level; /* host_log_level_t */
+    int log_level;             /* host_log_level_t */
+    bool conformance_fixtures; /* --conformance-fixtures: the MCP suite's test tools */
     bool help, version;
 } host_options_t;
 

@@ -11,6 +11,14 @@
 
 typedef struct host_pty host_pty_t;
 typedef struct host_server host_server_t;
+typedef struct host_ws host_ws_t;
+typedef struct host_http host_http_t;
+
+/* Hears after every call into the device (see host_device_watch); runs with the lock held. */
+typedef void (*host_watch_fn)(void *ctx);
+
+/* Most watchers one host keeps (the transports that push notifications). */
+#define HOST_WATCHERS_MAX 4
 
 /*
  * One simulator process: one loop thread, one device. Every call into the sim or the firmware goes
@@ -29,6 +37,13 @@ typedef struct host {
     host_pty_t *pty;
     host_server_t *tcp;
     host_server_t *control;
+    host_ws_t *ws;     /* WebSocket server and dial-out link (ws.h); freed by host_close */
+    host_http_t *http; /* Streamable HTTP server (http.h), its own threads; closed by host_stop */
+    struct {
+        host_watch_fn fn;
+        void *ctx;
+    } watchers[HOST_WATCHERS_MAX];
+    size_t watcher_count;
     bool stopping;
 } host_t;
 
@@ -54,6 +69,36 @@ void host_device_feed(host_t *h, fw_framer_t *fr, const uint8_t *data, size_t le
 
 /* Loop thread: one control-channel message; the malloc'd response or NULL (notification). */
 char *host_device_control(host_t *h, const char *msg, size_t len);
+
+/* Loop thread: one whole MCP message for session (fw_device_handle_session: every message
+   written to out is ended with out.end), the real-time clock synced first. True if a response
+   was written. */
+bool host_device_session(host_t *h, fw_session_t *session, const char *msg, size_t len,
+                         fw_msg_sink_t out);
+
+/*
+ * Registers fn(ctx) to run after every call into the device: a request on any transport, a
+ * clock poll, a control message. It runs with the device lock held, on the thread that made
+ * the call (the loop thread, or a transport's own thread), so a transport that pushes
+ * notifications can drain its sessions (fw_device_drain) at once, or wake its own thread.
+ * Loop thread, before host_run; at most HOST_WATCHERS_MAX. Returns 0, or -1 when full.
+ */
+int host_device_watch(host_t *h, host_watch_fn fn, void *ctx);
+
+/* Loop thread: removes a watcher host_device_watch registered (the same fn and ctx). */
+void host_device_unwatch(host_t *h, host_watch_fn fn, void *ctx);
+
+/*
+ * Any thread (a transport's own, such as the HTTP server's): as host_device_session, but the
+ * clock timer, which only the loop thread may touch, is not re-armed: the caller then wakes
+ * the loop (an uv_async), which calls host_clock_rearm.
+ */
+bool host_device_session_any(host_t *h, fw_session_t *session, const char *msg, size_t len,
+                             fw_msg_sink_t out);
+
+/* Loop thread: re-arms the real-time clock timer for the sim's next event (after another
+   thread called into the device). */
+void host_clock_rearm(host_t *h);
 
 /* Microseconds of wall clock since simulated time 0. */
 uint64_t host_wall_us(const host_t *h);

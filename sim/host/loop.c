@@ -5,9 +5,11 @@
 #include <signal.h>
 #include <string.h>
 
+#include "http.h"
 #include "log.h"
 #include "net.h"
 #include "pty.h"
+#include "ws.h"
 
 /* Longest real-time sleep: the clock is re-synced at least this often even when idle. */
 #define CLOCK_MAX_SLEEP_MS 1000u
@@ -39,6 +41,40 @@ static uint64_t clock_next(host_t *h)
     return h->clock == SIM_CLOCK_REALTIME ? sim_next_event_us(h->sim) : UINT64_MAX;
 }
 
+/* Called with the device lock held after every call into the device. */
+static void tell_watchers(host_t *h)
+{
+    for (size_t i = 0; i < h->watcher_count; i++) h->watchers[i].fn(h->watchers[i].ctx);
+}
+
+/* The list changes under the device lock: a transport's thread may be telling it. */
+int host_device_watch(host_t *h, host_watch_fn fn, void *ctx)
+{
+    int rc = -1;
+    host_device_lock(h);
+    if (h->watcher_count < HOST_WATCHERS_MAX) {
+        h->watchers[h->watcher_count].fn = fn;
+        h->watchers[h->watcher_count].ctx = ctx;
+        h->watcher_count++;
+        rc = 0;
+    }
+    host_device_unlock(h);
+    return rc;
+}
+
+void host_device_unwatch(host_t *h, host_watch_fn fn, void *ctx)
+{
+    host_device_lock(h);
+    for (size_t i = 0; i < h->watcher_count; i++) {
+        if (h->watchers[i].fn != fn || h->watchers[i].ctx != ctx) continue;
+        memmove(&h->watchers[i], &h->watchers[i + 1],
+                (h->watcher_count - i - 1) * sizeof h->watchers[0]);
+        h->watcher_count--;
+        break;
+    }
+    host_device_unlock(h);
+}
+
 static void on_clock(uv_timer_t *t);
 
 /* Re-arms the timer for next_us (sim time = wall time in real-time mode), capped. */
@@ -60,6 +96,7 @@ static void on_clock(uv_timer_t *t)
     host_t *h = t->data;
     host_device_lock(h);
     clock_sync(h);
+    tell_watchers(h);
     uint64_t next = clock_next(h);
     host_device_unlock(h);
     clock_arm(h, next);
@@ -70,6 +107,7 @@ void host_device_feed(host_t *h, fw_framer_t *fr, const uint8_t *data, size_t le
     host_device_lock(h);
     clock_sync(h);
     fw_device_feed(sim_device(h->sim), fr, data, len, out);
+    tell_watchers(h);
     uint64_t next = clock_next(h);
     host_device_unlock(h);
     clock_arm(h, next);
@@ -80,10 +118,43 @@ char *host_device_control(host_t *h, const char *msg, size_t len)
     host_device_lock(h);
     clock_sync(h);
     char *resp = sim_control_handle(h->sim, msg, len);
+    tell_watchers(h);
     uint64_t next = clock_next(h);
     host_device_unlock(h);
     clock_arm(h, next); /* a control call may have changed the next event (a new waveform) */
     return resp;
+}
+
+bool host_device_session(host_t *h, fw_session_t *session, const char *msg, size_t len,
+                         fw_msg_sink_t out)
+{
+    host_device_lock(h);
+    clock_sync(h);
+    bool answered = fw_device_handle_session(sim_device(h->sim), session, msg, len, out);
+    tell_watchers(h);
+    uint64_t next = clock_next(h);
+    host_device_unlock(h);
+    clock_arm(h, next);
+    return answered;
+}
+
+bool host_device_session_any(host_t *h, fw_session_t *session, const char *msg, size_t len,
+                             fw_msg_sink_t out)
+{
+    host_device_lock(h);
+    clock_sync(h);
+    bool answered = fw_device_handle_session(sim_device(h->sim), session, msg, len, out);
+    tell_watchers(h);
+    host_device_unlock(h);
+    return answered;
+}
+
+void host_clock_rearm(host_t *h)
+{
+    host_device_lock(h);
+    uint64_t next = clock_next(h);
+    host_device_unlock(h);
+    clock_arm(h, next);
 }
 
 static void on_signal(uv_signal_t *s, int signum)
@@ -137,12 +208,15 @@ void host_stop(host_t *h)
 {
     if (h->stopping) return;
     h->stopping = true;
+    if (h->http) host_http_close(h->http); /* first: joins its threads, which use the device */
+    h->http = NULL;
     close_handle((uv_handle_t *)&h->clock_timer);
     close_handle((uv_handle_t *)&h->sig_int);
     close_handle((uv_handle_t *)&h->sig_term);
     if (h->pty) host_pty_close(h->pty);
     if (h->tcp) host_server_close(h->tcp);
     if (h->control) host_server_close(h->control);
+    if (h->ws) host_ws_stop(h->ws);
     h->pty = NULL;
     h->tcp = h->control = NULL;
 }
@@ -162,6 +236,9 @@ void host_close(host_t *h)
     uv_run(&h->loop, UV_RUN_DEFAULT); /* lets every close callback run */
     uv_walk(&h->loop, close_leftover, NULL);
     uv_run(&h->loop, UV_RUN_DEFAULT);
+    h->watcher_count = 0;
+    host_ws_free(h->ws); /* after the loop ran libwebsockets' close callbacks */
+    h->ws = NULL;
     if (uv_loop_close(&h->loop) != 0)
         host_log(HOST_LOG_WARN, "event loop closed with handles still open");
     sim_destroy(h->sim);

@@ -5,9 +5,11 @@
 #include "buf.h"
 #include "cli.h"
 #include "host.h"
+#include "http.h"
 #include "log.h"
 #include "pty.h"
 #include "transports.h"
+#include "ws.h"
 
 /* Loads the board named on the command line and boots the firmware on it; NULL after logging. */
 static sim_t *create_sim(const host_options_t *o)
@@ -21,6 +23,13 @@ static sim_t *create_sim(const host_options_t *o)
     memset(&err, 0, sizeof err);
     sim_board_t *board = sim_board_load(path, &err);
     sim_t *sim = board ? sim_create(board, o->clock, &err) : NULL;
+    fw_err_t fixtures = sim && o->conformance_fixtures ? sim_enable_fixtures(sim) : FW_OK;
+    if (fixtures != FW_OK) {
+        host_log(HOST_LOG_ERROR, "--conformance-fixtures: cannot add them to this board: %s",
+                 fw_err_str(fixtures));
+        sim_destroy(sim);
+        return NULL;
+    }
     if (!sim) {
         sim_error_format(&err, msg, sizeof msg);
         host_log(HOST_LOG_ERROR, "%s", msg);
@@ -68,6 +77,23 @@ static void log_connect(const char *uart, const char *tcp, const char *control)
     }
 }
 
+/* WebSocket's share of the command line. */
+static host_ws_config_t ws_config(const host_options_t *o)
+{
+    host_ws_config_t c;
+    memset(&c, 0, sizeof c);
+    c.listen = o->ws;
+    c.connect = o->connect;
+    c.headers = o->connect_headers;
+    c.header_count = o->connect_header_count;
+    c.allow_origins = o->allow_origins; /* the upgrade is checked as HTTP's requests are */
+    c.allow_origin_count = o->allow_origin_count;
+    c.allow_hosts = o->allow_hosts;
+    c.allow_host_count = o->allow_host_count;
+    c.auth_token = o->auth_token;
+    return c;
+}
+
 /* Opens every endpoint asked for; on success prints their lines and "ready" on stdout. */
 static int open_endpoints(host_t *h, const host_options_t *o)
 {
@@ -82,6 +108,18 @@ static int open_endpoints(host_t *h, const host_options_t *o)
     if (o->tcp.enabled) {
         if (!(h->tcp = host_tcp_open(h, &o->tcp, tcp, sizeof tcp))) goto out;
         add_line(&lines, "tcp", tcp);
+    }
+    if (o->http.enabled) {
+        char url[320];
+        if (!(h->http = host_http_open(h, o, url, sizeof url))) goto out;
+        add_line(&lines, "http", url);
+    }
+    if (o->ws.enabled || o->connect) {
+        host_ws_config_t wc = ws_config(o);
+        char url[320];
+        if (host_ws_open(h, &wc, url, sizeof url) != 0) goto out;
+        if (o->ws.enabled) add_line(&lines, "ws", url);
+        if (o->connect) add_line(&lines, "connect", o->connect);
     }
     if (o->control.enabled) {
         if (!(h->control = host_control_open(h, &o->control, control, sizeof control))) goto out;

@@ -56,6 +56,7 @@ static void parse_ready_line(it_proc_t *p, const char *line)
     copy_value(p->uart_link, sizeof p->uart_link, line, "uart-link");
     copy_value(p->tcp, sizeof p->tcp, line, "tcp");
     copy_value(p->control, sizeof p->control, line, "control");
+    copy_value(p->http, sizeof p->http, line, "http");
 }
 
 static void child_exec(const it_proc_t *p, int out_w, const char *const *args)

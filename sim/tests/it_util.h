@@ -22,6 +22,7 @@ typedef struct it_proc {
     char uart_link[256]; /* "uart-link:" line */
     char tcp[80];        /* "tcp:" line ("127.0.0.1:PORT") */
     char control[80];    /* "control:" line */
+    char http[128];      /* "http:" line ("http://127.0.0.1:PORT/mcp") */
     int tcp_port, control_port;
     char err_path[64]; /* a temporary file holding its stderr */
     bool exited;

@@ -1,0 +1,687 @@
+/* fixtures.c: the conformance fixtures: the test tools, resources and prompts of the official MCP
+   conformance suite, as ordinary firmware tools, resources and prompts. */
+#include "fixtures.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim_internal.h"
+
+/*
+ * Each fixture answers what the suite's scenario text asks for (conformance 0.1.16). They run
+ * on the firmware core like any tool: the tools are FW_TOOL_MCP_RESULT (their result is the
+ * CallToolResult, content blocks as the scenario shows them); logging and progress go through
+ * fw_log and fw_call_progress, so they reach the client before the result; sampling and
+ * elicitation ask the client with fw_call_ask and answer when the client's response arrives.
+ * The scenarios' "~50 ms" pauses between log messages and progress steps are not made: the
+ * device does not block, and what is checked is that every message arrives, in order, before
+ * the result.
+ */
+
+/* A 1x1 red pixel PNG and 8 samples of 8 kHz 8-bit mono silence as WAV, in base64. */
+static const char png_red_pixel[] =
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR42mP4z8AAAAMBAQD3A0FDAAAAAElFTkSuQmCC";
+static const char wav_silence[] =
+    "UklGRiwAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YQgAAACAgICAgICAgA==";
+
+/* ---------------------------------------------------------------- content blocks */
+
+static void text_block(fw_jw_t *w, const char *text)
+{
+    fw_jw_obj_begin(w);
+    fw_jw_kv_str(w, "type", "text");
+    fw_jw_kv_str(w, "text", text);
+    fw_jw_obj_end(w);
+}
+
+/* An image or audio block. */
+static void media_block(fw_jw_t *w, const char *type, const char *data, const char *mime)
+{
+    fw_jw_obj_begin(w);
+    fw_jw_kv_str(w, "type", type);
+    fw_jw_kv_str(w, "data", data);
+    fw_jw_kv_str(w, "mimeType", mime);
+    fw_jw_obj_end(w);
+}
+
+static void resource_block(fw_jw_t *w, const char *uri, const char *mime, const char *text)
+{
+    fw_jw_obj_begin(w);
+    fw_jw_kv_str(w, "type", "resource");
+    fw_jw_key(w, "resource");
+    fw_jw_obj_begin(w);
+    fw_jw_kv_str(w, "uri", uri);
+    fw_jw_kv_str(w, "mimeType", mime);
+    fw_jw_kv_str(w, "text", text);
+    fw_jw_obj_end(w);
+    fw_jw_obj_end(w);
+}
+
+/* Starts a CallToolResult: the result object, then "content": [ (closed by the caller). */
+static fw_jw_t *begin_content(fw_call_t *call)
+{
+    fw_jw_t *w = fw_call_result(call);
+    fw_jw_key(w, "content");
+    fw_jw_arr_begin(w);
+    return w;
+}
+
+static fw_err_t text_result(fw_call_t *call, const char *text)
+{
+    fw_jw_t *w = begin_content(call);
+    text_block(w, text);
+    fw_jw_arr_end(w);
+    return FW_OK;
+}
+
+/* ---------------------------------------------------------------- content tools */
+
+static fw_err_t simple_text(fw_call_t *call)
+{
+    return text_result(call, "This is a simple text response for testing.");
+}
+
+static fw_err_t image_content(fw_call_t *call)
+{
+    fw_jw_t *w = begin_content(call);
+    media_block(w, "image", png_red_pixel, "image/png");
+    fw_jw_arr_end(w);
+    return FW_OK;
+}
+
+static fw_err_t audio_content(fw_call_t *call)
+{
+    fw_jw_t *w = begin_content(call);
+    media_block(w, "audio", wav_silence, "audio/wav");
+    fw_jw_arr_end(w);
+    return FW_OK;
+}
+
+static fw_err_t embedded_resource(fw_call_t *call)
+{
+    fw_jw_t *w = begin_content(call);
+    resource_block(w, "test://embedded-resource", "text/plain",
+                   "This is an embedded resource content.");
+    fw_jw_arr_end(w);
+    return FW_OK;
+}
+
+static fw_err_t multiple_content_types(fw_call_t *call)
+{
+    fw_jw_t *w = begin_content(call);
+    text_block(w, "Multiple content types test:");
+    media_block(w, "image", png_red_pixel, "image/png");
+    resource_block(w, "test://mixed-content-resource", "application/json",
+                   "{\"test\":\"data\",\"value\":123}");
+    fw_jw_arr_end(w);
+    return FW_OK;
+}
+
+/* Three info messages, each sent before the result while the call runs. */
+static fw_err_t tool_with_logging(fw_call_t *call)
+{
+    fw_log(call->dev, FW_LOG_INFO, "Tool execution started");
+    fw_log(call->dev, FW_LOG_INFO, "Tool processing data");
+    fw_log(call->dev, FW_LOG_INFO, "Tool execution completed");
+    return text_result(call, "Tool with logging executed successfully");
+}
+
+/* Progress 0, 50 and 100 of 100 when the call carries a progressToken. */
+static fw_err_t tool_with_progress(fw_call_t *call)
+{
+    for (uint32_t done = 0; done <= 100; done += 50) fw_call_progress(call, done, 100, NULL);
+    return text_result(call, "Tool with progress executed successfully");
+}
+
+/* A tool-execution error, reported as the scenario shows it (not logged as a failure). */
+static fw_err_t error_handling(fw_call_t *call)
+{
+    fw_jw_t *w = begin_content(call);
+    text_block(w, "This tool intentionally returns an error for testing");
+    fw_jw_arr_end(w);
+    fw_jw_kv_bool(w, "isError", true);
+    return FW_OK;
+}
+
+/* ---------------------------------------------------------------- asking the client */
+
+/* The decoded text of string token tok (malloc'd), or NULL when tok is not a string. */
+static char *decode(const fw_json_doc_t *doc, int32_t tok)
+{
+    if (tok < 0 || doc->toks[tok].type != FW_JSON_STRING) return NULL;
+    size_t cap = doc->toks[tok].end - doc->toks[tok].start + 1u;
+    char *s = malloc(cap);
+    if (s != NULL && fw_json_str_decode(doc, (uint32_t)tok, s, cap) < 0) s[0] = 0;
+    return s;
+}
+
+/* Writes the JSON text of token tok into w's open string ("null" when tok is -1). */
+static void chunk_json(fw_jw_t *w, const fw_json_doc_t *doc, int32_t tok)
+{
+    if (tok < 0) {
+        fw_jw_str_chunk(w, "null", 4);
+        return;
+    }
+    const fw_json_tok_t *t = &doc->toks[tok];
+    bool quoted = t->type == FW_JSON_STRING; /* a string token spans its content only */
+    size_t start = t->start - (quoted ? 1u : 0u), end = t->end + (quoted ? 1u : 0u);
+    fw_jw_str_chunk(w, doc->buf + start, end - start);
+}
+
+/* The client answered with an error: a tool-execution error naming it. */
+static fw_err_t refused(fw_call_t *call, const fw_answer_t *a, const char *what)
+{
+    char *message = decode(a->doc, fw_json_obj_get(a->doc, (uint32_t)a->error, "message"));
+    fw_jw_t *w = begin_content(call);
+    fw_jw_obj_begin(w);
+    fw_jw_kv_str(w, "type", "text");
+    fw_jw_key(w, "text");
+    fw_jw_str_begin(w);
+    fw_jw_str_chunk(w, what, strlen(what));
+    fw_jw_str_chunk(w, " failed: ", 9);
+    if (message != NULL) {
+        fw_jw_str_chunk(w, message, strlen(message));
+    } else {
+        chunk_json(w, a->doc, a->error);
+    }
+    fw_jw_str_end(w);
+    fw_jw_obj_end(w);
+    fw_jw_arr_end(w);
+    fw_jw_kv_bool(w, "isError", true);
+    free(message);
+    return FW_OK;
+}
+
+/* sampling/createMessage with the prompt as the one user message; then "LLM response: ...". */
+static fw_err_t sampling(fw_call_t *call)
+{
+    const fw_answer_t *a = fw_call_answer(call);
+    if (a == NULL) {
+        fw_jw_t *p;
+        fw_err_t err = fw_call_ask(call, "sampling/createMessage", &p);
+        if (err != FW_OK) return err;
+        fw_jw_key(p, "messages");
+        fw_jw_arr_begin(p);
+        fw_jw_obj_begin(p);
+        fw_jw_kv_str(p, "role", "user");
+        fw_jw_key(p, "content");
+        text_block(p, fw_call_arg(call, "prompt")->str);
+        fw_jw_obj_end(p);
+        fw_jw_arr_end(p);
+        fw_jw_kv_i64(p, "maxTokens", 100);
+        return FW_OK;
+    }
+    if (a->error >= 0) return refused(call, a, "sampling");
+    int32_t content = a->result >= 0 ? fw_json_obj_get(a->doc, (uint32_t)a->result, "content") : -1;
+    int32_t text = content >= 0 ? fw_json_obj_get(a->doc, (uint32_t)content, "text") : -1;
+    char *decoded = decode(a->doc, text);
+    fw_jw_t *w = begin_content(call);
+    fw_jw_obj_begin(w);
+    fw_jw_kv_str(w, "type", "text");
+    fw_jw_key(w, "text");
+    fw_jw_str_begin(w);
+    fw_jw_str_chunk(w, "LLM response: ", 14);
+    if (decoded != NULL) {
+        fw_jw_str_chunk(w, decoded, strlen(decoded));
+    } else {
+        chunk_json(w, a->doc, content); /* not text content: shown as JSON */
+    }
+    fw_jw_str_end(w);
+    fw_jw_obj_end(w);
+    fw_jw_arr_end(w);
+    free(decoded);
+    return FW_OK;
+}
+
+/* The text answering an elicitation: "<lead>action=accept, content={...}". */
+static fw_err_t elicitation_result(fw_call_t *call, const fw_answer_t *a, const char *lead)
+{
+    if (a->error >= 0) return refused(call, a, "elicitation");
+    int32_t action = a->result >= 0 ? fw_json_obj_get(a->doc, (uint32_t)a->result, "action") : -1;
+    int32_t content = a->result >= 0 ? fw_json_obj_get(a->doc, (uint32_t)a->result, "content") : -1;
+    char *act = decode(a->doc, action);
+    fw_jw_t *w = begin_content(call);
+    fw_jw_obj_begin(w);
+    fw_jw_kv_str(w, "type", "text");
+    fw_jw_key(w, "text");
+    fw_jw_str_begin(w);
+    fw_jw_str_chunk(w, lead, strlen(lead));
+    fw_jw_str_chunk(w, "action=", 7);
+    fw_jw_str_chunk(w, act != NULL ? act : "?", act != NULL ? strlen(act) : 1);
+    fw_jw_str_chunk(w, ", content=", 10);
+    chunk_json(w, a->doc, content);
+    fw_jw_str_end(w);
+    fw_jw_obj_end(w);
+    fw_jw_arr_end(w);
+    free(act);
+    return FW_OK;
+}
+
+/* A string property {"type": "string", "description": ...}. */
+static void string_prop(fw_jw_t *w, const char *name, const char *description)
+{
+    fw_jw_key(w, name);
+    fw_jw_obj_begin(w);
+    fw_jw_kv_str(w, "type", "string");
+    fw_jw_kv_str(w, "description", description);
+    fw_jw_obj_end(w);
+}
+
+static void str_array(fw_jw_t *w, const char *key, const char *const *values)
+{
+    fw_jw_key(w, key);
+    fw_jw_arr_begin(w);
+    for (size_t i = 0; values[i] != NULL; i++) fw_jw_str(w, values[i]);
+    fw_jw_arr_end(w);
+}
+
+/* Starts elicitation/create: message, then requestedSchema's object with "properties": {
+   open (the caller writes them and calls end_schema). */
+static fw_err_t begin_elicit(fw_call_t *call, const char *message, fw_jw_t **p)
+{
+    fw_err_t err = fw_call_ask(call, "elicitation/create", p);
+    if (err != FW_OK) return err;
+    fw_jw_kv_str(*p, "message", message);
+    fw_jw_key(*p, "requestedSchema");
+    fw_jw_obj_begin(*p);
+    fw_jw_kv_str(*p, "type", "object");
+    fw_jw_key(*p, "properties");
+    fw_jw_obj_begin(*p);
+    return FW_OK;
+}
+
+/* Closes "properties" and adds "required" (NULL: none); the core closes the rest. */
+static fw_err_t end_schema(fw_jw_t *p, const char *const *required)
+{
+    fw_jw_obj_end(p);
+    if (required != NULL) str_array(p, "required", required);
+    return FW_OK;
+}
+
+static fw_err_t elicitation(fw_call_t *call)
+{
+    static const char *const required[] = {"username", "email", NULL};
+    const fw_answer_t *a = fw_call_answer(call);
+    fw_jw_t *p;
+    if (a != NULL) return elicitation_result(call, a, "User response: ");
+    fw_err_t err = begin_elicit(call, fw_call_arg(call, "message")->str, &p);
+    if (err != FW_OK) return err;
+    string_prop(p, "username", "User's response");
+    string_prop(p, "email", "User's email address");
+    return end_schema(p, required);
+}
+
+/* A property of a primitive type with a default; the default is JSON text. */
+static void default_prop(fw_jw_t *w, const char *name, const char *type, const char *def)
+{
+    fw_jw_key(w, name);
+    fw_jw_obj_begin(w);
+    fw_jw_kv_str(w, "type", type);
+    fw_jw_key(w, "default");
+    fw_jw_raw(w, def, strlen(def));
+    fw_jw_obj_end(w);
+}
+
+/* SEP-1034: a default for every primitive type. */
+static fw_err_t elicitation_defaults(fw_call_t *call)
+{
+    static const char *const statuses[] = {"active", "inactive", "pending", NULL};
+    const fw_answer_t *a = fw_call_answer(call);
+    fw_jw_t *p;
+    if (a != NULL) return elicitation_result(call, a, "Elicitation completed: ");
+    fw_err_t err = begin_elicit(call, "Please review and update the form fields with defaults", &p);
+    if (err != FW_OK) return err;
+    default_prop(p, "name", "string", "\"John Doe\"");
+    default_prop(p, "age", "integer", "30");
+    default_prop(p, "score", "number", "95.5");
+    fw_jw_key(p, "status");
+    fw_jw_obj_begin(p);
+    fw_jw_kv_str(p, "type", "string");
+    str_array(p, "enum", statuses);
+    fw_jw_kv_str(p, "default", "active");
+    fw_jw_obj_end(p);
+    default_prop(p, "verified", "boolean", "true");
+    return end_schema(p, NULL);
+}
+
+/* [{"const": values[i], "title": titles[i]}, ...] under key. */
+static void titled(fw_jw_t *w, const char *key, const char *const *values,
+                   const char *const *titles)
+{
+    fw_jw_key(w, key);
+    fw_jw_arr_begin(w);
+    for (size_t i = 0; values[i] != NULL; i++) {
+        fw_jw_obj_begin(w);
+        fw_jw_kv_str(w, "const", values[i]);
+        fw_jw_kv_str(w, "title", titles[i]);
+        fw_jw_obj_end(w);
+    }
+    fw_jw_arr_end(w);
+}
+
+/* An array property whose items are written by the caller ("items" open, closed by
+   end_array_prop). */
+static void begin_array_prop(fw_jw_t *w, const char *name)
+{
+    fw_jw_key(w, name);
+    fw_jw_obj_begin(w);
+    fw_jw_kv_str(w, "type", "array");
+    fw_jw_key(w, "items");
+    fw_jw_obj_begin(w);
+}
+
+static void end_array_prop(fw_jw_t *w)
+{
+    fw_jw_obj_end(w);
+    fw_jw_obj_end(w);
+}
+
+/* SEP-1330: the five enum forms. */
+static fw_err_t elicitation_enums(fw_call_t *call)
+{
+    static const char *const options[] = {"option1", "option2", "option3", NULL};
+    static const char *const values[] = {"value1", "value2", "value3", NULL};
+    static const char *const opts[] = {"opt1", "opt2", "opt3", NULL};
+    static const char *const opt_names[] = {"Option One", "Option Two", "Option Three", NULL};
+    static const char *const option_titles[] = {"First Option", "Second Option", "Third Option"};
+    static const char *const choice_titles[] = {"First Choice", "Second Choice", "Third Choice"};
+    const fw_answer_t *a = fw_call_answer(call);
+    fw_jw_t *p;
+    if (a != NULL) return elicitation_result(call, a, "Elicitation completed: ");
+    fw_err_t err = begin_elicit(call, "Please select options from the enum fields", &p);
+    if (err != FW_OK) return err;
+    fw_jw_key(p, "untitledSingle");
+    fw_jw_obj_begin(p);
+    fw_jw_kv_str(p, "type", "string");
+    str_array(p, "enum", options);
+    fw_jw_obj_end(p);
+    fw_jw_key(p, "titledSingle");
+    fw_jw_obj_begin(p);
+    fw_jw_kv_str(p, "type", "string");
+    titled(p, "oneOf", values, option_titles);
+    fw_jw_obj_end(p);
+    fw_jw_key(p, "legacyEnum");
+    fw_jw_obj_begin(p);
+    fw_jw_kv_str(p, "type", "string");
+    str_array(p, "enum", opts);
+    str_array(p, "enumNames", opt_names);
+    fw_jw_obj_end(p);
+    begin_array_prop(p, "untitledMulti");
+    fw_jw_kv_str(p, "type", "string");
+    str_array(p, "enum", options);
+    end_array_prop(p);
+    begin_array_prop(p, "titledMulti");
+    titled(p, "anyOf", values, choice_titles);
+    end_array_prop(p);
+    return end_schema(p, NULL);
+}
+
+/* ---------------------------------------------------------------- the tool table */
+
+static const fw_param_t prompt_param[] = {
+    {.name = "prompt",
+     .type = FW_PARAM_STRING,
+     .required = true,
+     .description = "The prompt to send to the LLM"},
+};
+
+static const fw_param_t message_param[] = {
+    {.name = "message",
+     .type = FW_PARAM_STRING,
+     .required = true,
+     .description = "The message to show the user"},
+};
+
+#define FIXTURE(tool_name, text, fn)                                                               \
+    {                                                                                              \
+        .name = tool_name, .description = text, .flags = FW_TOOL_READ_ONLY | FW_TOOL_MCP_RESULT,   \
+        .handler = fn                                                                              \
+    }
+
+static const fw_tool_t fixture_tools[SIM_FIXTURE_TOOLS] = {
+    FIXTURE("test_simple_text", "Conformance fixture: returns one text block", simple_text),
+    FIXTURE("test_image_content", "Conformance fixture: returns a 1x1 PNG image block",
+            image_content),
+    FIXTURE("test_audio_content", "Conformance fixture: returns a short WAV audio block",
+            audio_content),
+    FIXTURE("test_embedded_resource", "Conformance fixture: returns an embedded text resource",
+            embedded_resource),
+    FIXTURE("test_multiple_content_types",
+            "Conformance fixture: returns text, image and embedded resource blocks",
+            multiple_content_types),
+    FIXTURE("test_tool_with_logging",
+            "Conformance fixture: sends three info log messages before its result",
+            tool_with_logging),
+    FIXTURE("test_tool_with_progress",
+            "Conformance fixture: reports progress 0, 50 and 100 of 100 for a progressToken",
+            tool_with_progress),
+    FIXTURE("test_error_handling", "Conformance fixture: always returns a tool error (isError)",
+            error_handling),
+    {.name = "test_sampling",
+     .description = "Conformance fixture: asks the client's LLM (sampling/createMessage) and "
+                    "returns its response",
+     .params = prompt_param,
+     .param_count = 1,
+     .flags = FW_TOOL_READ_ONLY | FW_TOOL_MCP_RESULT,
+     .handler = sampling},
+    {.name = "test_elicitation",
+     .description = "Conformance fixture: asks the user (elicitation/create) for a username "
+                    "and an email and returns the answer",
+     .params = message_param,
+     .param_count = 1,
+     .flags = FW_TOOL_READ_ONLY | FW_TOOL_MCP_RESULT,
+     .handler = elicitation},
+    FIXTURE("test_elicitation_sep1034_defaults",
+            "Conformance fixture: elicitation with a default for every primitive type "
+            "(SEP-1034)",
+            elicitation_defaults),
+    FIXTURE("test_elicitation_sep1330_enums",
+            "Conformance fixture: elicitation with the five enum schema forms (SEP-1330)",
+            elicitation_enums),
+};
+
+/* ---------------------------------------------------------------- resources */
+
+/* {"contents": [{"uri", "mimeType", key: value}]} with a text or blob value. */
+static fw_err_t one_content(fw_call_t *call, const char *uri, const char *mime, const char *key,
+                            const char *value)
+{
+    fw_jw_t *w = fw_call_result(call);
+    fw_jw_key(w, "contents");
+    fw_jw_arr_begin(w);
+    fw_jw_obj_begin(w);
+    fw_jw_kv_str(w, "uri", uri);
+    fw_jw_kv_str(w, "mimeType", mime);
+    fw_jw_kv_str(w, key, value);
+    fw_jw_obj_end(w);
+    fw_jw_arr_end(w);
+    return FW_OK;
+}
+
+/* A fixed resource's content is its descriptor's user text. */
+static fw_err_t read_text(fw_call_t *call, const fw_resource_t *res, const char *uri)
+{
+    return one_content(call, uri, res->mime_type, "text", res->user);
+}
+
+static fw_err_t read_blob(fw_call_t *call, const fw_resource_t *res, const char *uri)
+{
+    return one_content(call, uri, res->mime_type, "blob", res->user);
+}
+
+/* test://template/{id}/data: {"id": "<id>", "templateTest": true, "data": "Data for ID: <id>"}
+   (the core matched the template, so the id is what lies between prefix and suffix). */
+static fw_err_t read_template(fw_call_t *call, const fw_resource_t *res, const char *uri)
+{
+    static const char prefix[] = "test://template/", suffix[] = "/data";
+    size_t id_len = strlen(uri) - (sizeof prefix - 1u) - (sizeof suffix - 1u);
+    const char *id = uri + sizeof prefix - 1u;
+    fw_jw_t *w = fw_call_result(call), inner;
+    fw_jw_key(w, "contents");
+    fw_jw_arr_begin(w);
+    fw_jw_obj_begin(w);
+    fw_jw_kv_str(w, "uri", uri);
+    fw_jw_kv_str(w, "mimeType", res->mime_type);
+    fw_jw_key(w, "text");
+    fw_jw_str_begin(w);
+    fw_jw_init(&inner, fw_jw_string_sink(w));
+    fw_jw_obj_begin(&inner);
+    fw_jw_key(&inner, "id");
+    fw_jw_strn(&inner, id, id_len);
+    fw_jw_kv_bool(&inner, "templateTest", true);
+    fw_jw_key(&inner, "data");
+    fw_jw_str_begin(&inner);
+    fw_jw_str_chunk(&inner, "Data for ID: ", 13);
+    fw_jw_str_chunk(&inner, id, id_len);
+    fw_jw_str_end(&inner);
+    fw_jw_obj_end(&inner);
+    fw_jw_flush(&inner);
+    fw_jw_str_end(w);
+    fw_jw_obj_end(w);
+    fw_jw_arr_end(w);
+    return FW_OK;
+}
+
+static const fw_resource_t fixture_resources[] = {
+    {"test://static-text", "static-text", "Conformance fixture: a static text resource",
+     "text/plain", read_text, "This is the content of the static text resource."},
+    {"test://static-binary", "static-binary",
+     "Conformance fixture: a static binary resource (a 1x1 PNG)", "image/png", read_blob,
+     png_red_pixel},
+    {"test://watched-resource", "watched-resource",
+     "Conformance fixture: a resource to subscribe to", "text/plain", read_text,
+     "Watched resource content"},
+    {"test://template/{id}/data", "template-data",
+     "Conformance fixture: a resource template; the content names the id", "application/json",
+     read_template, NULL},
+};
+
+/* ---------------------------------------------------------------- prompts */
+
+/* Opens {"role": "user", "content": (the content block comes next). */
+static void begin_message(fw_jw_t *w)
+{
+    fw_jw_obj_begin(w);
+    fw_jw_kv_str(w, "role", "user");
+    fw_jw_key(w, "content");
+}
+
+static void text_message(fw_jw_t *w, const char *text)
+{
+    begin_message(w);
+    text_block(w, text);
+    fw_jw_obj_end(w);
+}
+
+static fw_jw_t *begin_messages(fw_call_t *call)
+{
+    fw_jw_t *w = fw_call_result(call);
+    fw_jw_key(w, "messages");
+    fw_jw_arr_begin(w);
+    return w;
+}
+
+static fw_err_t simple_prompt(fw_call_t *call, const fw_prompt_t *p, const char *const *argv)
+{
+    (void)p;
+    (void)argv;
+    fw_jw_t *w = begin_messages(call);
+    text_message(w, "This is a simple prompt for testing.");
+    fw_jw_arr_end(w);
+    return FW_OK;
+}
+
+static fw_err_t prompt_with_arguments(fw_call_t *call, const fw_prompt_t *p,
+                                      const char *const *argv)
+{
+    (void)p;
+    fw_jw_t *w = begin_messages(call);
+    begin_message(w);
+    fw_jw_obj_begin(w);
+    fw_jw_kv_str(w, "type", "text");
+    fw_jw_key(w, "text");
+    fw_jw_str_begin(w);
+    fw_jw_str_chunk(w, "Prompt with arguments: arg1='", 29);
+    fw_jw_str_chunk(w, argv[0], strlen(argv[0]));
+    fw_jw_str_chunk(w, "', arg2='", 9);
+    fw_jw_str_chunk(w, argv[1], strlen(argv[1]));
+    fw_jw_str_chunk(w, "'", 1);
+    fw_jw_str_end(w);
+    fw_jw_obj_end(w);
+    fw_jw_obj_end(w);
+    fw_jw_arr_end(w);
+    return FW_OK;
+}
+
+static fw_err_t prompt_with_embedded_resource(fw_call_t *call, const fw_prompt_t *p,
+                                              const char *const *argv)
+{
+    (void)p;
+    fw_jw_t *w = begin_messages(call);
+    begin_message(w);
+    resource_block(w, argv[0], "text/plain", "Embedded resource content for testing.");
+    fw_jw_obj_end(w);
+    text_message(w, "Please process the embedded resource above.");
+    fw_jw_arr_end(w);
+    return FW_OK;
+}
+
+static fw_err_t prompt_with_image(fw_call_t *call, const fw_prompt_t *p, const char *const *argv)
+{
+    (void)p;
+    (void)argv;
+    fw_jw_t *w = begin_messages(call);
+    begin_message(w);
+    media_block(w, "image", png_red_pixel, "image/png");
+    fw_jw_obj_end(w);
+    text_message(w, "Please analyze the image above.");
+    fw_jw_arr_end(w);
+    return FW_OK;
+}
+
+static const char *const arg1_values[] = {"hello", "testValue1", NULL};
+static const char *const arg2_values[] = {"world", "testValue2", NULL};
+
+static const fw_prompt_arg_t two_args[] = {
+    {"arg1", "First test argument", true, arg1_values},
+    {"arg2", "Second test argument", true, arg2_values},
+};
+
+static const fw_prompt_arg_t uri_arg[] = {
+    {"resourceUri", "URI of the resource to embed", true, NULL},
+};
+
+static const fw_prompt_t fixture_prompts[] = {
+    {"test_simple_prompt", "Simple prompt", "Conformance fixture: a prompt without arguments", NULL,
+     0, simple_prompt, NULL},
+    {"test_prompt_with_arguments", "Prompt with arguments",
+     "Conformance fixture: a prompt that repeats its two arguments", two_args, 2,
+     prompt_with_arguments, NULL},
+    {"test_prompt_with_embedded_resource", "Prompt with an embedded resource",
+     "Conformance fixture: a prompt that embeds the resource it is given", uri_arg, 1,
+     prompt_with_embedded_resource, NULL},
+    {"test_prompt_with_image", "Prompt with an image",
+     "Conformance fixture: a prompt with an image", NULL, 0, prompt_with_image, NULL},
+};
+
+/* ---------------------------------------------------------------- registration */
+
+fw_err_t sim_fixtures_add(fw_device_t *dev)
+{
+    fw_err_t err = FW_OK;
+    for (size_t i = 0; err == FW_OK && i < SIM_FIXTURE_TOOLS; i++)
+        err = fw_device_add_tool(dev, &fixture_tools[i]);
+    for (size_t i = 0; err == FW_OK && i < sizeof fixture_resources / sizeof *fixture_resources;
+         i++)
+        err = fw_device_add_resource(dev, &fixture_resources[i]);
+    for (size_t i = 0; err == FW_OK && i < sizeof fixture_prompts / sizeof *fixture_prompts; i++)
+        err = fw_device_add_prompt(dev, &fixture_prompts[i]);
+    return err;
+}
+
+fw_err_t sim_enable_fixtures(sim_t *sim)
+{
+    fw_err_t err = sim->fixtures ? FW_OK : sim_fixtures_add(&sim->dev);
+    if (err == FW_OK) sim->fixtures = true;
+    return err;
+}

@@ -1,0 +1,802 @@
+/* http.c: MCP's Streamable HTTP transport (libmicrohttpd): POST, GET and DELETE on /mcp. */
+#include "http.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <jansson.h>
+#include <microhttpd.h>
+#include <netdb.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "http_check.h"
+#include "http_session.h"
+#include "log.h"
+
+/*
+ * Threads: libmicrohttpd runs one thread per connection (MHD_USE_THREAD_PER_CONNECTION). A GET
+ * stream's content callback then simply blocks on its session's condition variable until there
+ * is something to send or a keep-alive is due, and a POST that holds the device lock for a long
+ * tool call delays no other client's stream. (With one polling thread a blocking callback would
+ * stall every connection; the alternative, suspend/resume driven from the loop, costs a lot of
+ * subtle code for a simulator that serves a few dozen clients.) Every device access is made
+ * between host_device_lock and unlock; a thread that used the device wakes the loop (an
+ * uv_async) so that it re-arms its real-time clock timer.
+ */
+
+/* Connections served at once (a GET stream and a POST or two per session, and some spare). */
+#define CONN_MAX 256u
+/* A connection silent for this long is closed (streams send a keep-alive every 15 s). */
+#define CONN_TIMEOUT_S 60u
+
+struct host_http {
+    host_t *host;
+    struct MHD_Daemon *daemon;
+    uv_async_t wake; /* an HTTP thread used the device: the loop re-arms its clock */
+    host_sessions_t sessions;
+    const char *const *allow_hosts;
+    size_t allow_host_count;
+    const char *const *allow_origins;
+    size_t allow_origin_count;
+    const char *auth_token; /* NULL: no authentication */
+    unsigned idle_timeout_s;
+};
+
+/* A request's state between libmicrohttpd's calls: the POST body as it arrives. */
+typedef struct http_req {
+    host_buf_t body;
+    bool too_large;
+} http_req_t;
+
+/* A refusal: the HTTP status, the JSON-RPC error in the body and the headers it needs. */
+typedef struct http_err {
+    unsigned status;
+    int code;
+    char message[512];
+    const char *allow; /* 405: the Allow header */
+    bool challenge;    /* 401: WWW-Authenticate */
+    bool token_given;  /* 401: a token was sent, and it was wrong */
+} http_err_t;
+
+/* ---------------------------------------------------------------- responses */
+
+static const char *header(struct MHD_Connection *c, const char *name)
+{
+    return MHD_lookup_connection_value(c, MHD_HEADER_KIND, name);
+}
+
+static void peer_of(struct MHD_Connection *c, char *out, size_t cap)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    char ip[INET6_ADDRSTRLEN] = "?";
+    if (!ci || !ci->client_addr) {
+        snprintf(out, cap, "(client)");
+    } else if (ci->client_addr->sa_family == AF_INET6) {
+        const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)(const void *)ci->client_addr;
+        inet_ntop(AF_INET6, &a->sin6_addr, ip, sizeof ip);
+        snprintf(out, cap, "[%s]:%u", ip, (unsigned)ntohs(a->sin6_port));
+    } else {
+        const struct sockaddr_in *a = (const struct sockaddr_in *)(const void *)ci->client_addr;
+        inet_ntop(AF_INET, &a->sin_addr, ip, sizeof ip);
+        snprintf(out, cap, "%s:%u", ip, (unsigned)ntohs(a->sin_port));
+    }
+}
+
+/*
+ * CORS, for browser clients of an allowed origin: they may read the answer and the headers
+ * an MCP client needs. (A refused origin gets none: its browser shows the 403 as a failure.)
+ */
+static void add_cors(const host_http_t *http, struct MHD_Connection *c, struct MHD_Response *r)
+{
+    const char *origin = header(c, "Origin");
+    if (!origin || !host_http_origin_allowed(origin, http->allow_origins, http->allow_origin_count))
+        return;
+    MHD_add_response_header(r, "Access-Control-Allow-Origin", origin);
+    MHD_add_response_header(r, "Access-Control-Expose-Headers",
+                            "Mcp-Session-Id, MCP-Protocol-Version, WWW-Authenticate");
+    MHD_add_response_header(r, "Vary", "Origin");
+}
+
+/* Queues r with the CORS headers it needs, and lets go of it. */
+static enum MHD_Result queue(const host_http_t *http, struct MHD_Connection *c, unsigned status,
+                             struct MHD_Response *r)
+{
+    add_cors(http, c, r);
+    enum MHD_Result rc = MHD_queue_response(c, status, r);
+    MHD_destroy_response(r);
+    return rc;
+}
+
+/* A CORS preflight (OPTIONS with Access-Control-Request-Method) from an allowed origin: what
+   a browser may send to /mcp. Needs no token: browsers send none with a preflight. */
+static enum MHD_Result preflight(const host_http_t *http, struct MHD_Connection *c)
+{
+    struct MHD_Response *r = MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
+    if (!r) return MHD_NO;
+    MHD_add_response_header(r, "Access-Control-Allow-Methods", "GET, POST, DELETE");
+    MHD_add_response_header(r, "Access-Control-Allow-Headers",
+                            "Content-Type, Accept, Authorization, Mcp-Session-Id, "
+                            "MCP-Protocol-Version, Last-Event-ID");
+    MHD_add_response_header(r, "Access-Control-Max-Age", "600");
+    return queue(http, c, 204, r);
+}
+
+/* Queues a response with body (malloc'd, ownership passes; NULL for none). */
+static enum MHD_Result send_body(const host_http_t *http, struct MHD_Connection *c, unsigned status,
+                                 const char *type, char *body, size_t len, const char *session_id)
+{
+    struct MHD_Response *r = body
+                                 ? MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE)
+                                 : MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
+    if (!r) {
+        free(body);
+        return MHD_NO;
+    }
+    if (type) MHD_add_response_header(r, "Content-Type", type);
+    if (type && strcmp(type, "text/event-stream") == 0)
+        MHD_add_response_header(r, "Cache-Control", "no-cache");
+    if (session_id) MHD_add_response_header(r, "Mcp-Session-Id", session_id);
+    return queue(http, c, status, r);
+}
+
+static void fail(http_err_t *e, unsigned status, int code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void fail(http_err_t *e, unsigned status, int code, const char *fmt, ...)
+{
+    e->status = status;
+    e->code = code;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e->message, sizeof e->message, fmt, ap);
+    va_end(ap);
+}
+
+/* Sends a refusal: the status, a JSON-RPC error body (id null) and the headers it needs. */
+static enum MHD_Result send_error(const host_http_t *http, struct MHD_Connection *c,
+                                  const char *method, const char *url, const http_err_t *e)
+{
+    char peer[80];
+    peer_of(c, peer, sizeof peer);
+    host_log(HOST_LOG_INFO, "http: %s %s %s -> %u: %s", peer, method, url, e->status, e->message);
+    json_t *doc = json_pack("{s:s, s:n, s:{s:i, s:s}}", "jsonrpc", "2.0", "id", "error", "code",
+                            e->code, "message", e->message);
+    char *body = json_dumps(doc, JSON_COMPACT);
+    json_decref(doc);
+    struct MHD_Response *r =
+        MHD_create_response_from_buffer(strlen(body), body, MHD_RESPMEM_MUST_FREE);
+    if (!r) {
+        free(body);
+        return MHD_NO;
+    }
+    MHD_add_response_header(r, "Content-Type", "application/json");
+    if (e->allow) MHD_add_response_header(r, "Allow", e->allow);
+    if (e->challenge)
+        MHD_add_response_header(r, "WWW-Authenticate",
+                                e->token_given ? "Bearer realm=\"mcpsim\", error=\"invalid_token\""
+                                               : "Bearer realm=\"mcpsim\"");
+    return queue(http, c, e->status, r);
+}
+
+/* ---------------------------------------------------------------- checks of every request */
+
+static bool check_host(const host_http_t *http, struct MHD_Connection *c, http_err_t *e)
+{
+    const char *host = header(c, "Host");
+    if (!host) {
+        fail(e, 400, -32000, "Host header missing");
+        return false;
+    }
+    if (host_http_host_allowed(host, http->allow_hosts, http->allow_host_count)) return true;
+    fail(e, 403, -32000,
+         "Host '%.200s' is not allowed (DNS rebinding protection): only localhost, 127.0.0.1 "
+         "and [::1] unless --allow-host names it",
+         host);
+    return false;
+}
+
+static bool check_origin(const host_http_t *http, struct MHD_Connection *c, http_err_t *e)
+{
+    const char *origin = header(c, "Origin");
+    if (!origin || host_http_origin_allowed(origin, http->allow_origins, http->allow_origin_count))
+        return true;
+    fail(e, 403, -32000,
+         "Origin '%.200s' is not allowed: only http(s)://localhost, 127.0.0.1 and [::1] unless "
+         "--allow-origin names it",
+         origin);
+    return false;
+}
+
+static bool check_auth(const host_http_t *http, struct MHD_Connection *c, http_err_t *e)
+{
+    if (!http->auth_token) return true;
+    const char *auth = header(c, "Authorization");
+    if (host_http_bearer_ok(auth, http->auth_token)) return true;
+    fail(e, 401, -32000, "%s: send 'Authorization: Bearer TOKEN' with the token of --auth-token",
+         auth ? "wrong credentials" : "authentication required");
+    e->challenge = true;
+    e->token_given = auth != NULL;
+    return false;
+}
+
+static bool check_version(struct MHD_Connection *c, http_err_t *e)
+{
+    const char *v = header(c, "MCP-Protocol-Version");
+    if (!v || fw_mcp_version_supported(v, strlen(v))) return true; /* absent: 2025-03-26 */
+    fw_session_t none;
+    memset(&none, 0, sizeof none);
+    fail(e, 400, -32000,
+         "unsupported MCP-Protocol-Version '%.100s' (this server speaks 2024-11-05 to %s)", v,
+         fw_session_protocol_version(&none));
+    return false;
+}
+
+/* The checks every request passes first: Host, Origin, the path. */
+static bool check_common(const host_http_t *http, struct MHD_Connection *c, const char *url,
+                         http_err_t *e)
+{
+    if (!check_host(http, c, e) || !check_origin(http, c, e)) return false;
+    if (strcmp(url, "/mcp") != 0) {
+        fail(e, 404, -32000, "no MCP endpoint at '%.200s': use /mcp", url);
+        return false;
+    }
+    return true;
+}
+
+static bool check_post_headers(struct MHD_Connection *c, http_err_t *e)
+{
+    const char *type = header(c, "Content-Type");
+    const char *accept = header(c, "Accept");
+    const char *length = header(c, "Content-Length");
+    if (!host_http_is_json(type)) {
+        fail(e, 415, -32000, "Content-Type must be application/json (got '%.100s')",
+             type ? type : "");
+        return false;
+    }
+    if (!host_http_accepts(accept, "application/json") ||
+        !host_http_accepts(accept, "text/event-stream")) {
+        fail(e, 406, -32000,
+             "Accept must list both application/json and text/event-stream (got '%.100s')",
+             accept ? accept : "");
+        return false;
+    }
+    if (length && strtoull(length, NULL, 10) > HOST_HTTP_BODY_MAX) {
+        fail(e, 413, -32000, "request body of %.20s bytes is over the limit of %u bytes", length,
+             HOST_HTTP_BODY_MAX);
+        return false;
+    }
+    return check_version(c, e);
+}
+
+/* ---------------------------------------------------------------- sessions */
+
+/* The session named by the Mcp-Session-Id header, referenced; NULL with e filled. */
+static host_session_t *find_session(host_http_t *http, struct MHD_Connection *c, http_err_t *e)
+{
+    const char *id = header(c, "Mcp-Session-Id");
+    if (!id) {
+        fail(e, 400, -32000,
+             "Mcp-Session-Id header missing: initialize first (POST initialize without it) and "
+             "send the id its response carries with every request");
+        return NULL;
+    }
+    host_session_t *s = host_sessions_find(&http->sessions, id);
+    if (!s)
+        fail(e, 404, -32001,
+             "session not found: unknown, ended (DELETE) or expired (idle for over %u s): "
+             "initialize a new one",
+             http->idle_timeout_s);
+    return s;
+}
+
+/* A session for an initialize sent without a session id: reserved, not listed yet. */
+static host_session_t *new_session(host_http_t *http, http_err_t *e)
+{
+    if (!host_sessions_reserve(&http->sessions)) {
+        fail(e, 503, -32000,
+             "too many sessions (limit %u, --http-max-sessions): end one with DELETE /mcp or "
+             "let one expire (idle timeout %u s)",
+             http->sessions.max, http->idle_timeout_s);
+        return NULL;
+    }
+    host_session_t *s = host_session_new();
+    if (!s) {
+        host_sessions_unreserve(&http->sessions);
+        fail(e, 500, -32603, "no random bytes for a session id");
+        return NULL;
+    }
+    host_device_lock(http->host);
+    fw_session_init(&s->fw, sim_device(http->host->sim));
+    host_device_unlock(http->host);
+    return s;
+}
+
+/* After the initialize of a new session ran: lists it when it succeeded. True if listed. */
+static bool finish_new_session(host_http_t *http, struct MHD_Connection *c, host_session_t *s)
+{
+    /* s is not listed yet: no other thread reaches its fw, so it can be read without lock. */
+    if (!s->fw.initialize_seen) {
+        host_sessions_unreserve(&http->sessions);
+        return false;
+    }
+    unsigned count = host_sessions_publish(&http->sessions, s);
+    if (count == 0) return false;
+    char peer[80], tag[16];
+    peer_of(c, peer, sizeof peer);
+    host_session_tag(s, tag);
+    host_log(HOST_LOG_INFO, "http: session %s opened by %s (%u of %u)", tag, peer, count,
+             http->sessions.max);
+    return true;
+}
+
+/* ---------------------------------------------------------------- event streams */
+
+static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+    (void)pos;
+    ssize_t n = host_stream_read(cls, buf, max);
+    return n < 0 ? MHD_CONTENT_READER_END_OF_STREAM : n;
+}
+
+static void stream_free(void *cls)
+{
+    host_stream_close(cls);
+}
+
+static int socket_of(struct MHD_Connection *c)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return ci ? (int)ci->connect_fd : -1;
+}
+
+/* Answers with stream st (a GET stream or a call stream), which ends with the response. */
+static enum MHD_Result send_stream(const host_http_t *http, struct MHD_Connection *c,
+                                   host_stream_t *st)
+{
+    struct MHD_Response *r =
+        MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096, stream_read, st, stream_free);
+    if (!r) {
+        host_stream_close(st);
+        return MHD_NO;
+    }
+    MHD_add_response_header(r, "Content-Type", "text/event-stream");
+    MHD_add_response_header(r, "Cache-Control", "no-cache");
+    return queue(http, c, 200, r);
+}
+
+/* ---------------------------------------------------------------- POST */
+
+/* The messages the device wrote for one POST: concatenated, with the end of each. */
+typedef struct collector {
+    host_buf_t data;
+    size_t *ends;
+    size_t count, cap;
+} collector_t;
+
+static void col_write(void *ctx, const char *data, size_t len)
+{
+    host_buf_append(&((collector_t *)ctx)->data, data, len);
+}
+
+static void col_end(void *ctx)
+{
+    collector_t *col = ctx;
+    if (col->count == col->cap) {
+        col->cap = col->cap ? 2 * col->cap : 4;
+        col->ends = realloc(col->ends, col->cap * sizeof *col->ends);
+        if (!col->ends) abort();
+    }
+    col->ends[col->count++] = col->data.len;
+}
+
+static void col_free(collector_t *col)
+{
+    host_buf_free(&col->data);
+    free(col->ends);
+}
+
+/* True for a single request whose method is initialize (it may create a session). */
+static bool is_initialize(const json_t *doc)
+{
+    const json_t *m = json_object_get(doc, "method");
+    return json_is_string(m) && strcmp(json_string_value(m), "initialize") == 0;
+}
+
+static bool is_request(const json_t *msg)
+{
+    return json_object_get(msg, "method") && json_object_get(msg, "id");
+}
+
+/* True when a body (a message or a batch) holds a request: it must be answered. */
+static bool has_requests(const json_t *doc)
+{
+    if (!json_is_array(doc)) return is_request(doc);
+    for (size_t i = 0; i < json_array_size(doc); i++)
+        if (is_request(json_array_get(doc, i))) return true;
+    return false;
+}
+
+/* The POST's answer: one message as application/json, several as an SSE stream. */
+static enum MHD_Result send_messages(const host_http_t *http, struct MHD_Connection *c,
+                                     collector_t *col, const char *session_id)
+{
+    if (col->count == 1) {
+        char *body = col->data.data;
+        size_t len = col->ends[0];
+        col->data.data = NULL; /* ownership passes to the response */
+        return send_body(http, c, 200, "application/json", body, len, session_id);
+    }
+    host_buf_t sse = {0};
+    for (size_t i = 0, start = 0; i < col->count; start = col->ends[i++])
+        host_sse_event(&sse, col->data.data + start, col->ends[i] - start);
+    return send_body(http, c, 200, "text/event-stream", sse.data, sse.len, session_id);
+}
+
+typedef enum msg_kind { MSG_REQUEST, MSG_NOTIFICATION, MSG_RESPONSE } msg_kind_t;
+
+static msg_kind_t kind_of(const char *json, size_t len)
+{
+    json_t *doc = json_loadb(json, len, 0, NULL);
+    msg_kind_t kind = MSG_RESPONSE;
+    if (json_object_get(doc, "method"))
+        kind = json_object_get(doc, "id") ? MSG_REQUEST : MSG_NOTIFICATION;
+    json_decref(doc);
+    return kind;
+}
+
+/* True when the device wrote a request to the client (fw_call_ask): its call waits. */
+static bool asks_client(const collector_t *col)
+{
+    for (size_t i = 0, start = 0; i < col->count; start = col->ends[i++])
+        if (kind_of(col->data.data + start, col->ends[i] - start) == MSG_REQUEST) return true;
+    return false;
+}
+
+/* Messages written for a POST that gets no answer (202): what the client's answer resumed
+   goes to the waiting call's stream, the rest to the session's GET stream. */
+static void deliver_messages(host_http_t *http, host_session_t *s, const collector_t *col)
+{
+    for (size_t i = 0, start = 0; i < col->count; start = col->ends[i++]) {
+        const char *msg = col->data.data + start;
+        size_t len = col->ends[i] - start;
+        host_session_deliver(&http->sessions, s, msg, len, kind_of(msg, len) == MSG_RESPONSE);
+    }
+}
+
+/* The POST's tools/call asked the client and waits: its answer is a stream that sends the
+   request now and the call's response once the client's answer (another POST) resumed it. */
+static enum MHD_Result open_call_stream(host_http_t *http, struct MHD_Connection *c,
+                                        host_session_t *s, const collector_t *col)
+{
+    host_buf_t sse = {0};
+    for (size_t i = 0, start = 0; i < col->count; start = col->ends[i++])
+        host_sse_event(&sse, col->data.data + start, col->ends[i] - start);
+    host_stream_t *st = host_call_stream_open(&http->sessions, s, socket_of(c), sse.data, sse.len);
+    host_buf_free(&sse);
+    char tag[16];
+    host_session_tag(s, tag);
+    host_log(HOST_LOG_DEBUG, "http: session %s: a tools/call waits for the client's answer", tag);
+    return send_stream(http, c, st);
+}
+
+/* Whether s's fw_call_ask still waits (read under the device lock: s->fw is the device's). */
+static bool call_waits(host_http_t *http, host_session_t *s)
+{
+    host_device_lock(http->host);
+    bool waits = s->fw.ask_tool != NULL;
+    host_device_unlock(http->host);
+    return waits;
+}
+
+/*
+ * Runs the body in session s; created: s came with this initialize (not listed yet);
+ * requests: the body holds at least one request. The answer: the device's reply (JSON, or SSE
+ * when notifications precede it), a call stream when the call asked the client, or 202.
+ */
+static enum MHD_Result run_post(host_http_t *http, struct MHD_Connection *c, http_req_t *req,
+                                host_session_t *s, bool created, bool requests)
+{
+    collector_t col = {0};
+    fw_msg_sink_t out = {col_write, &col, col_end};
+    bool answered = host_device_session_any(http->host, &s->fw, req->body.data, req->body.len, out);
+    uv_async_send(&http->wake);
+    bool listed = !created || finish_new_session(http, c, s);
+    enum MHD_Result rc;
+    if (answered && col.count > 0) {
+        rc = send_messages(http, c, &col, created && listed ? s->id : NULL);
+    } else if (listed && requests && asks_client(&col)) {
+        rc = open_call_stream(http, c, s, &col);
+    } else {
+        if (listed) deliver_messages(http, s, &col);
+        rc = send_body(http, c, 202, NULL, NULL, 0, NULL);
+    }
+    /* A call cancelled (or initialize again) waits no more: its stream must not hang on. */
+    if (listed && host_session_has_call(&http->sessions, s) && !call_waits(http, s))
+        host_session_end_call(&http->sessions, s);
+    col_free(&col);
+    host_session_release(&http->sessions, s);
+    return rc;
+}
+
+static enum MHD_Result handle_post(host_http_t *http, struct MHD_Connection *c, http_req_t *req)
+{
+    http_err_t e = {0};
+    if (req->too_large) {
+        fail(&e, 413, -32000, "request body over the limit of %u bytes", HOST_HTTP_BODY_MAX);
+        return send_error(http, c, "POST", "/mcp", &e);
+    }
+    json_error_t jerr;
+    json_t *doc =
+        json_loadb(req->body.data ? req->body.data : "", req->body.len, JSON_DECODE_ANY, &jerr);
+    if (!doc) {
+        fail(&e, 400, -32700, "Parse error: %s (line %d, column %d)", jerr.text, jerr.line,
+             jerr.column);
+        return send_error(http, c, "POST", "/mcp", &e);
+    }
+    bool init = is_initialize(doc), requests = has_requests(doc);
+    json_decref(doc);
+    bool created = init && !header(c, "Mcp-Session-Id");
+    host_session_t *s = created ? new_session(http, &e) : find_session(http, c, &e);
+    if (!s) return send_error(http, c, "POST", "/mcp", &e);
+    return run_post(http, c, req, s, created, requests);
+}
+
+/* Collects the body as it arrives; beyond the limit it is dropped and the answer is 413. */
+static void receive(http_req_t *req, const char *data, size_t len)
+{
+    if (req->too_large) return;
+    if (req->body.len + len > HOST_HTTP_BODY_MAX) {
+        req->too_large = true;
+        host_buf_free(&req->body);
+        return;
+    }
+    host_buf_append(&req->body, data, len);
+}
+
+/* ---------------------------------------------------------------- GET and DELETE */
+
+/* GET: the session's stream of server-initiated messages (one per session at a time). */
+static enum MHD_Result open_stream(host_http_t *http, struct MHD_Connection *c)
+{
+    http_err_t e = {0};
+    if (!host_http_accepts(header(c, "Accept"), "text/event-stream")) {
+        fail(&e, 406, -32000, "Accept must list text/event-stream for the GET stream");
+        return send_error(http, c, "GET", "/mcp", &e);
+    }
+    host_session_t *s = check_version(c, &e) ? find_session(http, c, &e) : NULL;
+    if (!s) return send_error(http, c, "GET", "/mcp", &e);
+    host_stream_t *st = host_stream_open(&http->sessions, s, socket_of(c));
+    host_session_release(&http->sessions, s); /* the stream holds its own reference */
+    if (!st) {
+        fail(&e, 409, -32000, "this session already has an open GET stream");
+        return send_error(http, c, "GET", "/mcp", &e);
+    }
+    return send_stream(http, c, st);
+}
+
+/* DELETE: ends the session; its GET stream ends after what is queued. */
+static enum MHD_Result end_session(host_http_t *http, struct MHD_Connection *c)
+{
+    http_err_t e = {0};
+    host_session_t *s = check_version(c, &e) ? find_session(http, c, &e) : NULL;
+    if (!s) return send_error(http, c, "DELETE", "/mcp", &e);
+    char tag[16];
+    host_session_tag(s, tag);
+    if (host_sessions_end(&http->sessions, s))
+        host_log(HOST_LOG_INFO, "http: session %s ended by DELETE", tag);
+    host_session_release(&http->sessions, s);
+    return send_body(http, c, 204, NULL, NULL, 0, NULL);
+}
+
+/* ---------------------------------------------------------------- libmicrohttpd callbacks */
+
+/* First call of a request (headers only): checks, then GET and DELETE are answered, a POST
+   gets its state to collect the body. */
+static enum MHD_Result first_call(host_http_t *http, struct MHD_Connection *c, const char *url,
+                                  const char *method, void **con_cls)
+{
+    http_err_t e = {0};
+    if (!check_common(http, c, url, &e)) return send_error(http, c, method, url, &e);
+    if (strcmp(method, "OPTIONS") == 0 && header(c, "Origin") &&
+        header(c, "Access-Control-Request-Method"))
+        return preflight(http, c);
+    if (!check_auth(http, c, &e)) return send_error(http, c, method, url, &e);
+    if (strcmp(method, "GET") == 0) return open_stream(http, c);
+    if (strcmp(method, "DELETE") == 0) return end_session(http, c);
+    if (strcmp(method, "POST") != 0) {
+        fail(&e, 405, -32000, "method %.20s not allowed on /mcp: use POST, GET or DELETE", method);
+        e.allow = "GET, POST, DELETE";
+        return send_error(http, c, method, url, &e);
+    }
+    if (!check_post_headers(c, &e)) return send_error(http, c, method, url, &e);
+    http_req_t *req = calloc(1, sizeof *req);
+    if (!req) abort();
+    *con_cls = req;
+    return MHD_YES;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
+                                  const char *method, const char *version, const char *upload,
+                                  size_t *upload_size, void **con_cls)
+{
+    (void)version;
+    http_req_t *req = *con_cls;
+    if (!req) return first_call(cls, c, url, method, con_cls);
+    if (*upload_size > 0) {
+        receive(req, upload, *upload_size);
+        *upload_size = 0;
+        return MHD_YES;
+    }
+    return handle_post(cls, c, req);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
+                         enum MHD_RequestTerminationCode toe)
+{
+    (void)cls;
+    (void)c;
+    (void)toe;
+    http_req_t *req = *con_cls;
+    if (!req) return;
+    host_buf_free(&req->body);
+    free(req);
+    *con_cls = NULL;
+}
+
+static void on_mhd_log(void *cls, const char *fmt, va_list ap)
+{
+    (void)cls;
+    char msg[512];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    msg[strcspn(msg, "\n")] = 0;
+    /* A client that goes away mid-answer is routine, not something to warn about. */
+    bool routine = strstr(msg, "Failed to send") || strstr(msg, "Failed to receive") ||
+                   strstr(msg, "no longer available") || strstr(msg, "reset by remote");
+    host_log(routine ? HOST_LOG_DEBUG : HOST_LOG_WARN, "http: libmicrohttpd: %s", msg);
+}
+
+/* ---------------------------------------------------------------- the server */
+
+static void format_url(const struct sockaddr_storage *ss, char *out, size_t cap)
+{
+    char ip[INET6_ADDRSTRLEN] = "?";
+    if (ss->ss_family == AF_INET6) {
+        const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)(const void *)ss;
+        inet_ntop(AF_INET6, &a->sin6_addr, ip, sizeof ip);
+        snprintf(out, cap, "http://[%s]:%u/mcp", ip, (unsigned)ntohs(a->sin6_port));
+    } else {
+        const struct sockaddr_in *a = (const struct sockaddr_in *)(const void *)ss;
+        inet_ntop(AF_INET, &a->sin_addr, ip, sizeof ip);
+        snprintf(out, cap, "http://%s:%u/mcp", ip, (unsigned)ntohs(a->sin_port));
+    }
+}
+
+static bool is_loopback_bind(const char *host)
+{
+    return strcmp(host, "127.0.0.1") == 0 || strcmp(host, "::1") == 0 ||
+           strcmp(host, "localhost") == 0;
+}
+
+/* A listening socket on the first address ep resolves to; -1 with the reason in err. */
+static int listen_on(const host_endpoint_t *ep, char *url, size_t cap, char *err, size_t ecap)
+{
+    char port[8];
+    snprintf(port, sizeof port, "%u", (unsigned)ep->port);
+    struct addrinfo hints, *res = NULL;
+    memset(&hints, 0, sizeof hints);
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+    int rc = getaddrinfo(ep->host, port, &hints, &res);
+    if (rc != 0) {
+        snprintf(err, ecap, "%s", gai_strerror(rc));
+        return -1;
+    }
+    int fd = socket(res->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    int on = 1;
+    if (fd >= 0) setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
+    if (fd < 0 || bind(fd, res->ai_addr, res->ai_addrlen) != 0 || listen(fd, 128) != 0) {
+        snprintf(err, ecap, "%s", strerror(errno));
+        if (fd >= 0) close(fd);
+        freeaddrinfo(res);
+        return -1;
+    }
+    freeaddrinfo(res);
+    struct sockaddr_storage ss;
+    socklen_t len = sizeof ss;
+    getsockname(fd, (struct sockaddr *)&ss, &len);
+    format_url(&ss, url, cap);
+    return fd;
+}
+
+/* The watcher (host_device_watch): after every call into the device, with the lock held, on
+   whichever thread made it: moves every session's notifications to its GET stream. */
+static void on_device(void *ctx)
+{
+    host_http_t *http = ctx;
+    host_sessions_drain(&http->sessions, sim_device(http->host->sim));
+}
+
+static void on_wake(uv_async_t *a)
+{
+    host_http_t *http = a->data;
+    host_clock_rearm(http->host);
+}
+
+static void on_wake_closed(uv_handle_t *handle)
+{
+    free(handle->data);
+}
+
+static struct MHD_Daemon *start_daemon(host_http_t *http, int fd)
+{
+    return MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
+                                MHD_USE_AUTO | MHD_USE_ERROR_LOG,
+                            0, NULL, NULL, on_request, http, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log,
+                            NULL, MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_NOTIFY_COMPLETED,
+                            on_completed, http, MHD_OPTION_CONNECTION_LIMIT, (unsigned)CONN_MAX,
+                            MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)CONN_TIMEOUT_S,
+                            MHD_OPTION_END);
+}
+
+host_http_t *host_http_open(host_t *h, const host_options_t *o, char *url, size_t cap)
+{
+    char err[256];
+    int fd = listen_on(&o->http, url, cap, err, sizeof err);
+    if (fd < 0) {
+        host_log(HOST_LOG_ERROR, "http: cannot listen on %s:%u: %s", o->http.host,
+                 (unsigned)o->http.port, err);
+        return NULL;
+    }
+    host_http_t *http = calloc(1, sizeof *http);
+    if (!http) abort();
+    http->host = h;
+    http->allow_hosts = o->allow_hosts;
+    http->allow_host_count = o->allow_host_count;
+    http->allow_origins = o->allow_origins;
+    http->allow_origin_count = o->allow_origin_count;
+    http->auth_token = o->auth_token;
+    http->idle_timeout_s = o->http_idle_timeout_s;
+    host_sessions_init(&http->sessions, o->http_max_sessions,
+                       (uint64_t)o->http_idle_timeout_s * 1000u);
+    uv_async_init(&h->loop, &http->wake, on_wake);
+    http->wake.data = http;
+    if (host_device_watch(h, on_device, http) != 0) {
+        host_log(HOST_LOG_ERROR, "http: too many transports watch the device");
+    } else if (!(http->daemon = start_daemon(http, fd))) {
+        host_log(HOST_LOG_ERROR, "http: cannot start libmicrohttpd on %s", url);
+        host_device_unwatch(h, on_device, http);
+    }
+    if (!http->daemon) {
+        close(fd);
+        host_sessions_destroy(&http->sessions);
+        uv_close((uv_handle_t *)&http->wake, on_wake_closed);
+        return NULL;
+    }
+    host_log(HOST_LOG_INFO,
+             "http: MCP Streamable HTTP at %s (%u sessions at most, %u s idle "
+             "timeout%s)",
+             url, o->http_max_sessions, o->http_idle_timeout_s,
+             o->auth_token ? ", bearer token required" : "");
+    if (!is_loopback_bind(o->http.host) && o->allow_host_count == 0)
+        host_log(HOST_LOG_WARN,
+                 "http: listening on %s, but only requests with Host localhost, 127.0.0.1 or "
+                 "[::1] are served: name the others with --allow-host",
+                 o->http.host);
+    return http;
+}
+
+void host_http_close(host_http_t *http)
+{
+    host_sessions_stop(&http->sessions); /* wakes every stream: they end */
+    MHD_stop_daemon(http->daemon);       /* joins every connection thread */
+    host_device_unwatch(http->host, on_device, http);
+    host_sessions_destroy(&http->sessions);
+    uv_close((uv_handle_t *)&http->wake, on_wake_closed);
+}

@@ -1,0 +1,453 @@
+/* http_session.c: the HTTP transport's MCP sessions: ids, the table and its limits, each
+   session's queue of server-initiated messages and its GET event stream. */
+#include "http_session.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+
+#include "log.h"
+
+/*
+ * Two kinds of stream: a session's GET stream sends the session's queue; a call stream answers
+ * a POST whose tools/call waits for the client's answer (the core asked the client: sampling,
+ * elicitation) and sends its own queue: the request, then what host_session_deliver routes to
+ * it, up to the call's response.
+ */
+struct host_stream {
+    host_sessions_t *t;
+    host_session_t *s;
+    int fd;              /* the connection's socket, or -1 */
+    bool call;           /* a call stream */
+    bool done;           /* call stream: its response is queued, or the call waits no more */
+    host_buf_t own;      /* call stream: its events */
+    const char *comment; /* an SSE comment being sent (the greeting, a keep-alive) */
+    size_t comment_len;
+    uint64_t next_ping_ms;
+};
+
+static const char greeting[] = ": mcpsim event stream\n\n";
+static const char keepalive[] = ": keep-alive\n\n";
+
+static uint64_t mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+void host_session_tag(const host_session_t *s, char out[16])
+{
+    snprintf(out, 16, "%.8s...", s->id);
+}
+
+/* ---------------------------------------------------------------- sessions */
+
+host_session_t *host_session_new(void)
+{
+    uint8_t raw[HOST_HTTP_SESSION_ID_LEN / 2];
+    size_t got = 0;
+    while (got < sizeof raw) {
+        ssize_t n = getrandom(raw + got, sizeof raw - got, 0);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+            host_log(HOST_LOG_ERROR, "http: getrandom failed: %s", strerror(errno));
+            return NULL;
+        }
+        got += (size_t)n;
+    }
+    host_session_t *s = calloc(1, sizeof *s);
+    if (!s) abort();
+    for (size_t i = 0; i < sizeof raw; i++) snprintf(s->id + 2 * i, 3, "%02x", raw[i]);
+    pthread_condattr_t attr;
+    pthread_condattr_init(&attr);
+    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+    pthread_cond_init(&s->cond, &attr);
+    pthread_condattr_destroy(&attr);
+    s->refs = 1;
+    s->last_ms = mono_ms();
+    return s;
+}
+
+static void session_free(host_session_t *s)
+{
+    pthread_cond_destroy(&s->cond);
+    host_buf_free(&s->queue);
+    free(s);
+}
+
+/* Mutex held. Returns true when the caller must free s (its last reference went). */
+static bool unref_locked(host_session_t *s)
+{
+    return --s->refs == 0;
+}
+
+/* Mutex held: takes s out of the table and wakes its stream. */
+static void unlist_locked(host_sessions_t *t, host_session_t *s)
+{
+    for (unsigned i = 0; i < t->max; i++)
+        if (t->slots[i] == s) t->slots[i] = NULL;
+    s->listed = false;
+    t->count--;
+    pthread_cond_broadcast(&s->cond);
+}
+
+/* Mutex held: ends sessions with no request, no stream and no activity for idle_ms. */
+static void reap_locked(host_sessions_t *t)
+{
+    uint64_t now = mono_ms();
+    for (unsigned i = 0; i < t->max; i++) {
+        host_session_t *s = t->slots[i];
+        if (!s || s->streaming || s->refs > 1 || now - s->last_ms < t->idle_ms) continue;
+        char tag[16];
+        host_session_tag(s, tag);
+        host_log(HOST_LOG_INFO, "http: session %s expired: idle for %.1f s (--http-idle-timeout)",
+                 tag, (double)(now - s->last_ms) / 1000.0);
+        unlist_locked(t, s);
+        if (unref_locked(s)) session_free(s);
+    }
+}
+
+void host_sessions_init(host_sessions_t *t, unsigned max, uint64_t idle_ms)
+{
+    memset(t, 0, sizeof *t);
+    pthread_mutex_init(&t->mu, NULL);
+    t->max = max;
+    t->idle_ms = idle_ms;
+    t->slots = calloc(max ? max : 1, sizeof *t->slots);
+    if (!t->slots) abort();
+}
+
+void host_sessions_stop(host_sessions_t *t)
+{
+    pthread_mutex_lock(&t->mu);
+    t->stopping = true;
+    for (unsigned i = 0; i < t->max; i++) {
+        host_session_t *s = t->slots[i];
+        if (!s) continue;
+        unlist_locked(t, s);
+        if (unref_locked(s)) session_free(s);
+    }
+    pthread_mutex_unlock(&t->mu);
+}
+
+void host_sessions_destroy(host_sessions_t *t)
+{
+    host_sessions_stop(t);
+    free(t->slots);
+    t->slots = NULL;
+    host_buf_free(&t->msg);
+    pthread_mutex_destroy(&t->mu);
+}
+
+bool host_sessions_reserve(host_sessions_t *t)
+{
+    pthread_mutex_lock(&t->mu);
+    reap_locked(t);
+    bool ok = !t->stopping && t->count + t->reserved < t->max;
+    if (ok) t->reserved++;
+    pthread_mutex_unlock(&t->mu);
+    return ok;
+}
+
+void host_sessions_unreserve(host_sessions_t *t)
+{
+    pthread_mutex_lock(&t->mu);
+    t->reserved--;
+    pthread_mutex_unlock(&t->mu);
+}
+
+unsigned host_sessions_publish(host_sessions_t *t, host_session_t *s)
+{
+    pthread_mutex_lock(&t->mu);
+    t->reserved--;
+    for (unsigned i = 0; i < t->max && !t->stopping; i++) {
+        if (t->slots[i]) continue;
+        t->slots[i] = s;
+        s->listed = true;
+        s->refs++;
+        s->last_ms = mono_ms();
+        t->count++;
+        break;
+    }
+    unsigned count = t->count;
+    pthread_mutex_unlock(&t->mu);
+    return count;
+}
+
+/* Compares two ids in time independent of where they differ. */
+static bool id_equal(const char *a, const char *b)
+{
+    uint8_t diff = 0;
+    for (size_t i = 0; i < HOST_HTTP_SESSION_ID_LEN; i++) diff |= (uint8_t)(a[i] ^ b[i]);
+    return diff == 0;
+}
+
+host_session_t *host_sessions_find(host_sessions_t *t, const char *id)
+{
+    if (!id || strlen(id) != HOST_HTTP_SESSION_ID_LEN) return NULL;
+    host_session_t *found = NULL;
+    pthread_mutex_lock(&t->mu);
+    reap_locked(t);
+    for (unsigned i = 0; i < t->max && !found; i++) {
+        host_session_t *s = t->slots[i];
+        if (s && id_equal(s->id, id)) found = s;
+    }
+    if (found) {
+        found->refs++;
+        found->last_ms = mono_ms();
+    }
+    pthread_mutex_unlock(&t->mu);
+    return found;
+}
+
+void host_session_release(host_sessions_t *t, host_session_t *s)
+{
+    pthread_mutex_lock(&t->mu);
+    s->last_ms = mono_ms();
+    bool last = unref_locked(s);
+    pthread_mutex_unlock(&t->mu);
+    if (last) session_free(s);
+}
+
+bool host_sessions_end(host_sessions_t *t, host_session_t *s)
+{
+    pthread_mutex_lock(&t->mu);
+    bool was = s->listed;
+    if (was) unlist_locked(t, s);
+    bool last = was && unref_locked(s); /* the table's reference; the caller still holds one */
+    pthread_mutex_unlock(&t->mu);
+    if (last) session_free(s);
+    return was;
+}
+
+/* ---------------------------------------------------------------- server-initiated messages */
+
+void host_sse_event(host_buf_t *out, const char *json, size_t len)
+{
+    host_buf_append(out, "event: message\ndata: ", 21);
+    size_t start = 0; /* JSON has line breaks between tokens only: each starts a data line */
+    for (size_t i = 0; i <= len; i++) {
+        if (i < len && json[i] != '\n' && json[i] != '\r') continue;
+        host_buf_append(out, json + start, i - start);
+        if (i < len && json[i] == '\n') host_buf_append(out, "\ndata: ", 7);
+        start = i + 1;
+    }
+    host_buf_append(out, "\n\n", 2);
+}
+
+/* Mutex held: appends one SSE event (a "data:" line per line of json) and wakes the stream. */
+static void push_locked(host_session_t *s, const char *json, size_t len)
+{
+    if (s->queue.len + len + 32 > HOST_HTTP_QUEUE_MAX) {
+        if (s->dropped++ == 0) {
+            char tag[16];
+            host_session_tag(s, tag);
+            host_log(HOST_LOG_WARN,
+                     "http: session %s: over %u bytes of notifications wait for its GET stream "
+                     "(open one: GET /mcp); dropping new ones",
+                     tag, HOST_HTTP_QUEUE_MAX);
+        }
+        return;
+    }
+    host_sse_event(&s->queue, json, len);
+    pthread_cond_broadcast(&s->cond);
+}
+
+void host_session_push(host_sessions_t *t, host_session_t *s, const char *json, size_t len)
+{
+    pthread_mutex_lock(&t->mu);
+    push_locked(s, json, len);
+    pthread_mutex_unlock(&t->mu);
+}
+
+typedef struct drain_ctx {
+    host_sessions_t *t;
+    host_session_t *s;
+} drain_ctx_t;
+
+static void drain_write(void *ctx, const char *data, size_t len)
+{
+    drain_ctx_t *d = ctx;
+    host_buf_append(&d->t->msg, data, len);
+}
+
+static void drain_end(void *ctx)
+{
+    drain_ctx_t *d = ctx;
+    push_locked(d->s, d->t->msg.data, d->t->msg.len);
+    d->t->msg.len = 0;
+}
+
+void host_sessions_drain(host_sessions_t *t, fw_device_t *dev)
+{
+    pthread_mutex_lock(&t->mu);
+    reap_locked(t);
+    for (unsigned i = 0; i < t->max; i++) {
+        host_session_t *s = t->slots[i];
+        if (!s) continue;
+        drain_ctx_t d = {t, s};
+        t->msg.len = 0;
+        fw_device_drain(dev, &s->fw, (fw_msg_sink_t){drain_write, &d, drain_end});
+    }
+    pthread_mutex_unlock(&t->mu);
+}
+
+/* ---------------------------------------------------------------- streams */
+
+static host_stream_t *stream_new(host_sessions_t *t, host_session_t *s, int fd)
+{
+    host_stream_t *st = calloc(1, sizeof *st);
+    if (!st) abort();
+    st->t = t;
+    st->s = s;
+    st->fd = fd;
+    st->next_ping_ms = mono_ms() + HOST_HTTP_KEEPALIVE_MS;
+    return st;
+}
+
+host_stream_t *host_stream_open(host_sessions_t *t, host_session_t *s, int fd)
+{
+    pthread_mutex_lock(&t->mu);
+    bool busy = s->streaming;
+    if (!busy) {
+        s->streaming = true;
+        s->refs++;
+    }
+    pthread_mutex_unlock(&t->mu);
+    if (busy) return NULL;
+    host_stream_t *st = stream_new(t, s, fd);
+    st->comment = greeting;
+    st->comment_len = sizeof greeting - 1;
+    return st;
+}
+
+/* Mutex held: the call stream of s sends what it holds, then ends. */
+static void end_call_locked(host_session_t *s)
+{
+    if (!s->call) return;
+    s->call->done = true;
+    s->call = NULL;
+    pthread_cond_broadcast(&s->cond);
+}
+
+host_stream_t *host_call_stream_open(host_sessions_t *t, host_session_t *s, int fd,
+                                     const char *events, size_t len)
+{
+    host_stream_t *st = stream_new(t, s, fd);
+    st->call = true;
+    host_buf_append(&st->own, events, len);
+    pthread_mutex_lock(&t->mu);
+    end_call_locked(s);
+    s->call = st;
+    s->refs++;
+    pthread_mutex_unlock(&t->mu);
+    return st;
+}
+
+void host_session_deliver(host_sessions_t *t, host_session_t *s, const char *json, size_t len,
+                          bool final)
+{
+    pthread_mutex_lock(&t->mu);
+    if (s->call) {
+        host_sse_event(&s->call->own, json, len);
+        pthread_cond_broadcast(&s->cond);
+        if (final) end_call_locked(s);
+    } else {
+        push_locked(s, json, len);
+    }
+    pthread_mutex_unlock(&t->mu);
+}
+
+bool host_session_has_call(host_sessions_t *t, host_session_t *s)
+{
+    pthread_mutex_lock(&t->mu);
+    bool has = s->call != NULL;
+    pthread_mutex_unlock(&t->mu);
+    return has;
+}
+
+void host_session_end_call(host_sessions_t *t, host_session_t *s)
+{
+    pthread_mutex_lock(&t->mu);
+    end_call_locked(s);
+    pthread_mutex_unlock(&t->mu);
+}
+
+static size_t take(char *buf, size_t max, const char *src, size_t len)
+{
+    size_t n = len < max ? len : max;
+    memcpy(buf, src, n);
+    return n;
+}
+
+/* True when the client closed its end (never blocks; pipelined bytes are not a hang-up). */
+static bool hung_up(const host_stream_t *st)
+{
+    struct pollfd p = {st->fd, POLLRDHUP, 0};
+    return st->fd >= 0 && poll(&p, 1, 0) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR));
+}
+
+/* Mutex held: waits until the next keep-alive, or the next hang-up check, at the latest. */
+static void wait_locked(host_stream_t *st)
+{
+    uint64_t until_ms = st->next_ping_ms;
+    if (st->fd >= 0 && mono_ms() + HOST_HTTP_HANGUP_MS < until_ms)
+        until_ms = mono_ms() + HOST_HTTP_HANGUP_MS;
+    struct timespec until = {(time_t)(until_ms / 1000u), (long)(until_ms % 1000u) * 1000000L};
+    pthread_cond_timedwait(&st->s->cond, &st->t->mu, &until);
+}
+
+ssize_t host_stream_read(host_stream_t *st, char *buf, size_t max)
+{
+    host_sessions_t *t = st->t;
+    host_session_t *s = st->s;
+    ssize_t n = -1;
+    pthread_mutex_lock(&t->mu);
+    for (;;) {
+        if (st->comment_len > 0) {
+            size_t k = take(buf, max, st->comment, st->comment_len);
+            st->comment += k;
+            st->comment_len -= k;
+            n = (ssize_t)k;
+            break;
+        }
+        host_buf_t *q = st->call ? &st->own : &s->queue;
+        if (q->len > 0) {
+            size_t k = take(buf, max, q->data, q->len);
+            host_buf_consume(q, k);
+            if (!st->call && q->len == 0) s->dropped = 0;
+            n = (ssize_t)k;
+            break;
+        }
+        if (st->done || !s->listed || t->stopping || hung_up(st)) break;
+        if (mono_ms() >= st->next_ping_ms) {
+            st->comment = keepalive;
+            st->comment_len = sizeof keepalive - 1;
+            st->next_ping_ms = mono_ms() + HOST_HTTP_KEEPALIVE_MS;
+            continue;
+        }
+        wait_locked(st);
+    }
+    pthread_mutex_unlock(&t->mu);
+    return n;
+}
+
+void host_stream_close(host_stream_t *st)
+{
+    host_sessions_t *t = st->t;
+    host_session_t *s = st->s;
+    pthread_mutex_lock(&t->mu);
+    if (!st->call)
+        s->streaming = false;
+    else if (s->call == st)
+        s->call = NULL;
+    pthread_mutex_unlock(&t->mu);
+    host_session_release(t, s);
+    host_buf_free(&st->own);
+    free(st);
+}

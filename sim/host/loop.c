@@ -9,6 +9,7 @@
 #include "log.h"
 #include "net.h"
 #include "pty.h"
+#include "transports.h"
 #include "ws.h"
 
 /* Longest real-time sleep: the clock is re-synced at least this often even when idle. */
@@ -102,11 +103,22 @@ static void on_clock(uv_timer_t *t)
     clock_arm(h, next);
 }
 
+bool host_on_loop_thread(const host_t *h)
+{
+    return pthread_equal(pthread_self(), h->loop_thread) != 0;
+}
+
 void host_device_feed(host_t *h, fw_framer_t *fr, const uint8_t *data, size_t len, fw_sink_t out)
+{
+    host_device_feed_session(h, NULL, fr, data, len, out);
+}
+
+void host_device_feed_session(host_t *h, fw_session_t *session, fw_framer_t *fr,
+                              const uint8_t *data, size_t len, fw_sink_t out)
 {
     host_device_lock(h);
     clock_sync(h);
-    fw_device_feed(sim_device(h->sim), fr, data, len, out);
+    fw_device_feed_session(sim_device(h->sim), session, fr, data, len, out);
     tell_watchers(h);
     uint64_t next = clock_next(h);
     host_device_unlock(h);
@@ -152,6 +164,7 @@ bool host_device_session_any(host_t *h, fw_session_t *session, const char *msg, 
 void host_clock_rearm(host_t *h)
 {
     host_device_lock(h);
+    tell_watchers(h);
     uint64_t next = clock_next(h);
     host_device_unlock(h);
     clock_arm(h, next);
@@ -168,6 +181,7 @@ int host_init(host_t *h, sim_t *sim)
     memset(h, 0, sizeof *h);
     h->sim = sim;
     h->clock = sim_clock_mode(sim);
+    h->loop_thread = pthread_self();
     pthread_mutex_init(&h->device_mutex, NULL);
     int rc = uv_loop_init(&h->loop);
     if (rc != 0) {
@@ -214,7 +228,7 @@ void host_stop(host_t *h)
     close_handle((uv_handle_t *)&h->sig_int);
     close_handle((uv_handle_t *)&h->sig_term);
     if (h->pty) host_pty_close(h->pty);
-    if (h->tcp) host_server_close(h->tcp);
+    if (h->tcp) host_tcp_close(h->tcp);
     if (h->control) host_server_close(h->control);
     if (h->ws) host_ws_stop(h->ws);
     h->pty = NULL;

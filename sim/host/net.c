@@ -142,9 +142,38 @@ fw_sink_t host_conn_sink(host_conn_t *c)
     return s;
 }
 
+void host_conn_flush(host_conn_t *c)
+{
+    if (c->closing) return;
+    if (c->over_limit) {
+        host_log(HOST_LOG_WARN,
+                 "%s: %s does not read its replies (over %zu bytes queued): disconnected",
+                 c->srv->name, c->peer, c->srv->out_max);
+        conn_close(c);
+    } else {
+        conn_flush(c);
+    }
+}
+
+bool host_conn_closing(const host_conn_t *c)
+{
+    return c->closing;
+}
+
+void host_server_each(host_server_t *srv, void (*fn)(host_conn_t *conn, void *state, void *arg),
+                      void *arg)
+{
+    for (host_conn_t *c = srv->conns; c; c = c->next) fn(c, c->state, arg);
+}
+
 host_t *host_conn_host(const host_conn_t *c)
 {
     return c->srv->host;
+}
+
+host_t *host_server_host(const host_server_t *srv)
+{
+    return srv->host;
 }
 
 const char *host_conn_peer(const host_conn_t *c)
@@ -164,14 +193,7 @@ static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
     host_conn_t *c = stream->data;
     if (nread > 0) {
         c->srv->ops->data(c, c->state, buf->base, (size_t)nread);
-        if (c->over_limit) {
-            host_log(HOST_LOG_WARN,
-                     "%s: %s does not read its replies (over %zu bytes queued): disconnected",
-                     c->srv->name, c->peer, c->srv->out_max);
-            conn_close(c);
-        } else {
-            conn_flush(c);
-        }
+        host_conn_flush(c);
     } else if (nread == UV_EOF) {
         c->eof = true;
         uv_read_stop(stream);

@@ -38,11 +38,25 @@ void host_server_close(host_server_t *srv);
 
 host_t *host_conn_host(const host_conn_t *conn);
 
+host_t *host_server_host(const host_server_t *srv);
+
 /* Peer address as text, for log lines. */
 const char *host_conn_peer(const host_conn_t *conn);
 
 /* Queues bytes for the client (ignored once the connection is closing or over its limit). */
 void host_conn_write(host_conn_t *conn, const char *data, size_t len);
+
+/* Loop thread, outside a data callback (output pushed to other connections, such as device
+   notifications): starts writing what conn has queued, or disconnects it with a warning when
+   its queue went over the limit. */
+void host_conn_flush(host_conn_t *conn);
+
+/* True once conn is being closed (its output is dropped). */
+bool host_conn_closing(const host_conn_t *conn);
+
+/* Calls fn for every connection of srv with its state (from ops->open), on the loop thread. */
+void host_server_each(host_server_t *srv, void (*fn)(host_conn_t *conn, void *state, void *arg),
+                      void *arg);
 
 /* A sink writing to conn (for fw_device_feed). */
 fw_sink_t host_conn_sink(host_conn_t *conn);

@@ -1,4 +1,5 @@
-/* pty.c: the device's UART as a pseudo-terminal (raw, 115200), optionally behind a symlink. */
+/* pty.c: the device's UART as a pseudo-terminal (raw, 115200), optionally behind a symlink, with
+   one MCP session and the push of its device notifications. */
 #include "pty.h"
 
 #include <errno.h>
@@ -26,7 +27,8 @@ struct host_pty {
     uv_poll_t poll;
     int events; /* UV_READABLE / UV_WRITABLE currently polled */
     fw_framer_t framer;
-    host_buf_t out; /* replies not yet accepted by the master */
+    fw_session_t session; /* one for the pty's lifetime: a reopening client cannot be told */
+    host_buf_t out;       /* replies and notifications not yet accepted by the master */
 };
 
 static void on_poll(uv_poll_t *poll, int status, int events);
@@ -76,7 +78,7 @@ static void read_input(host_pty_t *p)
     ssize_t n = read(p->master, buf, sizeof buf);
     if (n > 0) {
         fw_sink_t sink = {sink_write, p};
-        host_device_feed(p->host, &p->framer, buf, (size_t)n, sink);
+        host_device_feed_session(p->host, &p->session, &p->framer, buf, (size_t)n, sink);
     } else if (n < 0 && errno != EAGAIN && errno != EINTR) {
         host_log(HOST_LOG_DEBUG, "uart: read from pty master failed: %s", strerror(errno));
     }
@@ -90,6 +92,20 @@ static void on_poll(uv_poll_t *poll, int status, int events)
         return;
     }
     if (events & UV_READABLE) read_input(p);
+    flush_out(p);
+    update_events(p);
+}
+
+/* The watcher: after every call into the device, lock held, loop thread only (a call on another
+   thread is caught up by host_clock_rearm). While the queue is above PTY_OUT_HIGH nothing is
+   drained: the session's cursors wait (updates coalesce, the log ring reports what it lost),
+   so a subscribed client that went away cannot make the queue grow without bound. */
+static void on_device(void *ctx)
+{
+    host_pty_t *p = ctx;
+    if (!host_on_loop_thread(p->host) || p->out.len >= PTY_OUT_HIGH) return;
+    fw_msg_sink_t out = {sink_write, p, NULL}; /* end NULL: newline-delimited */
+    if (fw_device_drain(sim_device(p->host->sim), &p->session, out) == 0) return;
     flush_out(p);
     update_events(p);
 }
@@ -184,10 +200,18 @@ host_pty_t *host_pty_open(host_t *h, const char *link_path)
         free(p);
         return NULL;
     }
+    host_device_lock(h);
+    fw_session_init(&p->session, sim_device(h->sim));
+    host_device_unlock(h);
     uv_poll_init(&h->loop, &p->poll, p->master);
     p->poll.data = p;
     p->events = UV_READABLE;
     uv_poll_start(&p->poll, p->events, on_poll);
+    if (host_device_watch(h, on_device, p) != 0) {
+        host_log(HOST_LOG_ERROR, "uart: too many notification watchers");
+        host_pty_close(p);
+        return NULL;
+    }
     return p;
 }
 
@@ -206,6 +230,7 @@ static void on_closed(uv_handle_t *handle)
 
 void host_pty_close(host_pty_t *p)
 {
+    host_device_unwatch(p->host, on_device, p);
     remove_link(p);
     uv_close((uv_handle_t *)&p->poll, on_closed);
 }

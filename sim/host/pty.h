@@ -10,6 +10,12 @@
  * not reading (never dropped; input is paused while the queue is long). The simulator holds the
  * slave open itself, so clients may open, close and reopen it at will. With link_path, a symlink
  * to the slave is created (replacing any file there atomically) and removed at close.
+ *
+ * The pty has one MCP session for its whole lifetime: a pty cannot tell that its client closed
+ * and another opened it, so a later client inherits what an earlier one negotiated (initialize,
+ * subscriptions, log level); a client that wants a clean state sends initialize again. After
+ * every call into the device the session's pending notifications are queued as lines (none for
+ * a client that never initialized: MCP/U sees no extra output); while the queue is long they wait.
  * NULL after logging why.
  */
 host_pty_t *host_pty_open(host_t *h, const char *link_path);

@@ -1,21 +1,35 @@
-/* tcp.c: the device's TCP transport: newline-delimited JSON-RPC, one framer per client. */
+/* tcp.c: the device's TCP transport: newline-delimited JSON-RPC, one framer and one MCP session
+   per client, and the push of device notifications to every client. */
 #include <stdlib.h>
 
+#include "log.h"
 #include "net.h"
 #include "transports.h"
 
+/* One client: its framing state and its MCP session (a client that never initializes is an
+   MCP/U client: the core pushes nothing to its session). */
+typedef struct tcp_client {
+    fw_framer_t framer;
+    fw_session_t session;
+} tcp_client_t;
+
 static void *tcp_open(host_conn_t *conn)
 {
-    (void)conn;
-    fw_framer_t *fr = malloc(sizeof *fr);
-    if (!fr) abort();
-    fw_framer_init(fr);
-    return fr;
+    host_t *h = host_conn_host(conn);
+    tcp_client_t *cl = malloc(sizeof *cl);
+    if (!cl) abort();
+    fw_framer_init(&cl->framer);
+    host_device_lock(h); /* the session's cursors start at the device's present */
+    fw_session_init(&cl->session, sim_device(h->sim));
+    host_device_unlock(h);
+    return cl;
 }
 
 static void tcp_data(host_conn_t *conn, void *state, const char *data, size_t len)
 {
-    host_device_feed(host_conn_host(conn), state, (const uint8_t *)data, len, host_conn_sink(conn));
+    tcp_client_t *cl = state;
+    host_device_feed_session(host_conn_host(conn), &cl->session, &cl->framer,
+                             (const uint8_t *)data, len, host_conn_sink(conn));
 }
 
 static void tcp_close(host_conn_t *conn, void *state)
@@ -26,7 +40,44 @@ static void tcp_close(host_conn_t *conn, void *state)
 
 static const host_server_ops_t tcp_ops = {tcp_open, tcp_data, tcp_close};
 
+static void conn_write(void *ctx, const char *data, size_t len)
+{
+    host_conn_write(ctx, data, len);
+}
+
+/* One client's pending notifications, one line each, into its bounded queue (a client that
+   lets them pile up is disconnected like one that does not read its replies). */
+static void drain_one(host_conn_t *conn, void *state, void *arg)
+{
+    tcp_client_t *cl = state;
+    if (host_conn_closing(conn)) return;
+    fw_msg_sink_t out = {conn_write, conn, NULL}; /* end NULL: newline-delimited */
+    if (fw_device_drain(arg, &cl->session, out) > 0) host_conn_flush(conn);
+}
+
+/* The watcher: after every call into the device, lock held. Connections are loop-thread only:
+   a call on another thread (HTTP) is caught up by host_clock_rearm on the loop thread. */
+static void on_device(void *ctx)
+{
+    host_server_t *srv = ctx;
+    host_t *h = host_server_host(srv);
+    if (!host_on_loop_thread(h)) return;
+    host_server_each(srv, drain_one, sim_device(h->sim));
+}
+
 host_server_t *host_tcp_open(host_t *h, const host_endpoint_t *ep, char *addr, size_t cap)
 {
-    return host_server_open(h, "tcp", ep, &tcp_ops, HOST_TCP_OUT_MAX, addr, cap);
+    host_server_t *srv = host_server_open(h, "tcp", ep, &tcp_ops, HOST_TCP_OUT_MAX, addr, cap);
+    if (srv && host_device_watch(h, on_device, srv) != 0) {
+        host_log(HOST_LOG_ERROR, "tcp: too many notification watchers");
+        host_server_close(srv);
+        return NULL;
+    }
+    return srv;
+}
+
+void host_tcp_close(host_server_t *srv)
+{
+    host_device_unwatch(host_server_host(srv), on_device, srv);
+    host_server_close(srv);
 }

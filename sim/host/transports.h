@@ -17,9 +17,15 @@
 
 /*
  * The device's TCP transport: newline-delimited JSON-RPC as MCP/U's TCP transport, each client
- * with its own framer, every request handled by the one firmware instance. NULL after logging.
+ * with its own framer and MCP session, every request handled by the one firmware instance.
+ * After every call into the device (any transport, the clock, the control channel) each client
+ * gets its session's pending notifications as lines (nothing for a client that never sent
+ * initialize). NULL after logging.
  */
 host_server_t *host_tcp_open(host_t *h, const host_endpoint_t *ep, char *addr, size_t cap);
+
+/* Stops the notification push and closes the listener and its clients (host_server_close). */
+void host_tcp_close(host_server_t *srv);
 
 /* The control channel: each line goes to sim_control_handle, its response comes back followed
    by "\n". A separate listener: the device's transports never reach it. NULL after logging. */

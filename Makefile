@@ -17,7 +17,7 @@ all: build
 help:
 	@echo "make            build (build/)"
 	@echo "make run        build and start the simulator (esp32-demo board, pty + tcp 7000)"
-	@echo "make test       unit tests, cross build + size check, ASan+UBSan build's tests"
+	@echo "make test       unit, interop, cross, workflows, tsan, asan (the test command CI runs)"
 	@echo "make unit       build and the normal build's tests (ctest)"
 	@echo "make asan       build-asan/ (clang, ASan+UBSan) and its tests"
 	@echo "make tsan       build-tsan/ (clang, ThreadSanitizer) and its tests"
@@ -39,13 +39,15 @@ build: bootstrap
 	$(CMAKE) -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo
 	$(BUILD_CMD) build -j$(JOBS)
 
-# The test command: the normal build's tests, the cross build's checks, then the sanitizer
-# build's tests (run one after the other, so the last lines are CTest's summary).
+# The test command: the normal build's tests, the official MCP suite and client interop, the
+# cross build's checks, the workflow validation, then the ThreadSanitizer and ASan+UBSan builds'
+# tests (one after the other, so the last lines are CTest's summary).
 test:
 	$(MAKE) --no-print-directory unit
 	$(MAKE) --no-print-directory interop
 	$(MAKE) --no-print-directory cross
 	$(MAKE) --no-print-directory workflows
+	$(MAKE) --no-print-directory tsan
 	$(MAKE) --no-print-directory asan
 
 unit: build

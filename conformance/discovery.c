@@ -5,14 +5,16 @@
 #include <string.h>
 
 #define DISCOVERY_TIMEOUT_MS 3000
+#define CONF_MCP_VERSION "2025-06-18"
 
 static const char *const pin_types[] = {"digital_output", "digital_input", "pwm_output",
                                         "adc_input", NULL};
 
 /* The result of method, or NULL with err (no answer, or an error answer). */
-static json_t *call(conf_run_ctx_t *ctx, const char *method, char *err, size_t cap)
+static json_t *call_with(conf_run_ctx_t *ctx, const char *method, const json_t *params,
+                         int timeout_ms, char *err, size_t cap)
 {
-    json_t *resp = conf_request(ctx, method, NULL, DISCOVERY_TIMEOUT_MS, err, cap);
+    json_t *resp = conf_request(ctx, method, params, timeout_ms, err, cap);
     if (!resp) return NULL;
     json_t *result = json_object_get(resp, "result");
     if (!json_is_object(result)) {
@@ -27,6 +29,12 @@ static json_t *call(conf_run_ctx_t *ctx, const char *method, char *err, size_t c
     return result;
 }
 
+static json_t *call(conf_run_ctx_t *ctx, const char *method, char *err, size_t cap)
+{
+    return call_with(ctx, method, NULL, DISCOVERY_TIMEOUT_MS, err, cap);
+}
+
+/* MCP tools carry readOnlyHint in annotations; MCP/U tools readOnly at the top. */
 static json_t *tools_where(const json_t *tools, const char *key)
 {
     json_t *out = json_array();
@@ -35,6 +43,8 @@ static json_t *tools_where(const json_t *tools, const char *key)
     json_array_foreach(tools, i, t)
     {
         const json_t *v = json_object_get(t, key);
+        if (!v && strcmp(key, "readOnly") == 0)
+            v = json_object_get(json_object_get(t, "annotations"), "readOnlyHint");
         if (json_is_true(v) || json_is_object(v)) json_array_append(out, t);
     }
     return out;
@@ -103,8 +113,64 @@ static void bench_vars(conf_run_ctx_t *ctx)
     json_decref(resp);
 }
 
+/* MCP: initialize (the version this runner knows best), notifications/initialized, and every
+   page of tools/list. The device's pins come from MCP/U's list_tools when it also answers that
+   (mcpsim does), else there are none. */
+static int discover_mcp(conf_run_ctx_t *ctx, char *err, size_t cap)
+{
+    json_t *params = json_pack("{s:s, s:{}, s:{s:s, s:s}}", "protocolVersion", CONF_MCP_VERSION,
+                               "capabilities", "clientInfo", "name", "mcpsim-conformance",
+                               "version", "1");
+    json_t *init = call_with(ctx, "initialize", params, DISCOVERY_TIMEOUT_MS, err, cap);
+    json_decref(params);
+    if (!init) return -1;
+    ctx->mcp = true;
+    conf_copy(ctx->protocol, sizeof ctx->protocol, "mcp");
+    char note[256];
+    if (conf_notify(ctx, "notifications/initialized", note, sizeof note) != 0) {
+        snprintf(err, cap, "notifications/initialized: %s", note);
+        json_decref(init);
+        return -1;
+    }
+    json_t *tools = json_array(), *cursor = NULL;
+    for (int page = 0; page < 1000; page++) {
+        json_t *p = cursor ? json_pack("{s:O}", "cursor", cursor) : json_object();
+        json_t *res = call_with(ctx, "tools/list", p, DISCOVERY_TIMEOUT_MS, err, cap);
+        json_decref(p);
+        json_decref(cursor);
+        cursor = NULL;
+        if (!res) {
+            json_decref(tools);
+            json_decref(init);
+            return -1;
+        }
+        json_array_extend(tools, json_object_get(res, "tools"));
+        cursor = json_incref(json_object_get(res, "nextCursor"));
+        json_decref(res);
+        if (!json_is_string(cursor)) break;
+    }
+    json_decref(cursor);
+    const json_t *server = json_object_get(init, "serverInfo");
+    ctx->info = json_pack("{s:O?, s:O?}", "device", json_object_get(server, "name"), "version",
+                          json_object_get(server, "version"));
+    /* an MCP/U manifest beside it gives the pins (a short wait: most MCP servers lack it) */
+    json_t *mcpu = call_with(ctx, "list_tools", NULL, 1000, note, sizeof note);
+    json_t *pins = json_object_get(mcpu, "pins");
+    ctx->manifest = json_pack("{s:o, s:o}", "tools", tools, "pins",
+                              json_is_array(pins) ? json_incref(pins) : json_array());
+    json_decref(mcpu);
+    set_vars(ctx);
+    conf_vars_set(&ctx->globals, "initialize", init);
+    conf_vars_set(&ctx->globals, "mcp_version",
+                  json_deep_copy(json_object_get(init, "protocolVersion")));
+    bench_vars(ctx);
+    return 0;
+}
+
 int conf_discover(conf_run_ctx_t *ctx, char *err, size_t cap)
 {
+    if (strcmp(ctx->target->transport, "http") == 0 || strcmp(ctx->target->transport, "ws") == 0)
+        return discover_mcp(ctx, err, cap);
     ctx->info = call(ctx, "get_info", err, cap);
     if (!ctx->info) return -1;
     ctx->manifest = call(ctx, "list_tools", err, cap);

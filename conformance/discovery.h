@@ -20,5 +20,7 @@ int conf_discover(conf_run_ctx_t *ctx, char *err, size_t cap);
    validity, and per tool missing/wrong-typed/out-of-range parameters, calls, notifications;
    unknown methods, garbage, and ids echoed exactly. */
 void conf_generate(const conf_run_ctx_t *ctx, conf_library_t *lib);
+/* The MCP/U form of those checks (conf_generate rewrites them for an MCP device). */
+void conf_generate_mcpu(const conf_run_ctx_t *ctx, conf_library_t *lib);
 
 #endif

@@ -328,7 +328,60 @@ static void gen_protocol(conf_library_t *lib)
     }
 }
 
+/* ---------------------------------------------------------------- MCP */
+
+/* Rewrites MCP/U calls in generated steps for an MCP device: a tool method becomes tools/call
+   {name, arguments}, get_info becomes ping. Protocol-level methods stay as they are. */
+static void mcpify_steps(json_t *steps)
+{
+    size_t i;
+    json_t *step;
+    json_array_foreach(steps, i, step)
+    {
+        json_t *send = json_object_get(step, "send");
+        const char *m = json_string_value(json_object_get(send, "method"));
+        if (!m || strcmp(m, "conformance_no_such_method") == 0) continue;
+        if (strcmp(m, "get_info") == 0) {
+            json_object_set_new(send, "method", json_string("ping"));
+            json_object_del(send, "params");
+            continue;
+        }
+        json_t *args = json_object_get(send, "params");
+        json_t *params = json_pack("{s:s, s:O}", "name", m, "arguments",
+                                   args ? args : json_object());
+        if (!args) json_decref(json_object_get(params, "arguments"));
+        json_object_set_new(send, "method", json_string("tools/call"));
+        json_object_set_new(send, "params", params);
+    }
+}
+
+static void gen_mcp(conf_library_t *lib)
+{
+    conf_library_add(
+        lib, gen_new("mcp/unknown-tool",
+                     "tools/call of a tool the server does not list is a JSON-RPC error -32602 "
+                     "Invalid params (MCP: unknown tools are protocol errors).",
+                     json_pack("[o]", error_step("tools/call",
+                                                 json_pack("{s:s, s:{}}", "name",
+                                                           "conformance_no_such_tool",
+                                                           "arguments"),
+                                                 -32602))));
+}
+
 void conf_generate(const conf_run_ctx_t *ctx, conf_library_t *lib)
+{
+    size_t first = lib->count;
+    conf_generate_mcpu(ctx, lib);
+    if (!ctx->mcp) return;
+    for (size_t k = first; k < lib->count; k++) {
+        conf_scenario_t *sc = lib->items[k];
+        mcpify_steps(sc->steps);
+        json_object_set_new(sc->requires, "protocol", json_string("mcp"));
+    }
+    gen_mcp(lib);
+}
+
+void conf_generate_mcpu(const conf_run_ctx_t *ctx, conf_library_t *lib)
 {
     conf_scenario_t *m = gen_new("manifest/valid",
                                  "get_info and list_tools describe the device consistently: tools "

@@ -112,8 +112,8 @@ static int send_text(conf_run_ctx_t *ctx, const char *text, char *err, size_t ca
         return -1;
     }
     int rc = ctx->target->ops->send(ctx->target, text, strlen(text), err, cap);
-    if (rc != 0) ctx->lost = true;
-    return rc;
+    if (rc == -1) ctx->lost = true; /* -2: refused (an HTTP error status), still connected */
+    return rc == 0 ? 0 : -1;
 }
 
 static bool ids_equal(const json_t *a, const json_t *b)
@@ -213,6 +213,16 @@ json_t *conf_request(conf_run_ctx_t *ctx, const char *method, const json_t *para
     return res;
 }
 
+int conf_notify(conf_run_ctx_t *ctx, const char *method, char *err, size_t cap)
+{
+    json_t *req = json_pack("{s:s, s:s}", "jsonrpc", "2.0", "method", method);
+    char *text = conf_json_text(req);
+    json_decref(req);
+    int rc = send_text(ctx, text, err, cap);
+    free(text);
+    return rc;
+}
+
 /* Drops whatever an earlier scenario left in flight: one request answered marks the point. */
 static void resync(conf_run_ctx_t *ctx)
 {
@@ -220,7 +230,8 @@ static void resync(conf_run_ctx_t *ctx)
     conf_buf_t *saved = ctx->transcript;
     ctx->transcript = NULL;
     queue_clear(ctx);
-    json_t *r = conf_request(ctx, "get_info", NULL, RESYNC_TIMEOUT_MS, err, sizeof err);
+    json_t *r = conf_request(ctx, ctx->mcp ? "ping" : "get_info", NULL, RESYNC_TIMEOUT_MS, err,
+                             sizeof err);
     json_decref(r);
     queue_clear(ctx);
     ctx->transcript = saved;
@@ -277,6 +288,12 @@ char *conf_requirements_unmet(const conf_run_ctx_t *ctx, const conf_scenario_t *
     }
     if (sc->needs_stream && !ctx->target->stream)
         return conf_asprintf("sends raw bytes: needs a byte-stream transport (the target is %s)",
+                             ctx->target->transport);
+    if (sc->needs_http && !ctx->target->ops->http)
+        return conf_asprintf("makes raw HTTP exchanges: needs an HTTP target (the target is %s)",
+                             ctx->target->transport);
+    if (sc->needs_http && strcmp(ctx->target->transport, "http") != 0)
+        return conf_asprintf("makes raw HTTP exchanges: needs an HTTP target (the target is %s)",
                              ctx->target->transport);
     if (sc->needs_control && !ctx->control)
         return conf_strdup("needs the control channel (a sim target, or --control tcp:HOST:PORT)");
@@ -682,8 +699,30 @@ static bool do_for_each(exec_t *x, const json_t *step, const char *label)
     return ok;
 }
 
+/* A raw HTTP exchange on the target's endpoint; the answer {status, headers, body, text,
+   messages} is what expect matches and capture reads. */
+static bool do_http(exec_t *x, const json_t *step)
+{
+    json_t *req = subst(x, json_object_get(step, "http"));
+    if (!req) return false;
+    char *text = conf_json_text(req), err[512];
+    note(x->ctx, "http->", text);
+    free(text);
+    json_t *resp = NULL;
+    int rc = x->ctx->target->ops->http(x->ctx->target, req, &resp, err, sizeof err);
+    json_decref(req);
+    if (rc != 0) return step_fail(x, "http: %s", err);
+    text = conf_json_text(resp);
+    note(x->ctx, "<-http", text);
+    free(text);
+    bool ok = check_and_capture(x, step, resp);
+    if (!ok && !x->r->actual) x->r->actual = conf_json_pretty(resp);
+    json_decref(resp);
+    return ok;
+}
+
 static const char *const action_names[] = {
-    "send",           "send_json", "send_raw", "expect_notification",
+    "send",           "send_json", "send_raw", "http", "expect_notification",
     "expect_silence", "control",   "wait",     "repeat",
     "for_each",       "set",       "assert",   NULL};
 
@@ -713,6 +752,8 @@ static bool run_step(exec_t *x, const json_t *step, const char *label)
         ok = do_send_json(x, step);
     else if (strcmp(action, "send_raw") == 0)
         ok = do_send_raw(x, step);
+    else if (strcmp(action, "http") == 0)
+        ok = do_http(x, step);
     else if (strcmp(action, "expect_notification") == 0)
         ok = do_expect(x, step, true);
     else if (strcmp(action, "expect_silence") == 0)

@@ -48,7 +48,8 @@ typedef struct conf_run_ctx {
     conf_control_t *control; /* NULL without a control channel */
     conf_vars_t globals;     /* discovery's variables */
     json_t *info, *manifest; /* get_info and list_tools results */
-    char protocol[8];        /* "mcpu" */
+    char protocol[8];        /* "mcpu" or "mcp": what discovery spoke */
+    bool mcp;                /* MCP (initialize, tools/list) rather than MCP/U */
     json_int_t next_id;
     conf_msg_t *queue;
     size_t qlen, qcap;
@@ -71,5 +72,8 @@ void conf_run_scenario(conf_run_ctx_t *ctx, const conf_scenario_t *sc, conf_resu
    (timeout in ms). Returns the response (caller decrefs) or NULL with err. */
 json_t *conf_request(conf_run_ctx_t *ctx, const char *method, const json_t *params, int timeout_ms,
                      char *err, size_t cap);
+
+/* Sends a notification (no params, no answer expected): 0 or -1 with err. */
+int conf_notify(conf_run_ctx_t *ctx, const char *method, char *err, size_t cap);
 
 #endif

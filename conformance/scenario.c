@@ -73,7 +73,7 @@ typedef struct vctx {
     conf_path_t path;
     char *err;
     size_t cap;
-    bool uses_control, uses_raw;
+    bool uses_control, uses_raw, uses_http;
 } vctx_t;
 
 /* Writes "FILE:LINE:COL: message (at PATH)" for the current path; at_key points at the key of
@@ -341,6 +341,21 @@ static bool v_any(vctx_t *c, const json_t *v)
     return true;
 }
 
+static bool v_http_headers(vctx_t *c, const json_t *v)
+{
+    if (!json_is_object(v)) return refuse(c, false, "must be an object {\"Name\": value | null}");
+    const char *k;
+    const json_t *h;
+    json_object_foreach((json_t *)v, k, h)
+    {
+        if (!json_is_string(h) && !json_is_null(h)) {
+            conf_path_push_key(&c->path, k);
+            return refuse(c, false, "a header value is a string, or null to leave it out");
+        }
+    }
+    return true;
+}
+
 static bool v_raw(vctx_t *c, const json_t *v)
 {
     c->uses_raw = true;
@@ -350,6 +365,21 @@ static bool v_raw(vctx_t *c, const json_t *v)
                       "must be a string, or a non-empty list of strings (sent as "
                       "separate writes)");
     return v_strings(c, v);
+}
+
+static bool v_http(vctx_t *c, const json_t *v)
+{
+    static const char *const keys[] = {"method", "headers", "body", "body_text", "session", NULL};
+    c->uses_http = true;
+    if (!json_is_object(v))
+        return refuse(c, false,
+                      "must be an object {\"method\", \"headers\", \"body\" | \"body_text\", "
+                      "\"session\"}");
+    if (json_object_get(v, "body") && json_object_get(v, "body_text"))
+        return refuse(c, false, "has both \"body\" and \"body_text\"");
+    return only_keys(c, v, keys, "http") && member(c, v, "method", false, v_text) &&
+           member(c, v, "headers", false, v_http_headers) && member(c, v, "body", false, v_any) &&
+           member(c, v, "body_text", false, v_text) && member(c, v, "session", false, v_bool);
 }
 
 static bool v_control(vctx_t *c, const json_t *v)
@@ -424,6 +454,7 @@ static const action_t actions[] = {
     {"send", v_send, K_ID | K_NOTIF | K_EXPECT | K_CAPTURE | K_TIMEOUT},
     {"send_json", v_any, K_EXPECT | K_CAPTURE | K_TIMEOUT},
     {"send_raw", v_raw, K_EXPECT | K_CAPTURE | K_TIMEOUT},
+    {"http", v_http, K_EXPECT | K_CAPTURE | K_TIMEOUT},
     {"expect_notification", v_template, K_CAPTURE | K_TIMEOUT},
     {"expect_silence", v_ms, 0},
     {"control", v_control, K_EXPECT | K_CAPTURE | K_TIMEOUT},
@@ -490,6 +521,7 @@ static bool v_step(vctx_t *c, const json_t *step)
         static const char *const names[] = {"send",
                                             "send_json",
                                             "send_raw",
+                                            "http",
                                             "expect",
                                             "expect_notification",
                                             "expect_silence",
@@ -502,7 +534,7 @@ static bool v_step(vctx_t *c, const json_t *step)
                                             NULL};
         if (!only_keys(c, step, names, "a step")) return false;
         return refuse(c, false,
-                      "a step needs an action: send, send_json, send_raw, expect, "
+                      "a step needs an action: send, send_json, send_raw, http, expect, "
                       "expect_notification, expect_silence, control, wait, repeat, "
                       "for_each, set or assert");
     }
@@ -589,7 +621,7 @@ static conf_scenario_t *v_scenario(vctx_t *c, const json_t *obj, const suite_inf
     static const char *const alone[] = {"format",   "name",       "description", "tags",
                                         "requires", "timeout_ms", "steps",       NULL};
     if (!json_is_object(obj)) return refuse(c, false, "a scenario must be an object"), NULL;
-    c->uses_control = c->uses_raw = false;
+    c->uses_control = c->uses_raw = c->uses_http = false;
     if (!only_keys(c, obj, suite->name ? in_suite : alone, "a scenario") ||
         !member(c, obj, "name", true, v_name) || !member(c, obj, "description", true, v_text) ||
         !member(c, obj, "tags", false, v_strings) ||
@@ -612,6 +644,7 @@ static conf_scenario_t *v_scenario(vctx_t *c, const json_t *obj, const suite_inf
     if (!t) t = suite->timeout;
     if (t) sc->timeout_ms = (int)json_integer_value(t);
     sc->needs_stream = c->uses_raw;
+    sc->needs_http = c->uses_http;
     sc->needs_control = json_is_true(json_object_get(sc->requires, "control"));
     if (c->uses_control && !sc->needs_control) {
         conf_path_push_key(&c->path, "steps");

@@ -30,6 +30,7 @@ typedef struct conf_scenario {
     json_t *steps;     /* array of steps */
     int timeout_ms;    /* default timeout of a step */
     bool needs_stream; /* has send_raw steps */
+    bool needs_http;   /* has http steps (raw HTTP exchanges) */
     bool needs_control;
     bool generated;
     /* Generated checks written in C: returns true on pass, else appends the reason to why. */

@@ -6,7 +6,8 @@
 #include <string.h>
 
 static const conf_target_ops_t *const kinds[] = {&conf_target_sim, &conf_target_tcp,
-                                                 &conf_target_serial};
+                                                 &conf_target_serial, &conf_target_http,
+                                                 &conf_target_ws};
 
 bool conf_query_get(const char *query, const char *key, char *out, size_t cap)
 {
@@ -56,7 +57,8 @@ conf_target_t *conf_target_open(const char *spec, const conf_target_opts_t *opts
     if (!ops) {
         snprintf(err, cap,
                  "unknown target \"%s\" (sim[:BOARD], tcp:HOST:PORT, "
-                 "serial:/dev/TTY[?baud=N], or a /dev/ path)",
+                 "serial:/dev/TTY[?baud=N], a /dev/ path, http://HOST:PORT/PATH, "
+                 "ws://HOST:PORT/PATH)",
                  spec);
         *rc = CONF_EXIT_USAGE;
         return NULL;

@@ -23,17 +23,23 @@ typedef struct conf_target conf_target_t;
  * (a newline on streams, a POST body on HTTP), receive() returns one whole message as text.
  * send_raw() writes bytes as they are; it is NULL for transports that are not byte streams.
  * open() returns CONF_EXIT_OK, CONF_EXIT_USAGE (bad spec) or CONF_EXIT_UNREACHABLE, with err.
+ * send() returns 0, -1 when the connection is lost, or -2 when the message was refused but the
+ * connection stands (an HTTP error status).
  * receive() returns 1 with *msg (malloc'd), 0 at the deadline (a conf_now_ms time), -1 when the
  * connection is lost.
  */
 typedef struct conf_target_ops {
-    const char *scheme; /* "sim", "tcp", "serial" */
+    const char *scheme; /* "sim", "tcp", "serial", "http", "ws" */
     int (*open)(conf_target_t *t, const char *spec, char *err, size_t cap);
     int (*send)(conf_target_t *t, const char *msg, size_t len, char *err, size_t cap);
     int (*send_raw)(conf_target_t *t, const void *bytes, size_t len, char *err, size_t cap);
     int (*receive)(conf_target_t *t, int64_t deadline, char **msg, size_t *len, char *err,
                    size_t cap);
     void (*close)(conf_target_t *t);
+    /* HTTP targets only (NULL elsewhere): one raw HTTP exchange for `http` steps.
+       req {method, headers, body | body_text, session}; *resp {status, headers, body, text,
+       messages}. 0, or -1 with err when there was no HTTP answer at all. */
+    int (*http)(conf_target_t *t, const json_t *req, json_t **resp, char *err, size_t cap);
 } conf_target_ops_t;
 
 struct conf_target {
@@ -51,9 +57,12 @@ struct conf_target {
 extern const conf_target_ops_t conf_target_tcp;
 extern const conf_target_ops_t conf_target_serial;
 extern const conf_target_ops_t conf_target_sim;
+extern const conf_target_ops_t conf_target_http;
+extern const conf_target_ops_t conf_target_ws;
 
 /*
- * Opens a target from its spec: "sim[:BOARD][?transport=serial]", "tcp:HOST:PORT",
+ * Opens a target from its spec: "sim[:BOARD][?transport=tcp|serial|http|ws]", "tcp:HOST:PORT",
+ * "http://HOST:PORT/PATH", "ws://HOST:PORT/PATH[?envelope=1]",
  * "serial:/dev/ttyUSB0[?baud=115200&dtr=1&boot_ms=600]" (a bare /dev/... path is serial too).
  * Returns NULL with *rc (CONF_EXIT_USAGE or CONF_EXIT_UNREACHABLE) and err.
  */

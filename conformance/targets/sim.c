@@ -1,5 +1,5 @@
-/* sim.c: the sim[:BOARD] target: spawns mcpsim (virtual clock, control channel), talks TCP or pty.
- */
+/* sim.c: the sim[:BOARD] target: spawns mcpsim (virtual clock, control channel), talks TCP, pty,
+   HTTP or WebSocket. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <fcntl.h>
@@ -52,7 +52,8 @@ static pid_t spawn(const char *const *argv, int out_fd, int log_fd)
     _exit(127);
 }
 
-/* Reads the readiness lines ("tcp: ...", "control: ...", "uart: ...", "ready"). */
+/* Reads the readiness lines ("tcp: ...", "http: URL", "ws: URL", "control: ...", "uart: ...",
+   "ready"); tcp receives whichever of tcp, http and ws was asked for. */
 static int read_ready(int fd, char *tcp, char *control, char *uart, size_t cap, char *err,
                       size_t ecap)
 {
@@ -69,6 +70,8 @@ static int read_ready(int fd, char *tcp, char *control, char *uart, size_t cap, 
             break;
         }
         if (strncmp(line, "tcp: ", 5) == 0) conf_copy(tcp, cap, line + 5);
+        if (strncmp(line, "http: ", 6) == 0) conf_copy(tcp, cap, line + 6);
+        if (strncmp(line, "ws: ", 4) == 0) conf_copy(tcp, cap, line + 4);
         if (strncmp(line, "control: ", 9) == 0) conf_copy(control, cap, line + 9);
         if (strncmp(line, "uart: ", 6) == 0) conf_copy(uart, cap, line + 6);
         bool ready = strcmp(line, "ready") == 0;
@@ -99,30 +102,34 @@ static void stop(sim_impl_t *s)
     s->pid = 0;
 }
 
-/* Parses "BOARD[?transport=tcp|serial]". */
-static int parse_spec(const char *spec, char *board, size_t cap, bool *serial, char *err,
+/* Parses "BOARD[?transport=tcp|serial|http|ws][&envelope=1]" into board and transport. */
+static int parse_spec(const char *spec, char *board, size_t cap, char *transport, char *err,
                       size_t ecap)
 {
     size_t n = strcspn(spec, "?");
-    char transport[16] = "tcp";
+    conf_copy(transport, 16, "tcp");
     conf_copy(board, cap, DEFAULT_BOARD);
     if (n > 0 && n < cap) {
         memcpy(board, spec, n);
         board[n] = 0;
     }
-    conf_query_get(spec + n, "transport", transport, sizeof transport);
-    if (strcmp(transport, "tcp") != 0 && strcmp(transport, "serial") != 0) {
-        snprintf(err, ecap, "sim target: transport=%s (tcp or serial)", transport);
+    conf_query_get(spec + n, "transport", transport, 16);
+    if (strcmp(transport, "tcp") != 0 && strcmp(transport, "serial") != 0 &&
+        strcmp(transport, "http") != 0 && strcmp(transport, "ws") != 0) {
+        snprintf(err, ecap, "sim target: transport=%s (tcp, serial, http or ws)", transport);
         return CONF_EXIT_USAGE;
     }
-    *serial = strcmp(transport, "serial") == 0;
     return CONF_EXIT_OK;
 }
 
-static int start(conf_target_t *t, sim_impl_t *s, const char *board, bool serial, int *out_fd,
+static int start(conf_target_t *t, sim_impl_t *s, const char *board, const char *transport,
+                 int *out_fd,
                  char *tcp, char *uart, size_t cap, char *err, size_t ecap)
 {
     const char *exe = t->opts && t->opts->mcpsim ? t->opts->mcpsim : "mcpsim";
+    bool serial = strcmp(transport, "serial") == 0;
+    char flag[24];
+    snprintf(flag, sizeof flag, "--%s", serial ? "pty" : transport);
     const char *argv[] = {exe,
                           "--board",
                           board,
@@ -132,7 +139,7 @@ static int start(conf_target_t *t, sim_impl_t *s, const char *board, bool serial
                           "0",
                           "--log-level",
                           "warn",
-                          serial ? "--pty" : "--tcp",
+                          flag,
                           serial ? NULL : "0",
                           NULL};
     int pipe_fd[2];
@@ -159,6 +166,32 @@ static int start(conf_target_t *t, sim_impl_t *s, const char *board, bool serial
     return CONF_EXIT_OK;
 }
 
+static const conf_target_ops_t *inner_kind(const char *transport)
+{
+    if (strcmp(transport, "serial") == 0) return &conf_target_serial;
+    if (strcmp(transport, "http") == 0) return &conf_target_http;
+    if (strcmp(transport, "ws") == 0) return &conf_target_ws;
+    return &conf_target_tcp;
+}
+
+/* The inner target's spec: the address mcpsim announced (a URL's part after "SCHEME:"), with the
+   sim spec's envelope option passed on to ws. */
+static void inner_spec(const char *transport, const char *spec, const char *endpoint,
+                       const char *uart, char *out, size_t cap)
+{
+    char env[8];
+    const char *colon = strchr(endpoint, ':');
+    if (strcmp(transport, "serial") == 0)
+        snprintf(out, cap, "%s", uart);
+    else if (strcmp(transport, "tcp") == 0 || !colon)
+        snprintf(out, cap, "%s", endpoint);
+    else if (strcmp(transport, "ws") == 0 &&
+             conf_query_get(strchr(spec, '?'), "envelope", env, sizeof env))
+        snprintf(out, cap, "%s?envelope=%s", colon + 1, env);
+    else
+        snprintf(out, cap, "%s", colon + 1);
+}
+
 typedef struct sim_state {
     sim_impl_t s;
     int out_fd; /* the simulator's stdout, kept open */
@@ -166,17 +199,16 @@ typedef struct sim_state {
 
 static int sim_open(conf_target_t *t, const char *spec, char *err, size_t cap)
 {
-    char board[256], tcp[160] = "", uart[160] = "", inner[200];
-    bool serial = false;
-    int rc = parse_spec(spec, board, sizeof board, &serial, err, cap);
+    char board[256], tcp[160] = "", uart[160] = "", inner[200], transport[16];
+    int rc = parse_spec(spec, board, sizeof board, transport, err, cap);
     if (rc != CONF_EXIT_OK) return rc;
     sim_state_t *st = conf_xcalloc(1, sizeof *st);
     st->out_fd = -1;
     t->impl = st;
-    rc = start(t, &st->s, board, serial, &st->out_fd, tcp, uart, sizeof tcp, err, cap);
+    rc = start(t, &st->s, board, transport, &st->out_fd, tcp, uart, sizeof tcp, err, cap);
     if (rc == CONF_EXIT_OK) {
-        const conf_target_ops_t *ops = serial ? &conf_target_serial : &conf_target_tcp;
-        snprintf(inner, sizeof inner, "%s", serial ? uart : tcp);
+        const conf_target_ops_t *ops = inner_kind(transport);
+        inner_spec(transport, spec, tcp, uart, inner, sizeof inner);
         st->s.inner.ops = ops;
         st->s.inner.opts = t->opts;
         rc = ops->open(&st->s.inner, inner, err, cap);
@@ -190,7 +222,7 @@ static int sim_open(conf_target_t *t, const char *spec, char *err, size_t cap)
         return rc == CONF_EXIT_USAGE ? CONF_EXIT_UNREACHABLE : rc;
     }
     conf_copy(t->transport, sizeof t->transport, st->s.inner.transport);
-    t->stream = true;
+    t->stream = st->s.inner.stream;
     t->virtual_clock = true;
     return CONF_EXIT_OK;
 }
@@ -204,6 +236,10 @@ static int sim_send(conf_target_t *t, const char *msg, size_t len, char *err, si
 static int sim_send_raw(conf_target_t *t, const void *bytes, size_t len, char *err, size_t cap)
 {
     sim_state_t *st = t->impl;
+    if (!st->s.inner.ops->send_raw) {
+        snprintf(err, cap, "send_raw needs a byte-stream transport (this is %s)", t->transport);
+        return -1;
+    }
     return st->s.inner.ops->send_raw(&st->s.inner, bytes, len, err, cap);
 }
 
@@ -232,5 +268,15 @@ static void sim_close(conf_target_t *t)
     t->impl = NULL;
 }
 
-const conf_target_ops_t conf_target_sim = {"sim",        sim_open,    sim_send,
-                                           sim_send_raw, sim_receive, sim_close};
+static int sim_http(conf_target_t *t, const json_t *req, json_t **resp, char *err, size_t cap)
+{
+    sim_state_t *st = t->impl;
+    if (!st->s.inner.ops->http) {
+        snprintf(err, cap, "raw HTTP exchanges need an HTTP target (this is %s)", t->transport);
+        return -1;
+    }
+    return st->s.inner.ops->http(&st->s.inner, req, resp, err, cap);
+}
+
+const conf_target_ops_t conf_target_sim = {"sim",        sim_open,    sim_send,    sim_send_raw,
+                                           sim_receive, sim_close,   sim_http};

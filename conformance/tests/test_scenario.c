@@ -187,7 +187,7 @@ START_TEST(refuses_unknown_keys_with_position)
             "t.json:2:3: unknown key \"stpes\" in a scenario (known keys: format, name, "
             "description, tags, requires, timeout_ms, steps) (at stpes)");
     REFUSED(HEAD "\"steps\":[\n  {\"send\":{\"method\":\"m\"}},\n  {\"sned\":{}}]}",
-            "t.json:4:4: unknown key \"sned\" in a step (known keys: send, send_json, send_raw, "
+            "t.json:4:4: unknown key \"sned\" in a step (known keys: send, send_json, send_raw, http, "
             "expect, expect_notification, expect_silence, control, wait, repeat, for_each, set, "
             "assert) "
             "(at steps[1].sned)");
@@ -238,7 +238,7 @@ START_TEST(refuses_wrong_types_and_values)
     REFUSED(HEAD "\"steps\":[]}", "t.json:2:9: must be a non-empty list of steps (at steps)");
     REFUSED(HEAD "\"steps\":[3]}", "t.json:2:10: a step must be an object (at steps[0])");
     REFUSED(HEAD "\"steps\":[{}]}",
-            "t.json:2:10: a step needs an action: send, send_json, send_raw, expect, "
+            "t.json:2:10: a step needs an action: send, send_json, send_raw, http, expect, "
             "expect_notification, expect_silence, control, wait, repeat, for_each, set or assert "
             "(at steps[0])");
     REFUSED(HEAD "\"steps\":[{\"wait\":{\"ms\":1},\"set\":{\"a\":1}}]}",
@@ -275,7 +275,7 @@ START_TEST(refuses_wrong_types_and_values)
     REFUSED(HEAD "\"steps\":[{\"for_each\":{\"in\":\"tools\",\"steps\":[{\"set\":{\"a\":1}}]}}]}",
             "t.json:2:22: missing required key \"as\" (at steps[0].for_each)");
     REFUSED(HEAD "\"steps\":[{\"repeat\":{\"count\":1,\"steps\":[{\"nope\":1}]}}]}",
-            "t.json:2:41: unknown key \"nope\" in a step (known keys: send, send_json, send_raw, "
+            "t.json:2:41: unknown key \"nope\" in a step (known keys: send, send_json, send_raw, http, "
             "expect, expect_notification, expect_silence, control, wait, repeat, for_each, set, "
             "assert) "
             "(at steps[0].repeat.steps[0].nope)");

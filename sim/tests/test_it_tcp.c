@@ -1,5 +1,5 @@
-/* test_it_tcp.c: integration: the device's TCP transport, many clients, framing and slow readers.
- */
+/* test_it_tcp.c: integration: the device's TCP transport, many clients, framing, slow readers and
+   per-connection MCP sessions with pushed notifications. */
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -194,6 +194,192 @@ START_TEST(a_client_that_does_not_read_is_disconnected_and_others_go_on)
 }
 END_TEST
 
+/* ---------------------------------------------------------------- MCP sessions and pushes */
+
+static const char initialize[] =
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":"
+    "\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"test\",\"version\":\"1\"}}}\n";
+
+static json_t *read_json(it_conn_t *c)
+{
+    char *line = it_read_line(c, IT_TIMEOUT);
+    ck_assert_msg(line != NULL, "no line within %.0f s", IT_TIMEOUT);
+    json_t *m = json_loads(line, 0, NULL);
+    ck_assert_msg(m != NULL, "not JSON: %s", line);
+    free(line);
+    return m;
+}
+
+static const char *method_of(json_t *m)
+{
+    const char *s = json_string_value(json_object_get(m, "method"));
+    return s ? s : "";
+}
+
+/* The response with id, skipping the notifications an MCP session may get before it (log
+   messages); anything else first fails. */
+static json_t *response_to(it_conn_t *c, json_int_t id)
+{
+    for (;;) {
+        json_t *m = read_json(c);
+        if (json_object_get(m, "id")) {
+            ck_assert_int_eq(json_integer_value(json_object_get(m, "id")), id);
+            return m;
+        }
+        ck_assert_msg(strcmp(method_of(m), "notifications/resources/updated") != 0,
+                      "resources/updated where the response to %lld was expected", (long long)id);
+        json_decref(m);
+    }
+}
+
+/* The next notification named method, skipping other notifications (never a response). */
+static json_t *next_notification(it_conn_t *c, const char *method)
+{
+    for (;;) {
+        json_t *m = read_json(c);
+        ck_assert_msg(!json_object_get(m, "id"), "a response where %s was expected", method);
+        if (strcmp(method_of(m), method) == 0) return m;
+        json_decref(m);
+    }
+}
+
+static const char *updated_uri(json_t *n)
+{
+    const char *s = json_string_value(json_object_get(json_object_get(n, "params"), "uri"));
+    return s ? s : "";
+}
+
+/* initialize + notifications/initialized, then resources/subscribe uri (when not NULL). */
+static void mcp_open(it_conn_t *c, const char *uri)
+{
+    it_send(c, initialize);
+    json_t *r = response_to(c, 1);
+    it_result(r);
+    json_decref(r);
+    it_send(c, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n");
+    if (!uri) return;
+    char req[160];
+    snprintf(req, sizeof req,
+             "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"resources/subscribe\","
+             "\"params\":{\"uri\":\"%s\"}}\n",
+             uri);
+    it_send(c, req);
+    r = response_to(c, 2);
+    it_result(r);
+    json_decref(r);
+}
+
+static void advance(int ms)
+{
+    char params[40];
+    snprintf(params, sizeof params, "{\"ms\":%d}", ms);
+    it_conn_t *ctl = it_tcp_connect(proc.control_port);
+    json_t *r = it_call(ctl, 1, "sim.advance", params);
+    it_result(r);
+    json_decref(r);
+    it_conn_close(ctl);
+}
+
+/* The issue-3 promise: a subscribed MCP client on TCP hears of the change the control channel
+   made; an MCP/U client on the same port gets nothing extra, and an MCP client that did not
+   subscribe gets no resources/updated (sessions are per connection). */
+START_TEST(a_tcp_subscriber_is_told_and_other_clients_get_nothing_extra)
+{
+    start();
+    it_conn_t *a = it_tcp_connect(proc.tcp_port);
+    it_conn_t *b = it_tcp_connect(proc.tcp_port);
+    it_conn_t *c = it_tcp_connect(proc.tcp_port);
+    mcp_open(a, "pin://sensor");
+    mcp_open(c, NULL);
+    json_t *r = it_call(b, 1, "get_info", NULL);
+    it_result(r);
+    json_decref(r);
+
+    advance(5000);
+
+    json_t *n = next_notification(a, "notifications/resources/updated");
+    ck_assert_str_eq(updated_uri(n), "pin://sensor");
+    json_decref(n);
+    /* MCP/U: the very next line is the answer to its next request. */
+    it_send(b, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"get_info\"}\n");
+    expect_reply_id(b, 2);
+    /* The unsubscribed MCP session: its ping answer comes with no resources/updated before it. */
+    it_send(c, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\"}\n");
+    json_decref(response_to(c, 3));
+    /* A keeps hearing (a second change); B still gets nothing extra. */
+    advance(5000);
+    n = next_notification(a, "notifications/resources/updated");
+    ck_assert_str_eq(updated_uri(n), "pin://sensor");
+    json_decref(n);
+    it_send(b, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"get_info\"}\n");
+    expect_reply_id(b, 3);
+    it_conn_close(a);
+    it_conn_close(b);
+    it_conn_close(c);
+    stop();
+}
+END_TEST
+
+START_TEST(an_unsubscribed_tcp_client_is_no_longer_told)
+{
+    start();
+    it_conn_t *a = it_tcp_connect(proc.tcp_port);
+    mcp_open(a, "pin://sensor");
+    it_send(a, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"resources/unsubscribe\","
+               "\"params\":{\"uri\":\"pin://sensor\"}}\n");
+    json_t *r = response_to(a, 3);
+    it_result(r);
+    json_decref(r);
+    advance(5000);
+    it_send(a, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"ping\"}\n");
+    json_decref(response_to(a, 4)); /* fails on a resources/updated before it */
+    it_conn_close(a);
+    stop();
+}
+END_TEST
+
+/* A change one TCP client makes is pushed at once to another TCP client that subscribed, without
+   that one sending anything. */
+START_TEST(a_change_made_by_one_tcp_client_is_pushed_to_another)
+{
+    start();
+    it_conn_t *a = it_tcp_connect(proc.tcp_port);
+    it_conn_t *b = it_tcp_connect(proc.tcp_port);
+    mcp_open(a, "pin://led");
+    json_t *r = it_call(b, 1, "gpio_write", "{\"pin\":2,\"value\":true}");
+    it_result(r);
+    json_decref(r);
+    json_t *n = next_notification(a, "notifications/resources/updated");
+    ck_assert_str_eq(updated_uri(n), "pin://led");
+    json_decref(n);
+    it_conn_close(a);
+    it_conn_close(b);
+    stop();
+}
+END_TEST
+
+/* The pty has its own session: a subscriber there is told of a change made over TCP, and the
+   TCP client (MCP/U) gets nothing extra. */
+START_TEST(a_pty_subscriber_is_told_of_a_change_made_over_tcp)
+{
+    start();
+    it_conn_t *u = it_serial_open(proc.uart);
+    it_conn_t *b = it_tcp_connect(proc.tcp_port);
+    mcp_open(u, "pin://led");
+    json_t *r = it_call(b, 1, "gpio_write", "{\"pin\":2,\"value\":true}");
+    it_result(r);
+    json_decref(r);
+    json_t *n = next_notification(u, "notifications/resources/updated");
+    ck_assert_str_eq(updated_uri(n), "pin://led");
+    json_decref(n);
+    it_send(b, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"get_info\"}\n");
+    expect_reply_id(b, 2);
+    it_conn_close(u);
+    it_conn_close(b);
+    stop();
+}
+END_TEST
+
 static Suite *it_tcp_suite(void)
 {
     Suite *s = suite_create("it_tcp");
@@ -206,6 +392,10 @@ static Suite *it_tcp_suite(void)
     tcase_add_test(tc, a_client_that_stops_sending_still_gets_its_replies);
     tcase_add_test(tc, clients_come_and_go);
     tcase_add_test(tc, a_client_that_does_not_read_is_disconnected_and_others_go_on);
+    tcase_add_test(tc, a_tcp_subscriber_is_told_and_other_clients_get_nothing_extra);
+    tcase_add_test(tc, an_unsubscribed_tcp_client_is_no_longer_told);
+    tcase_add_test(tc, a_change_made_by_one_tcp_client_is_pushed_to_another);
+    tcase_add_test(tc, a_pty_subscriber_is_told_of_a_change_made_over_tcp);
     suite_add_tcase(s, tc);
     return s;
 }

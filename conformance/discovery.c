@@ -118,9 +118,9 @@ static void bench_vars(conf_run_ctx_t *ctx)
    (mcpsim does), else there are none. */
 static int discover_mcp(conf_run_ctx_t *ctx, char *err, size_t cap)
 {
-    json_t *params = json_pack("{s:s, s:{}, s:{s:s, s:s}}", "protocolVersion", CONF_MCP_VERSION,
-                               "capabilities", "clientInfo", "name", "mcpsim-conformance",
-                               "version", "1");
+    json_t *params =
+        json_pack("{s:s, s:{}, s:{s:s, s:s}}", "protocolVersion", CONF_MCP_VERSION, "capabilities",
+                  "clientInfo", "name", "mcpsim-conformance", "version", "1");
     json_t *init = call_with(ctx, "initialize", params, DISCOVERY_TIMEOUT_MS, err, cap);
     json_decref(params);
     if (!init) return -1;

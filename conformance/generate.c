@@ -347,8 +347,8 @@ static void mcpify_steps(json_t *steps)
             continue;
         }
         json_t *args = json_object_get(send, "params");
-        json_t *params = json_pack("{s:s, s:O}", "name", m, "arguments",
-                                   args ? args : json_object());
+        json_t *params =
+            json_pack("{s:s, s:O}", "name", m, "arguments", args ? args : json_object());
         if (!args) json_decref(json_object_get(params, "arguments"));
         json_object_set_new(send, "method", json_string("tools/call"));
         json_object_set_new(send, "params", params);
@@ -363,8 +363,7 @@ static void gen_mcp(conf_library_t *lib)
                      "Invalid params (MCP: unknown tools are protocol errors).",
                      json_pack("[o]", error_step("tools/call",
                                                  json_pack("{s:s, s:{}}", "name",
-                                                           "conformance_no_such_tool",
-                                                           "arguments"),
+                                                           "conformance_no_such_tool", "arguments"),
                                                  -32602))));
 }
 

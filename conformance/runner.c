@@ -230,8 +230,8 @@ static void resync(conf_run_ctx_t *ctx)
     conf_buf_t *saved = ctx->transcript;
     ctx->transcript = NULL;
     queue_clear(ctx);
-    json_t *r = conf_request(ctx, ctx->mcp ? "ping" : "get_info", NULL, RESYNC_TIMEOUT_MS, err,
-                             sizeof err);
+    json_t *r =
+        conf_request(ctx, ctx->mcp ? "ping" : "get_info", NULL, RESYNC_TIMEOUT_MS, err, sizeof err);
     json_decref(r);
     queue_clear(ctx);
     ctx->transcript = saved;
@@ -721,10 +721,19 @@ static bool do_http(exec_t *x, const json_t *step)
     return ok;
 }
 
-static const char *const action_names[] = {
-    "send",           "send_json", "send_raw", "http", "expect_notification",
-    "expect_silence", "control",   "wait",     "repeat",
-    "for_each",       "set",       "assert",   NULL};
+static const char *const action_names[] = {"send",
+                                           "send_json",
+                                           "send_raw",
+                                           "http",
+                                           "expect_notification",
+                                           "expect_silence",
+                                           "control",
+                                           "wait",
+                                           "repeat",
+                                           "for_each",
+                                           "set",
+                                           "assert",
+                                           NULL};
 
 static const char *action_of(const json_t *step)
 {

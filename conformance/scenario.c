@@ -518,20 +518,10 @@ static bool v_step(vctx_t *c, const json_t *step)
     const action_t *a = step_action(c, step, &bad);
     if (bad) return false;
     if (!a && json_object_get(step, "expect") == NULL) {
-        static const char *const names[] = {"send",
-                                            "send_json",
-                                            "send_raw",
-                                            "http",
-                                            "expect",
-                                            "expect_notification",
-                                            "expect_silence",
-                                            "control",
-                                            "wait",
-                                            "repeat",
-                                            "for_each",
-                                            "set",
-                                            "assert",
-                                            NULL};
+        static const char *const names[] = {
+            "send",           "send_json", "send_raw", "http",   "expect",   "expect_notification",
+            "expect_silence", "control",   "wait",     "repeat", "for_each", "set",
+            "assert",         NULL};
         if (!only_keys(c, step, names, "a step")) return false;
         return refuse(c, false,
                       "a step needs an action: send, send_json, send_raw, http, expect, "

@@ -5,9 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const conf_target_ops_t *const kinds[] = {&conf_target_sim, &conf_target_tcp,
-                                                 &conf_target_serial, &conf_target_http,
-                                                 &conf_target_ws};
+static const conf_target_ops_t *const kinds[] = {
+    &conf_target_sim, &conf_target_tcp, &conf_target_serial, &conf_target_http, &conf_target_ws};
 
 bool conf_query_get(const char *query, const char *key, char *out, size_t cap)
 {

@@ -23,7 +23,7 @@ void sim_error_format(const sim_error_t *err, char *out, size_t cap);
 typedef struct sim_board sim_board_t;
 
 /* Loads and validates a board file (JSON, format in docs/board-format.md). NULL on error with
-   *err naming file, line, column and what is wrong. */
+ *err naming file, line, column and what is wrong. */
 sim_board_t *sim_board_load(const char *path, sim_error_t *err);
 
 /* Same, from text already in memory (name is used as the file name in errors). */

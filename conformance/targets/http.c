@@ -17,13 +17,13 @@
 typedef struct xfer {
     CURL *easy;
     struct curl_slist *headers;
-    conf_buf_t body;     /* the whole body (JSON responses, error texts) */
-    conf_buf_t line;     /* SSE: the line being read */
-    conf_buf_t data;     /* SSE: the event's data lines */
-    bool sse;            /* the Content-Type is text/event-stream (known at the first body byte) */
-    bool typed;          /* sse was decided */
+    conf_buf_t body; /* the whole body (JSON responses, error texts) */
+    conf_buf_t line; /* SSE: the line being read */
+    conf_buf_t data; /* SSE: the event's data lines */
+    bool sse;        /* the Content-Type is text/event-stream (known at the first body byte) */
+    bool typed;      /* sse was decided */
     bool done;
-    bool queue;          /* messages go to the target's queue (false for raw http steps) */
+    bool queue; /* messages go to the target's queue (false for raw http steps) */
     long status;
     char session[160];   /* the Mcp-Session-Id response header */
     json_t *headers_out; /* response headers, lower-case names */
@@ -34,12 +34,12 @@ typedef struct xfer {
 typedef struct http_impl {
     CURLM *multi;
     char url[512];
-    char session[160];  /* Mcp-Session-Id, once issued */
-    char version[32];   /* negotiated MCP-Protocol-Version */
-    xfer_t *get;        /* the session's GET event stream, or NULL */
-    bool get_refused;   /* the server does not offer one (405) */
-    xfer_t *posts[8];   /* POSTs whose event streams are still open */
-    char **queue;       /* messages received, in order */
+    char session[160]; /* Mcp-Session-Id, once issued */
+    char version[32];  /* negotiated MCP-Protocol-Version */
+    xfer_t *get;       /* the session's GET event stream, or NULL */
+    bool get_refused;  /* the server does not offer one (405) */
+    xfer_t *posts[8];  /* POSTs whose event streams are still open */
+    char **queue;      /* messages received, in order */
     size_t qhead, qlen, qcap;
 } http_impl_t;
 
@@ -117,7 +117,8 @@ static size_t on_header(char *ptr, size_t size, size_t nmemb, void *ud)
     char name[128];
     size_t nl = (size_t)(colon - ptr);
     if (nl >= sizeof name) return n;
-    for (size_t i = 0; i < nl; i++) name[i] = (char)(ptr[i] >= 'A' && ptr[i] <= 'Z' ? ptr[i] + 32 : ptr[i]);
+    for (size_t i = 0; i < nl; i++)
+        name[i] = (char)(ptr[i] >= 'A' && ptr[i] <= 'Z' ? ptr[i] + 32 : ptr[i]);
     name[nl] = 0;
     const char *v = colon + 1, *end = ptr + n;
     while (v < end && (*v == ' ' || *v == '\t')) v++;
@@ -245,8 +246,8 @@ static void note_initialize(http_impl_t *h, const xfer_t *x, const char *msg, si
     /* the response is the last message queued: its protocolVersion is what later requests say */
     for (size_t i = h->qlen; i > h->qhead; i--) {
         json_t *resp = json_loads(h->queue[i - 1], 0, NULL);
-        const char *v = json_string_value(json_object_get(json_object_get(resp, "result"),
-                                                          "protocolVersion"));
+        const char *v =
+            json_string_value(json_object_get(json_object_get(resp, "result"), "protocolVersion"));
         if (v) conf_copy(h->version, sizeof h->version, v);
         json_decref(resp);
         if (v) break;
@@ -332,7 +333,7 @@ static int http_receive(conf_target_t *t, int64_t deadline, char **msg, size_t *
 /* ---------------------------------------------------------------- raw exchanges (http steps) */
 
 /* req: {method, headers: {name: value|null}, body: JSON, body_text: string, session: bool}.
-   *resp: {status, headers, body (JSON or null), text, messages}. */
+ *resp: {status, headers, body (JSON or null), text, messages}. */
 static int http_exchange(conf_target_t *t, const json_t *req, json_t **resp, char *err, size_t cap)
 {
     http_impl_t *h = t->impl;
@@ -347,16 +348,18 @@ static int http_exchange(conf_target_t *t, const json_t *req, json_t **resp, cha
     x->events = json_array();
     char *owned = body ? conf_json_text(body) : NULL;
     if (owned) text = owned;
-    const char *defaults[][2] = {{"Content-Type", text ? "application/json" : NULL},
-                                 {"Accept", "application/json, text/event-stream"},
-                                 {"Mcp-Session-Id", with_session && h->session[0] ? h->session : NULL},
-                                 {"MCP-Protocol-Version", h->version[0] ? h->version : NULL}};
+    const char *defaults[][2] = {
+        {"Content-Type", text ? "application/json" : NULL},
+        {"Accept", "application/json, text/event-stream"},
+        {"Mcp-Session-Id", with_session && h->session[0] ? h->session : NULL},
+        {"MCP-Protocol-Version", h->version[0] ? h->version : NULL}};
     for (size_t i = 0; i < 4; i++) {
         if (!defaults[i][1]) continue;
         bool overridden = false;
         const char *k;
         json_t *v;
-        json_object_foreach((json_t *)hdrs, k, v) if (strcasecmp(k, defaults[i][0]) == 0) overridden = true;
+        json_object_foreach((json_t *)hdrs, k, v) if (strcasecmp(k, defaults[i][0]) == 0)
+            overridden = true;
         if (!overridden) add_header(x, defaults[i][0], defaults[i][1]);
     }
     const char *k;
@@ -397,7 +400,7 @@ static int http_exchange(conf_target_t *t, const json_t *req, json_t **resp, cha
 
 static int http_open(conf_target_t *t, const char *spec, char *err, size_t cap)
 {
-    if (strncmp(spec, "//", 2) != 0 || strlen(spec) + 6 >= sizeof ((http_impl_t *)0)->url) {
+    if (strncmp(spec, "//", 2) != 0 || strlen(spec) + 6 >= sizeof((http_impl_t *)0)->url) {
         snprintf(err, cap, "http target \"%s\": expected http://HOST:PORT/PATH", spec);
         return CONF_EXIT_USAGE;
     }
@@ -445,5 +448,5 @@ static void http_close(conf_target_t *t)
     curl_global_cleanup();
 }
 
-const conf_target_ops_t conf_target_http = {"http", http_open, http_send, NULL,
+const conf_target_ops_t conf_target_http = {"http",       http_open,  http_send,    NULL,
                                             http_receive, http_close, http_exchange};

@@ -122,6 +122,5 @@ static void serial_close(conf_target_t *t)
     t->impl = NULL;
 }
 
-const conf_target_ops_t conf_target_serial = {"serial",        serial_open,    serial_send,
-                                              serial_send_raw, serial_receive, serial_close,
-                                              NULL};
+const conf_target_ops_t conf_target_serial = {
+    "serial", serial_open, serial_send, serial_send_raw, serial_receive, serial_close, NULL};

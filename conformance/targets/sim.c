@@ -123,25 +123,14 @@ static int parse_spec(const char *spec, char *board, size_t cap, char *transport
 }
 
 static int start(conf_target_t *t, sim_impl_t *s, const char *board, const char *transport,
-                 int *out_fd,
-                 char *tcp, char *uart, size_t cap, char *err, size_t ecap)
+                 int *out_fd, char *tcp, char *uart, size_t cap, char *err, size_t ecap)
 {
     const char *exe = t->opts && t->opts->mcpsim ? t->opts->mcpsim : "mcpsim";
     bool serial = strcmp(transport, "serial") == 0;
     char flag[24];
     snprintf(flag, sizeof flag, "--%s", serial ? "pty" : transport);
-    const char *argv[] = {exe,
-                          "--board",
-                          board,
-                          "--clock",
-                          "virtual",
-                          "--control",
-                          "0",
-                          "--log-level",
-                          "warn",
-                          flag,
-                          serial ? NULL : "0",
-                          NULL};
+    const char *argv[] = {exe, "--board",     board,  "--clock", "virtual",           "--control",
+                          "0", "--log-level", "warn", flag,      serial ? NULL : "0", NULL};
     int pipe_fd[2];
     snprintf(s->log_path, sizeof s->log_path, "/tmp/conformance-mcpsim-XXXXXX");
     int log_fd = mkstemp(s->log_path);
@@ -278,5 +267,5 @@ static int sim_http(conf_target_t *t, const json_t *req, json_t **resp, char *er
     return st->s.inner.ops->http(&st->s.inner, req, resp, err, cap);
 }
 
-const conf_target_ops_t conf_target_sim = {"sim",        sim_open,    sim_send,    sim_send_raw,
-                                           sim_receive, sim_close,   sim_http};
+const conf_target_ops_t conf_target_sim = {"sim",       sim_open,  sim_send, sim_send_raw,
+                                           sim_receive, sim_close, sim_http};

@@ -57,6 +57,5 @@ static void tcp_close(conf_target_t *t)
     t->impl = NULL;
 }
 
-const conf_target_ops_t conf_target_tcp = {"tcp",        tcp_open,    tcp_send,
-                                           tcp_send_raw, tcp_receive, tcp_close,
-                                           NULL};
+const conf_target_ops_t conf_target_tcp = {"tcp",       tcp_open,  tcp_send, tcp_send_raw,
+                                           tcp_receive, tcp_close, NULL};

@@ -71,8 +71,8 @@ static int on_event(struct lws *wsi, enum lws_callback_reasons reason, void *use
     case LWS_CALLBACK_CLIENT_CONNECTION_ERROR:
         snprintf(w->why, sizeof w->why, "WebSocket connection failed: %.*s", (int)(in ? len : 0),
                  in ? (const char *)in : "");
-        if (in && !len) snprintf(w->why, sizeof w->why, "WebSocket connection failed: %s",
-                                 (const char *)in);
+        if (in && !len)
+            snprintf(w->why, sizeof w->why, "WebSocket connection failed: %s", (const char *)in);
         w->closed = true;
         w->wsi = NULL;
         break;
@@ -113,8 +113,8 @@ static int on_event(struct lws *wsi, enum lws_callback_reasons reason, void *use
     return 0;
 }
 
-static const struct lws_protocols protocols[] = {
-    {"conformance", on_event, 0, 65536, 0, NULL, 0}, {NULL, NULL, 0, 0, 0, NULL, 0}};
+static const struct lws_protocols protocols[] = {{"conformance", on_event, 0, 65536, 0, NULL, 0},
+                                                 {NULL, NULL, 0, 0, 0, NULL, 0}};
 
 static void on_tick(lws_sorted_usec_list_t *sul)
 {
@@ -132,9 +132,18 @@ static bool service_until(ws_impl_t *w, bool (*done)(const ws_impl_t *), int64_t
     return true;
 }
 
-static bool is_connected(const ws_impl_t *w) { return w->connected || w->closed; }
-static bool all_written(const ws_impl_t *w) { return w->ohead == w->olen; }
-static bool has_message(const ws_impl_t *w) { return w->qhead < w->qlen; }
+static bool is_connected(const ws_impl_t *w)
+{
+    return w->connected || w->closed;
+}
+static bool all_written(const ws_impl_t *w)
+{
+    return w->ohead == w->olen;
+}
+static bool has_message(const ws_impl_t *w)
+{
+    return w->qhead < w->qlen;
+}
 
 /* "//HOST:PORT/PATH[?envelope=1]" */
 static int parse(const char *spec, char *host, size_t hcap, int *port, char *path, size_t pcap,
@@ -231,8 +240,8 @@ static char *wrap(const ws_impl_t *w, const char *msg, size_t len)
         json_decref(j);
         return conf_strndup(msg, len);
     }
-    json_t *env = json_pack("{s:s, s:s, s:o}", "session_id", w->session_id, "type", "mcp",
-                            "payload", j);
+    json_t *env =
+        json_pack("{s:s, s:s, s:o}", "session_id", w->session_id, "type", "mcp", "payload", j);
     char *text = conf_json_text(env);
     json_decref(env);
     return text;

@@ -114,9 +114,8 @@ static void fake_close(conf_target_t *t)
     (void)t;
 }
 
-static const conf_target_ops_t fake_ops = {"fake",        NULL,         fake_send,
-                                           fake_send_raw, fake_receive, fake_close,
-                                           NULL};
+static const conf_target_ops_t fake_ops = {"fake",       NULL,       fake_send, fake_send_raw,
+                                           fake_receive, fake_close, NULL};
 
 /* ---------------------------------------------------------------- fixture */
 

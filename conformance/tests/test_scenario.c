@@ -186,11 +186,12 @@ START_TEST(refuses_unknown_keys_with_position)
     REFUSED(HEAD "  \"stpes\":[]}",
             "t.json:2:3: unknown key \"stpes\" in a scenario (known keys: format, name, "
             "description, tags, requires, timeout_ms, steps) (at stpes)");
-    REFUSED(HEAD "\"steps\":[\n  {\"send\":{\"method\":\"m\"}},\n  {\"sned\":{}}]}",
-            "t.json:4:4: unknown key \"sned\" in a step (known keys: send, send_json, send_raw, http, "
-            "expect, expect_notification, expect_silence, control, wait, repeat, for_each, set, "
-            "assert) "
-            "(at steps[1].sned)");
+    REFUSED(
+        HEAD "\"steps\":[\n  {\"send\":{\"method\":\"m\"}},\n  {\"sned\":{}}]}",
+        "t.json:4:4: unknown key \"sned\" in a step (known keys: send, send_json, send_raw, http, "
+        "expect, expect_notification, expect_silence, control, wait, repeat, for_each, set, "
+        "assert) "
+        "(at steps[1].sned)");
     REFUSED(HEAD "\"steps\":[{\"send\":{\"method\":\"m\"},\n \"expct\":{}}]}",
             "t.json:3:2: unknown key \"expct\" in a send step (known keys: send, comment, id, "
             "notification, expect, capture, timeout_ms) (at steps[0].expct)");
@@ -274,11 +275,12 @@ START_TEST(refuses_wrong_types_and_values)
             "(at steps[0].repeat.count)");
     REFUSED(HEAD "\"steps\":[{\"for_each\":{\"in\":\"tools\",\"steps\":[{\"set\":{\"a\":1}}]}}]}",
             "t.json:2:22: missing required key \"as\" (at steps[0].for_each)");
-    REFUSED(HEAD "\"steps\":[{\"repeat\":{\"count\":1,\"steps\":[{\"nope\":1}]}}]}",
-            "t.json:2:41: unknown key \"nope\" in a step (known keys: send, send_json, send_raw, http, "
-            "expect, expect_notification, expect_silence, control, wait, repeat, for_each, set, "
-            "assert) "
-            "(at steps[0].repeat.steps[0].nope)");
+    REFUSED(
+        HEAD "\"steps\":[{\"repeat\":{\"count\":1,\"steps\":[{\"nope\":1}]}}]}",
+        "t.json:2:41: unknown key \"nope\" in a step (known keys: send, send_json, send_raw, http, "
+        "expect, expect_notification, expect_silence, control, wait, repeat, for_each, set, "
+        "assert) "
+        "(at steps[0].repeat.steps[0].nope)");
     REFUSED(HEAD "\"steps\":[{\"assert\":{\"value\":1}}]}",
             "t.json:2:20: missing required key \"matches\" (at steps[0].assert)");
     REFUSED(HEAD "\"steps\":[{\"assert\":{\"value\":1,\"matches\":{\"$match\":\"any\",\"x\":1}}}]}",

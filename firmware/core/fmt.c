@@ -92,10 +92,18 @@ static void convert(out_t *o, char c, va_list *ap)
         s = va_arg(*ap, const char *);
         emit_str(o, s != NULL ? s : "(null)");
         break;
-    case 'd': emit_int(o, va_arg(*ap, int)); break;
-    case 'u': emit_uint(o, va_arg(*ap, unsigned), 10, 1); break;
-    case 'x': emit_uint(o, va_arg(*ap, unsigned), 16, 2); break;
-    case '%': emit(o, '%'); break;
+    case 'd':
+        emit_int(o, va_arg(*ap, int));
+        break;
+    case 'u':
+        emit_uint(o, va_arg(*ap, unsigned), 10, 1);
+        break;
+    case 'x':
+        emit_uint(o, va_arg(*ap, unsigned), 16, 2);
+        break;
+    case '%':
+        emit(o, '%');
+        break;
     default:
         emit(o, '%');
         emit(o, c);

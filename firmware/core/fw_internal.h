@@ -16,18 +16,18 @@
 #if defined(__GNUC__)
 #define FW_ASSERT_FAIL() __builtin_trap()
 #else
-#define FW_ASSERT_FAIL() \
-    do {                 \
-        for (;;) {       \
-        }                \
+#define FW_ASSERT_FAIL()                                                                           \
+    do {                                                                                           \
+        for (;;) {                                                                                 \
+        }                                                                                          \
     } while (0)
 #endif
 #endif
-#define FW_ASSERT(cond)        \
-    do {                       \
-        if (!(cond)) {         \
-            FW_ASSERT_FAIL();  \
-        }                      \
+#define FW_ASSERT(cond)                                                                            \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            FW_ASSERT_FAIL();                                                                      \
+        }                                                                                          \
     } while (0)
 
 /* ---------------------------------------------------------------- framing (framing.c) */
@@ -62,21 +62,21 @@ typedef struct fw_issue {
 
 /* State of the response to one request; fw_call_t.priv points at it. */
 typedef struct fw_resp {
-    fw_jw_t *w;            /* the message writer (shared by a whole batch) */
-    const char *id;        /* raw JSON text of the id; NULL for a notification */
+    fw_jw_t *w;     /* the message writer (shared by a whole batch) */
+    const char *id; /* raw JSON text of the id; NULL for a notification */
     size_t id_len;
-    bool *batch_open;      /* non-NULL inside a batch: whether "[" has been written */
+    bool *batch_open; /* non-NULL inside a batch: whether "[" has been written */
     bool result_started;
     fw_err_t err;
     char message[FW_ERRMSG_MAX];
     fw_issue_t issues[FW_ISSUES_MAX];
     uint8_t issue_count;
     uint8_t issues_dropped;
-    fw_jw_t *tool_w;       /* non-NULL while a tool runs inside MCP tools/call: its result
-                              object goes here, bare (fw_rpc_run_tool) */
-    bool tool_started;     /* the tool started its result in tool_w */
-    bool deferred;         /* the response waits for the client's answer (fw_call_ask):
-                              nothing is written for this request now */
+    fw_jw_t *tool_w;   /* non-NULL while a tool runs inside MCP tools/call: its result
+                          object goes here, bare (fw_rpc_run_tool) */
+    bool tool_started; /* the tool started its result in tool_w */
+    bool deferred;     /* the response waits for the client's answer (fw_call_ask):
+                          nothing is written for this request now */
 } fw_resp_t;
 
 /* Starts the response's result object (once: the envelope, "result" and "{") and returns the
@@ -90,9 +90,9 @@ void fw_jw_close_to(fw_jw_t *w, uint8_t depth);
  * Runs tool for an MCP tools/call on call (the tools/call request's own call: its tool and
  * args are replaced, its response collects the tool's error message and issues). Binds args
  * (an object token, or -1 when absent; doc NULL: no binding, every argument absent, as when
- * a deferred call runs again for the client's answer) and runs the handler with the result object written to
- * w bare, without envelope. Returns the tool's error; *started tells whether the result object
- * was started (it is then complete and closed in w: on FW_OK always, on an error it is the
+ * a deferred call runs again for the client's answer) and runs the handler with the result object
+ * written to w bare, without envelope. Returns the tool's error; *started tells whether the result
+ * object was started (it is then complete and closed in w: on FW_OK always, on an error it is the
  * handler bug of failing after fw_call_result, counted as an error).
  */
 fw_err_t fw_rpc_run_tool(fw_call_t *call, const fw_tool_t *tool, const fw_json_doc_t *doc,
@@ -111,11 +111,11 @@ const char *fw_json_tok_raw(const fw_json_doc_t *doc, uint32_t tok, size_t *len)
 typedef struct fw_msg {
     fw_session_t *session;
     fw_msg_sink_t out;
-    bool framed;   /* every message written to out is ended (fw_msg_sink_end), so notifications
-                      may precede the response; false for fw_device_handle's plain fw_sink_t */
-    bool batch;    /* a batch: nothing may be written between its responses */
-    bool live;     /* an MCP tools/call handler runs and nothing of the response is written
-                      yet: notifications may be written to out now */
+    bool framed; /* every message written to out is ended (fw_msg_sink_end), so notifications
+                    may precede the response; false for fw_device_handle's plain fw_sink_t */
+    bool batch;  /* a batch: nothing may be written between its responses */
+    bool live;   /* an MCP tools/call handler runs and nothing of the response is written
+                    yet: notifications may be written to out now */
     const fw_json_doc_t *doc;
     int32_t progress; /* token of the running tools/call's _meta.progressToken, or -1 */
     bool asked;       /* the running tools/call sent a request to the client (fw_call_ask) */

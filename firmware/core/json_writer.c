@@ -57,14 +57,30 @@ static void put_escape(fw_jw_t *w, unsigned char c)
     static const char hex[] = "0123456789abcdef";
     char e[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 0xf]};
     switch (c) {
-    case '"': put(w, "\\\"", 2); return;
-    case '\\': put(w, "\\\\", 2); return;
-    case '\n': put(w, "\\n", 2); return;
-    case '\r': put(w, "\\r", 2); return;
-    case '\t': put(w, "\\t", 2); return;
-    case '\b': put(w, "\\b", 2); return;
-    case '\f': put(w, "\\f", 2); return;
-    default: put(w, e, sizeof e); return;
+    case '"':
+        put(w, "\\\"", 2);
+        return;
+    case '\\':
+        put(w, "\\\\", 2);
+        return;
+    case '\n':
+        put(w, "\\n", 2);
+        return;
+    case '\r':
+        put(w, "\\r", 2);
+        return;
+    case '\t':
+        put(w, "\\t", 2);
+        return;
+    case '\b':
+        put(w, "\\b", 2);
+        return;
+    case '\f':
+        put(w, "\\f", 2);
+        return;
+    default:
+        put(w, e, sizeof e);
+        return;
     }
 }
 

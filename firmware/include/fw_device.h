@@ -35,7 +35,7 @@ const char *fw_pin_type_name(fw_pin_type_t type);
  */
 typedef struct fw_pin_def {
     uint16_t number;
-    uint8_t type;          /* fw_pin_type_t */
+    uint8_t type; /* fw_pin_type_t */
     const char *name;
     const char *description;
     uint32_t sample_interval_ms;
@@ -48,11 +48,11 @@ typedef enum fw_adc_report { FW_ADC_REPORT_VOLTS = 0, FW_ADC_REPORT_MV } fw_adc_
 
 /* An I2C chip the board carries, bound to a driver in firmware/drivers by name. */
 typedef struct fw_i2c_dev_def {
-    const char *driver;   /* "tmp102", "at24c" */
+    const char *driver; /* "tmp102", "at24c" */
     uint8_t bus;
-    uint8_t addr;         /* 7-bit */
-    uint32_t size_bytes;  /* at24c: capacity (e.g. 256 for 24C02, 32768 for 24C256) */
-    uint16_t page_bytes;  /* at24c: write page (8, 16, 32, 64) */
+    uint8_t addr;        /* 7-bit */
+    uint32_t size_bytes; /* at24c: capacity (e.g. 256 for 24C02, 32768 for 24C256) */
+    uint16_t page_bytes; /* at24c: write page (8, 16, 32, 64) */
 } fw_i2c_dev_def_t;
 
 /*
@@ -60,16 +60,16 @@ typedef struct fw_i2c_dev_def {
  * the parsed board file in the simulator). It must outlive the device.
  */
 typedef struct fw_board {
-    const char *device;      /* device name reported by get_info */
-    const char *version;     /* firmware version */
-    const char *platform;    /* e.g. "arduino", "esp-idf", "sim" */
+    const char *device;   /* device name reported by get_info */
+    const char *version;  /* firmware version */
+    const char *platform; /* e.g. "arduino", "esp-idf", "sim" */
     const fw_pin_def_t *pins;
     uint8_t pin_count;
-    uint8_t adc_bits;        /* ADC resolution, e.g. 12 or 10 */
-    uint16_t adc_ref_mv;     /* full-scale reference in millivolts */
-    uint8_t adc_report;      /* fw_adc_report_t */
-    bool omit_schemas;       /* list_tools omits inputSchema (as MCP/U's AVR build) */
-    uint8_t i2c_bus_count;   /* 0 = no I2C tools */
+    uint8_t adc_bits;      /* ADC resolution, e.g. 12 or 10 */
+    uint16_t adc_ref_mv;   /* full-scale reference in millivolts */
+    uint8_t adc_report;    /* fw_adc_report_t */
+    bool omit_schemas;     /* list_tools omits inputSchema (as MCP/U's AVR build) */
+    uint8_t i2c_bus_count; /* 0 = no I2C tools */
     const fw_i2c_dev_def_t *i2c_devices;
     uint8_t i2c_device_count;
     const char *const *app_tools; /* application tools enabled by name; NULL-terminated or NULL */
@@ -84,29 +84,29 @@ typedef struct fw_sample {
 } fw_sample_t;
 
 typedef struct fw_pin_state {
-    uint8_t mode;           /* hal_pin_mode_t as last set */
-    uint8_t type;           /* current type (pin_mode may switch between digital in/out) */
-    bool have_level;        /* last written/read level known */
+    uint8_t mode;    /* hal_pin_mode_t as last set */
+    uint8_t type;    /* current type (pin_mode may switch between digital in/out) */
+    bool have_level; /* last written/read level known */
     bool level;
     uint8_t duty;
     uint64_t next_sample_ms;
-    uint32_t next_seq;      /* seq the next sample gets */
-    uint16_t ring_head;     /* index where the next sample is stored */
+    uint32_t next_seq;  /* seq the next sample gets */
+    uint16_t ring_head; /* index where the next sample is stored */
     uint16_t ring_count;
     fw_sample_t ring[FW_SAMPLE_BUF_MAX];
-    uint64_t sum;           /* summary over all samples since start/reset */
+    uint64_t sum; /* summary over all samples since start/reset */
     uint32_t count;
     uint32_t min, max, latest;
-    bool above;             /* threshold state (ADC) or last level (digital) */
-    bool primed;            /* first sample taken (edge detection needs a previous one) */
-    uint32_t missed;        /* sampling ticks skipped because poll came late */
-    uint32_t read_errors;   /* HAL errors while sampling */
+    bool above;           /* threshold state (ADC) or last level (digital) */
+    bool primed;          /* first sample taken (edge detection needs a previous one) */
+    uint32_t missed;      /* sampling ticks skipped because poll came late */
+    uint32_t read_errors; /* HAL errors while sampling */
 } fw_pin_state_t;
 
 typedef struct fw_event {
-    uint32_t seq;       /* device-wide, starts at 1 */
+    uint32_t seq; /* device-wide, starts at 1 */
     uint8_t pin_index;
-    uint8_t kind;       /* fw_event_kind_t */
+    uint8_t kind; /* fw_event_kind_t */
     uint32_t value;
     uint64_t t_ms;
 } fw_event_t;
@@ -226,18 +226,18 @@ typedef struct fw_device {
     uint8_t scratch[FW_SCRATCH_SIZE];
     size_t scratch_used;
     /* MCP (core/mcp*.c) */
-    fw_session_t session;                /* the implicit session of fw_device_handle/_feed */
-    struct fw_msg *msg;                  /* the message being handled; NULL between messages */
-    uint32_t change_count;               /* pin changes observed since init */
-    uint32_t pin_changed[FW_PINS_MAX];   /* change_count at each pin's last observed change */
-    uint64_t pin_look[FW_PINS_MAX];      /* each pin's observable state when last compared */
-    uint32_t ev_logged;                  /* sampling events up to this seq were logged */
-    uint32_t drops_logged;               /* counters.events_dropped when last logged */
-    uint32_t log_next;                   /* seq the next log entry gets */
-    uint16_t log_head;                   /* slot of the next log entry */
-    uint16_t log_count;                  /* entries held, <= FW_LOG_RING */
+    fw_session_t session;              /* the implicit session of fw_device_handle/_feed */
+    struct fw_msg *msg;                /* the message being handled; NULL between messages */
+    uint32_t change_count;             /* pin changes observed since init */
+    uint32_t pin_changed[FW_PINS_MAX]; /* change_count at each pin's last observed change */
+    uint64_t pin_look[FW_PINS_MAX];    /* each pin's observable state when last compared */
+    uint32_t ev_logged;                /* sampling events up to this seq were logged */
+    uint32_t drops_logged;             /* counters.events_dropped when last logged */
+    uint32_t log_next;                 /* seq the next log entry gets */
+    uint16_t log_head;                 /* slot of the next log entry */
+    uint16_t log_count;                /* entries held, <= FW_LOG_RING */
     fw_log_entry_t log[FW_LOG_RING];
-    char result_buf[FW_MCP_RESULT_MAX];  /* a tools/call result, kept to send it twice */
+    char result_buf[FW_MCP_RESULT_MAX]; /* a tools/call result, kept to send it twice */
     const struct fw_resource *resources[FW_EXTRA_RESOURCES_MAX]; /* fw_device_add_resource */
     uint32_t resource_changed[FW_EXTRA_RESOURCES_MAX]; /* change_count at the last change */
     uint8_t resource_count;
@@ -309,8 +309,8 @@ int fw_device_pin_index(const fw_device_t *dev, uint16_t number);
  * the client's answer, the deferred tools/call's response.
  * session->initialize_seen tells the transport when a session was established.
  */
-bool fw_device_handle_session(fw_device_t *dev, fw_session_t *session, const char *msg,
-                              size_t len, fw_msg_sink_t out);
+bool fw_device_handle_session(fw_device_t *dev, fw_session_t *session, const char *msg, size_t len,
+                              fw_msg_sink_t out);
 
 /* As fw_device_feed, for one MCP session (NULL: the implicit one); every message written
    (responses and the notifications before them) is one line. */

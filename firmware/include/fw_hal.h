@@ -32,7 +32,8 @@ typedef struct hal_device_info {
  * lacks the feature; the core then answers FW_ERR_UNSUPPORTED. Pins are the board's pin numbers.
  */
 typedef struct hal_api {
-    /* Milliseconds since boot, monotonic, never wrapping (a 32-bit tick is extended by the port). */
+    /* Milliseconds since boot, monotonic, never wrapping (a 32-bit tick is extended by the port).
+     */
     uint64_t (*now_ms)(void *ctx);
     fw_err_t (*gpio_mode)(void *ctx, uint16_t pin, hal_pin_mode_t mode);
     fw_err_t (*gpio_write)(void *ctx, uint16_t pin, bool level);

@@ -22,8 +22,8 @@ typedef enum fw_json_type {
 } fw_json_type_t;
 
 /* Token flags. */
-#define FW_JSON_F_ESCAPED 0x01u /* string: contains backslash escapes (decode before use) */
-#define FW_JSON_F_INTEGER 0x02u /* number: no fraction and no exponent */
+#define FW_JSON_F_ESCAPED 0x01u  /* string: contains backslash escapes (decode before use) */
+#define FW_JSON_F_INTEGER 0x02u  /* number: no fraction and no exponent */
 #define FW_JSON_F_NEGATIVE 0x04u /* number: leading minus */
 
 /*
@@ -44,9 +44,9 @@ typedef struct fw_json_doc {
     const char *buf;
     size_t len;
     fw_json_tok_t *toks;
-    uint32_t ntoks;   /* capacity of toks */
-    uint32_t count;   /* tokens used after a successful parse */
-    size_t err_pos;   /* byte offset where a failed parse stopped */
+    uint32_t ntoks; /* capacity of toks */
+    uint32_t count; /* tokens used after a successful parse */
+    size_t err_pos; /* byte offset where a failed parse stopped */
 } fw_json_doc_t;
 
 /*
@@ -99,7 +99,7 @@ typedef struct fw_jw {
     fw_sink_t sink;
     char buf[FW_JW_BUF_SIZE];
     size_t used;
-    size_t total;        /* bytes written so far (flushed + buffered) */
+    size_t total; /* bytes written so far (flushed + buffered) */
     uint8_t depth;
     uint32_t obj_mask;   /* bit d: level d is an object (else array) */
     uint32_t first_mask; /* bit d: no element written yet at level d */
@@ -114,7 +114,7 @@ void fw_jw_obj_end(fw_jw_t *w);
 void fw_jw_arr_begin(fw_jw_t *w);
 void fw_jw_arr_end(fw_jw_t *w);
 void fw_jw_key(fw_jw_t *w, const char *key);
-void fw_jw_str(fw_jw_t *w, const char *s);              /* NUL-terminated, escaped as needed */
+void fw_jw_str(fw_jw_t *w, const char *s); /* NUL-terminated, escaped as needed */
 void fw_jw_strn(fw_jw_t *w, const char *s, size_t n);
 void fw_jw_i64(fw_jw_t *w, int64_t v);
 void fw_jw_u64(fw_jw_t *w, uint64_t v);

@@ -34,27 +34,27 @@ typedef enum fw_param_type {
  */
 typedef struct fw_param {
     const char *name;
-    uint8_t type;         /* fw_param_type_t */
+    uint8_t type; /* fw_param_type_t */
     bool required;
     bool has_min, has_max, has_default;
     const char *description;
     double min, max;
-    double def_num;         /* default for INTEGER/NUMBER/BOOLEAN (0 or 1)/PIN (a number) */
-    const char *def_str;    /* default for STRING */
+    double def_num;      /* default for INTEGER/NUMBER/BOOLEAN (0 or 1)/PIN (a number) */
+    const char *def_str; /* default for STRING */
     const char *const *enum_values;
-    uint8_t pin_types;      /* PIN: mask of FW_PINMASK(FW_PIN_*) accepted; 0 = any */
+    uint8_t pin_types; /* PIN: mask of FW_PINMASK(FW_PIN_*) accepted; 0 = any */
 } fw_param_t;
 
 /* A validated argument: what the handler reads. Strings and bytes live in the call's scratch. */
 typedef struct fw_arg {
-    bool present;          /* given by the caller or filled from the default */
-    int64_t i;             /* INTEGER, BOOLEAN (0/1), PIN (pin number) */
-    double num;            /* NUMBER (and INTEGER as double) */
-    const char *str;       /* STRING (NUL-terminated) */
-    const uint8_t *bytes;  /* BYTES */
-    size_t len;            /* STRING / BYTES length */
+    bool present;                 /* given by the caller or filled from the default */
+    int64_t i;                    /* INTEGER, BOOLEAN (0/1), PIN (pin number) */
+    double num;                   /* NUMBER (and INTEGER as double) */
+    const char *str;              /* STRING (NUL-terminated) */
+    const uint8_t *bytes;         /* BYTES */
+    size_t len;                   /* STRING / BYTES length */
     const struct fw_pin_def *pin; /* PIN: the registry entry */
-    uint8_t pin_index;     /* PIN: index in the registry */
+    uint8_t pin_index;            /* PIN: index in the registry */
 } fw_arg_t;
 
 typedef struct fw_call fw_call_t;
@@ -63,9 +63,10 @@ typedef struct fw_call fw_call_t;
 #define FW_TOOL_READ_ONLY 0x01u   /* does not change device state (readOnlyHint) */
 #define FW_TOOL_DESTRUCTIVE 0x02u /* may change state irreversibly (destructiveHint) */
 #define FW_TOOL_USER_ONLY 0x04u   /* hidden from listings unless the client asks for user tools */
-#define FW_TOOL_MCP_RESULT 0x08u  /* the result object is an MCP CallToolResult (content blocks,
-                                     isError) that tools/call sends as it is, instead of wrapping
-                                     the result in a text block and structuredContent */
+#define FW_TOOL_MCP_RESULT                                                                         \
+    0x08u /* the result object is an MCP CallToolResult (content blocks,                           \
+             isError) that tools/call sends as it is, instead of wrapping                          \
+             the result in a text block and structuredContent */
 
 /*
  * A handler does its hardware work first, then calls fw_call_result() and writes the members of
@@ -80,10 +81,10 @@ typedef struct fw_tool {
     const char *description;
     const fw_param_t *params;
     uint8_t param_count;
-    uint8_t flags;          /* FW_TOOL_* */
-    uint32_t poll_ms;       /* suggested polling interval; 0 = not polled */
+    uint8_t flags;    /* FW_TOOL_* */
+    uint32_t poll_ms; /* suggested polling interval; 0 = not polled */
     fw_tool_fn handler;
-    const void *user;       /* handler's own constant data (e.g. a driver's configuration) */
+    const void *user; /* handler's own constant data (e.g. a driver's configuration) */
 } fw_tool_t;
 
 /* What a handler sees. */

@@ -23,7 +23,7 @@ typedef struct mock_i2c_dev {
     uint16_t page_bytes;
     uint32_t ptr;
     uint8_t mem[MOCK_I2C_MEM];
-    fw_err_t fail;      /* when not FW_OK, every transfer fails with it */
+    fw_err_t fail; /* when not FW_OK, every transfer fails with it */
     unsigned transfers;
 } mock_i2c_dev_t;
 
@@ -33,7 +33,7 @@ typedef struct mock_pin {
     uint8_t duty;
     uint32_t freq_hz;
     uint16_t adc;
-    fw_err_t adc_fail;  /* when not FW_OK, adc_read fails with it */
+    fw_err_t adc_fail; /* when not FW_OK, adc_read fails with it */
     unsigned writes, reads, adc_reads;
 } mock_pin_t;
 

@@ -60,8 +60,7 @@ END_TEST
 
 START_TEST(test_mixed_message)
 {
-    fw_fmt(out, sizeof out, "tmp102 at 0x%x did not acknowledge (%d tries, %u ms)", 0x48u, 3,
-           25u);
+    fw_fmt(out, sizeof out, "tmp102 at 0x%x did not acknowledge (%d tries, %u ms)", 0x48u, 3, 25u);
     ck_assert_str_eq(out, "tmp102 at 0x48 did not acknowledge (3 tries, 25 ms)");
 }
 END_TEST
@@ -106,7 +105,10 @@ START_TEST(test_truncation_does_not_split_utf8)
 {
     char small[6];
     /* "ab" + euro sign (3 bytes) + "c": at cap 6 only 5 bytes fit; the euro sign fits whole. */
-    ck_assert_uint_eq(fw_fmt(small, sizeof small, "ab\xe2\x82\xac" "c"), 5);
+    ck_assert_uint_eq(fw_fmt(small, sizeof small,
+                             "ab\xe2\x82\xac"
+                             "c"),
+                      5);
     ck_assert_str_eq(small, "ab\xe2\x82\xac");
     /* "abc" + euro: 5 bytes fit, but the euro sign would be cut after 2 of 3: dropped whole. */
     ck_assert_uint_eq(fw_fmt(small, sizeof small, "abc%s", "\xe2\x82\xac"), 3);

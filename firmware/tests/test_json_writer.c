@@ -33,8 +33,7 @@ static const char *finish(void)
 static json_t *parse(const char *text, size_t len)
 {
     json_error_t jerr;
-    return json_loadb(text, len, JSON_DECODE_ANY | JSON_DECODE_INT_AS_REAL | JSON_ALLOW_NUL,
-                      &jerr);
+    return json_loadb(text, len, JSON_DECODE_ANY | JSON_DECODE_INT_AS_REAL | JSON_ALLOW_NUL, &jerr);
 }
 
 /* ---------------------------------------------------------------- structure */
@@ -66,8 +65,9 @@ START_TEST(test_nested_document)
     fw_jw_u64(&w, 42);
     fw_jw_obj_end(&w);
     fw_jw_obj_end(&w);
-    ck_assert_str_eq(finish(), "{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"list\":[true,false,null,"
-                               "{\"ok\":true},[],{}],\"raw\":{\"x\":[1,2]},\"u\":42}}");
+    ck_assert_str_eq(finish(),
+                     "{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"list\":[true,false,null,"
+                     "{\"ok\":true},[],{}],\"raw\":{\"x\":[1,2]},\"u\":42}}");
     ck_assert_uint_eq(w.depth, 0);
 }
 END_TEST
@@ -304,8 +304,8 @@ START_TEST(test_double_table)
     const num_case_t *c = &double_cases[_i];
     start();
     fw_jw_double(&w, c->v);
-    ck_assert_msg(strcmp(finish(), c->want) == 0, "double(%.17g) gave %s, want %s", c->v,
-                  cap.buf, c->want);
+    ck_assert_msg(strcmp(finish(), c->want) == 0, "double(%.17g) gave %s, want %s", c->v, cap.buf,
+                  c->want);
 }
 END_TEST
 
@@ -625,9 +625,9 @@ START_TEST(test_str_misuse)
     fw_jw_str_end(&w);
     ck_assert_int_eq(w.err, FW_ERR_ARG);
     fw_jw_str_begin(&w);
-    fw_jw_i64(&w, 5);     /* not while a string is open */
-    fw_jw_arr_end(&w);    /* nor this */
-    fw_jw_str_begin(&w);  /* nor a second string */
+    fw_jw_i64(&w, 5);    /* not while a string is open */
+    fw_jw_arr_end(&w);   /* nor this */
+    fw_jw_str_begin(&w); /* nor a second string */
     fw_jw_str_chunk(&w, "y", 1);
     fw_jw_str_end(&w);
     fw_jw_arr_end(&w);
@@ -749,8 +749,7 @@ Suite *json_writer_suite(void)
     tcase_add_test(t, test_integers);
     tcase_add_loop_test(t, test_fixed_table, 0, (int)(sizeof fixed_cases / sizeof *fixed_cases));
     tcase_add_test(t, test_fixed_non_finite_is_null);
-    tcase_add_loop_test(t, test_double_table, 0,
-                        (int)(sizeof double_cases / sizeof *double_cases));
+    tcase_add_loop_test(t, test_double_table, 0, (int)(sizeof double_cases / sizeof *double_cases));
     tcase_add_test(t, test_double_non_finite_is_null);
     tcase_add_test(t, test_double_round_trips_within_9_digits);
     tcase_add_test(t, test_fixed_round_trips_within_half_unit);

@@ -39,14 +39,14 @@ static inline void cap_reset(cap_t *c)
 }
 
 /* Each test program defines one suite factory and uses this main. */
-#define TEST_MAIN(suite_fn)                                    \
-    int main(void)                                             \
-    {                                                          \
-        SRunner *sr = srunner_create(suite_fn());              \
-        srunner_run_all(sr, CK_NORMAL);                        \
-        int failed = srunner_ntests_failed(sr);                \
-        srunner_free(sr);                                      \
-        return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;      \
+#define TEST_MAIN(suite_fn)                                                                        \
+    int main(void)                                                                                 \
+    {                                                                                              \
+        SRunner *sr = srunner_create(suite_fn());                                                  \
+        srunner_run_all(sr, CK_NORMAL);                                                            \
+        int failed = srunner_ntests_failed(sr);                                                    \
+        srunner_free(sr);                                                                          \
+        return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;                                          \
     }
 
 #endif

@@ -28,8 +28,8 @@ static void *tcp_open(host_conn_t *conn)
 static void tcp_data(host_conn_t *conn, void *state, const char *data, size_t len)
 {
     tcp_client_t *cl = state;
-    host_device_feed_session(host_conn_host(conn), &cl->session, &cl->framer,
-                             (const uint8_t *)data, len, host_conn_sink(conn));
+    host_device_feed_session(host_conn_host(conn), &cl->session, &cl->framer, (const uint8_t *)data,
+                             len, host_conn_sink(conn));
 }
 
 static void tcp_close(host_conn_t *conn, void *state)

@@ -15,6 +15,7 @@
 
 #include "http_check.h"
 #include "http_session.h"
+#include "net.h"
 #include "log.h"
 
 /*
@@ -686,18 +687,8 @@ static bool is_loopback_bind(const char *host)
 /* A listening socket on the first address ep resolves to; -1 with the reason in err. */
 static int listen_on(const host_endpoint_t *ep, char *url, size_t cap, char *err, size_t ecap)
 {
-    char port[8];
-    snprintf(port, sizeof port, "%u", (unsigned)ep->port);
-    struct addrinfo hints, *res = NULL;
-    memset(&hints, 0, sizeof hints);
-    hints.ai_family = AF_UNSPEC;
-    hints.ai_socktype = SOCK_STREAM;
-    hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
-    int rc = getaddrinfo(ep->host, port, &hints, &res);
-    if (rc != 0) {
-        snprintf(err, ecap, "%s", gai_strerror(rc));
-        return -1;
-    }
+    struct addrinfo *res = host_resolve_passive(ep, err, ecap);
+    if (res == NULL) return -1;
     int fd = socket(res->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
     int on = 1;
     if (fd >= 0) setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);

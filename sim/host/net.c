@@ -241,8 +241,7 @@ static void on_connection(uv_stream_t *listener, int status)
 
 /* ---------------------------------------------------------------- listeners */
 
-/* Binds and listens on the first address ep resolves to. 0, or -1 with the reason in err. */
-static int listen_on(host_server_t *srv, const host_endpoint_t *ep, char *err, size_t cap)
+struct addrinfo *host_resolve_passive(const host_endpoint_t *ep, char *err, size_t cap)
 {
     char port[8];
     snprintf(port, sizeof port, "%u", (unsigned)ep->port);
@@ -254,9 +253,17 @@ static int listen_on(host_server_t *srv, const host_endpoint_t *ep, char *err, s
     int rc = getaddrinfo(ep->host, port, &hints, &res);
     if (rc != 0) {
         snprintf(err, cap, "%s", gai_strerror(rc));
-        return -1;
+        return NULL;
     }
-    rc = uv_tcp_bind(&srv->listener, res->ai_addr, 0);
+    return res;
+}
+
+/* Binds and listens on the first address ep resolves to. 0, or -1 with the reason in err. */
+static int listen_on(host_server_t *srv, const host_endpoint_t *ep, char *err, size_t cap)
+{
+    struct addrinfo *res = host_resolve_passive(ep, err, cap);
+    if (res == NULL) return -1;
+    int rc = uv_tcp_bind(&srv->listener, res->ai_addr, 0);
     freeaddrinfo(res);
     if (rc == 0) rc = uv_listen((uv_stream_t *)&srv->listener, 128, on_connection);
     if (rc != 0) {

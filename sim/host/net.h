@@ -29,6 +29,11 @@ typedef struct host_server_ops {
  * ("127.0.0.1:7000", "[::1]:7000"; the real port when ep->port is 0) to addr; NULL after logging
  * the reason.
  */
+struct addrinfo;
+/* The first passive (bindable) TCP address of ep, from getaddrinfo (caller frees it with
+   freeaddrinfo); NULL with the reason in err. */
+struct addrinfo *host_resolve_passive(const host_endpoint_t *ep, char *err, size_t cap);
+
 host_server_t *host_server_open(host_t *h, const char *name, const host_endpoint_t *ep,
                                 const host_server_ops_t *ops, size_t out_max, char *addr,
                                 size_t addr_cap);

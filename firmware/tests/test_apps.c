@@ -1,19 +1,10 @@
 /* test_apps.c: the application tool catalog, the demo's touch tools and the compiled-in boards. */
-#include <jansson.h>
-#include <stdio.h>
-
 #include "../apps/apps.h"
 #include "../boards/boards.h"
-#include "fw_internal.h"
-#include "mock_hal.h"
-#include "test_util.h"
+#include "test_harness.h"
 
 #define TOUCH_PIN 4
 
-static mock_hal_t mock;
-static fw_device_t dev;
-static cap_t out;
-static json_t *reply;
 static hal_api_t api;
 
 /* A touch pad whose successive readings follow a script (then repeat the last one). */
@@ -32,43 +23,11 @@ static fw_err_t scripted_adc(void *ctx, uint16_t pin, uint16_t *raw)
 
 static void setup(void)
 {
-    mock_hal_init(&mock);
+    harness_reset();
     memset(&touch, 0, sizeof touch);
     api = mock_hal_api;
     api.adc_read = scripted_adc;
-    reply = NULL;
-    ck_assert_int_eq(fw_device_init(&dev, &fw_board_esp32_demo, &api, &mock), FW_OK);
-}
-
-static void teardown(void)
-{
-    json_decref(reply);
-    reply = NULL;
-}
-
-/* Sends a request with method and params (JSON text with single quotes, or NULL). */
-static json_t *rpc(const char *method, const char *params)
-{
-    char req[256];
-    int n = snprintf(req, sizeof req, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"%s\"%s%s}",
-                     method, params ? ",\"params\":" : "", params ? params : "");
-    ck_assert_int_lt(n, (int)sizeof req);
-    for (char *p = req; *p; p++)
-        if (*p == '\'') *p = '"';
-    cap_reset(&out);
-    ck_assert(fw_device_handle(&dev, req, (size_t)n, cap_sink(&out)));
-    json_decref(reply);
-    json_error_t jerr;
-    reply = json_loads(out.buf, 0, &jerr);
-    ck_assert_msg(reply != NULL, "reply is not JSON: %s", out.buf);
-    return reply;
-}
-
-static json_t *ok(const char *method, const char *params)
-{
-    json_t *result = json_object_get(rpc(method, params), "result");
-    ck_assert_msg(json_is_object(result), "%s failed: %s", method, out.buf);
-    return result;
+    harness_start(&fw_board_esp32_demo, &api);
 }
 
 static int error_code(const char *method, const char *params)
@@ -76,27 +35,6 @@ static int error_code(const char *method, const char *params)
     json_t *error = json_object_get(rpc(method, params), "error");
     ck_assert_msg(json_is_object(error), "%s did not fail: %s", method, out.buf);
     return (int)json_integer_value(json_object_get(error, "code"));
-}
-
-static json_int_t int_at(json_t *obj, const char *key)
-{
-    json_t *v = json_object_get(obj, key);
-    ck_assert_msg(json_is_integer(v), "%s is not an integer in %s", key, out.buf);
-    return json_integer_value(v);
-}
-
-static bool bool_at(json_t *obj, const char *key)
-{
-    json_t *v = json_object_get(obj, key);
-    ck_assert_msg(json_is_boolean(v), "%s is not a boolean in %s", key, out.buf);
-    return json_is_true(v);
-}
-
-static const char *str_at(json_t *obj, const char *key)
-{
-    json_t *v = json_object_get(obj, key);
-    ck_assert_msg(json_is_string(v), "%s is not a string in %s", key, out.buf);
-    return json_string_value(v);
 }
 
 /* The entry named `name` in array arr of objects (by "name" or, for pins, by "pin"). */
@@ -320,7 +258,7 @@ static Suite *apps_suite(void)
 {
     Suite *s = suite_create("apps");
     TCase *t = tcase_create("esp32_demo");
-    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_add_checked_fixture(t, setup, harness_teardown);
     tcase_add_test(t, test_demo_board_get_info);
     tcase_add_test(t, test_demo_board_pins_as_the_seed_lists_them);
     tcase_add_test(t, test_demo_board_adc_in_volts);
@@ -328,7 +266,7 @@ static Suite *apps_suite(void)
     suite_add_tcase(s, t);
 
     t = tcase_create("touch");
-    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_add_checked_fixture(t, setup, harness_teardown);
     tcase_add_test(t, test_read_touch_listed_with_polling);
     tcase_add_test(t, test_read_touch_reads_the_touch_channel);
     tcase_add_test(t, test_read_touch_threshold);
@@ -339,7 +277,7 @@ static Suite *apps_suite(void)
     suite_add_tcase(s, t);
 
     t = tcase_create("catalog");
-    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_add_checked_fixture(t, setup, harness_teardown);
     tcase_add_test(t, test_catalog_finds_tools_by_name);
     tcase_add_test(t, test_board_naming_an_unknown_app_tool_is_refused);
     tcase_add_test(t, test_greenhouse_board_loads_with_its_drivers);

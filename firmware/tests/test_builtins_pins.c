@@ -1,10 +1,5 @@
 /* test_builtins_pins.c: the pin tools (gpio, pwm, adc, summary, buffer, events) over JSON-RPC. */
-#include <jansson.h>
-#include <stdio.h>
-
-#include "fw_internal.h"
-#include "mock_hal.h"
-#include "test_util.h"
+#include "test_harness.h"
 
 enum { P_LED, P_BUTTON, P_PWM, P_SENSOR, P_RAW, P_DOOR, P_COUNT };
 
@@ -13,25 +8,9 @@ static const fw_pin_def_t test_pins[P_COUNT] = {
                .type = FW_PIN_DIGITAL_OUTPUT,
                .name = "led",
                .description = "Onboard LED"},
-    [P_BUTTON] = {.number = 4,
-                  .type = FW_PIN_DIGITAL_INPUT,
-                  .name = "button",
-                  .sample_interval_ms = 100,
-                  .buffer_size = 8,
-                  .summary = true,
-                  .buffer = true,
-                  .events = true},
+    [P_BUTTON] = TEST_PIN_BUTTON,
     [P_PWM] = {.number = 18, .type = FW_PIN_PWM_OUTPUT, .name = "led_pwm"},
-    [P_SENSOR] = {.number = 34,
-                  .type = FW_PIN_ADC_INPUT,
-                  .name = "sensor",
-                  .sample_interval_ms = 500,
-                  .buffer_size = 20,
-                  .summary = true,
-                  .buffer = true,
-                  .events = true,
-                  .threshold_high = 3000,
-                  .threshold_low = 1000},
+    [P_SENSOR] = TEST_PIN_SENSOR,
     [P_RAW] = {.number = 35, .type = FW_PIN_ADC_INPUT, .name = "raw"},
     [P_DOOR] = {.number = 5,
                 .type = FW_PIN_DIGITAL_INPUT,
@@ -60,65 +39,21 @@ static const fw_board_t avr_board = {.device = "pins-avr",
                                      .adc_ref_mv = 5000,
                                      .adc_report = FW_ADC_REPORT_MV};
 
-static mock_hal_t mock;
-static fw_device_t dev;
-static cap_t out;
-static json_t *reply;
-
 static void start(const fw_board_t *b)
 {
-    ck_assert_int_eq(fw_device_init(&dev, b, &mock_hal_api, &mock), FW_OK);
+    harness_start(b, &mock_hal_api);
 }
 
 static void setup(void)
 {
-    mock_hal_init(&mock);
-    reply = NULL;
+    harness_reset();
     start(&esp_board);
-}
-
-static void teardown(void)
-{
-    json_decref(reply);
-    reply = NULL;
-}
-
-/* Sends {"jsonrpc":"2.0","id":1,"method":method,"params":params}; params is written with
-   single quotes for readability (NULL: no params). Returns the parsed reply. */
-static json_t *rpc(const char *method, const char *params)
-{
-    char req[512];
-    int n = params ? snprintf(req, sizeof req,
-                              "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"%s\",\"params\":%s}",
-                              method, params)
-                   : snprintf(req, sizeof req, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"%s\"}",
-                              method);
-    ck_assert_int_lt(n, (int)sizeof req);
-    for (char *p = req; *p; p++)
-        if (*p == '\'') *p = '"';
-    json_decref(reply);
-    cap_reset(&out);
-    ck_assert(fw_device_handle(&dev, req, (size_t)n, cap_sink(&out)));
-    json_error_t jerr;
-    reply = json_loads(out.buf, 0, &jerr);
-    ck_assert_msg(reply != NULL, "reply is not JSON: %s", out.buf);
-    ck_assert_int_eq(json_integer_value(json_object_get(reply, "id")), 1);
-    return reply;
-}
-
-static json_t *ok(const char *method, const char *params)
-{
-    json_t *result = json_object_get(rpc(method, params), "result");
-    ck_assert_msg(json_is_object(result), "%s failed: %s", method, out.buf);
-    return result;
 }
 
 /* The error object of a failing call, after checking its code. */
 static json_t *fails(const char *method, const char *params, int code)
 {
-    json_t *error = json_object_get(rpc(method, params), "error");
-    ck_assert_msg(json_is_object(error), "%s did not fail: %s", method, out.buf);
-    ck_assert_int_eq(json_integer_value(json_object_get(error, "code")), code);
+    json_t *error = rpc_error(method, params, code);
     ck_assert(json_object_get(reply, "result") == NULL);
     return error;
 }
@@ -610,7 +545,7 @@ static Suite *builtins_pins_suite(void)
 {
     Suite *s = suite_create("builtins_pins");
     TCase *t = tcase_create("gpio");
-    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_add_checked_fixture(t, setup, harness_teardown);
     tcase_add_test(t, test_gpio_write_drives_the_pin);
     tcase_add_test(t, test_gpio_write_rejects_wrong_pins_and_values);
     tcase_add_test(t, test_gpio_read_inputs_and_outputs);
@@ -619,7 +554,7 @@ static Suite *builtins_pins_suite(void)
     tcase_add_test(t, test_pin_mode_rejects_bad_modes_and_pins);
     suite_add_tcase(s, t);
     t = tcase_create("pwm_adc");
-    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_add_checked_fixture(t, setup, harness_teardown);
     tcase_add_test(t, test_pwm_write_sets_duty_and_frequency);
     tcase_add_test(t, test_pwm_write_rejects_out_of_range);
     tcase_add_test(t, test_adc_read_in_volts);
@@ -627,7 +562,7 @@ static Suite *builtins_pins_suite(void)
     tcase_add_test(t, test_adc_read_failure_is_a_hardware_error);
     suite_add_tcase(s, t);
     t = tcase_create("summary_buffer");
-    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_add_checked_fixture(t, setup, harness_teardown);
     tcase_add_test(t, test_summary_before_any_sample_is_null);
     tcase_add_test(t, test_summary_of_adc_and_digital_pins);
     tcase_add_test(t, test_summary_in_millivolts_on_avr);
@@ -638,7 +573,7 @@ static Suite *builtins_pins_suite(void)
     tcase_add_test(t, test_buffer_needs_the_capability);
     suite_add_tcase(s, t);
     t = tcase_create("events");
-    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_add_checked_fixture(t, setup, harness_teardown);
     tcase_add_test(t, test_events_report_and_clear);
     tcase_add_test(t, test_events_filtered_by_pin_keep_the_others_in_order);
     tcase_add_test(t, test_events_since_for_non_destructive_readers);

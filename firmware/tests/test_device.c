@@ -34,15 +34,7 @@ static const fw_pin_def_t pins[] = {
     {.number = 35, .type = FW_PIN_ADC_INPUT, .name = "spare", .description = "Not sampled"},
 };
 
-static const fw_board_t board = {
-    .device = "dev-test",
-    .version = "2.3.4",
-    .platform = "mock",
-    .pins = pins,
-    .pin_count = FW_ARRAY_LEN(pins),
-    .adc_bits = 12,
-    .adc_ref_mv = 3300,
-};
+static const fw_board_t board = TEST_MOCK_BOARD("dev-test", "2.3.4", pins);
 
 static fw_device_t dev;
 static mock_hal_t hal;

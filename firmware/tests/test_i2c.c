@@ -1,16 +1,7 @@
 /* test_i2c.c: the I2C tools, the TMP102 and AT24C drivers, over JSON-RPC on mock I2C devices. */
-#include <jansson.h>
-#include <stdio.h>
-
 #include "../boards/boards.h"
-#include "fw_internal.h"
-#include "mock_hal.h"
-#include "test_util.h"
+#include "test_harness.h"
 
-static mock_hal_t mock;
-static fw_device_t dev;
-static cap_t out;
-static json_t *reply;
 static mock_i2c_dev_t *tmp;    /* TMP102 at 0x48 */
 static mock_i2c_dev_t *eeprom; /* 24C32 at 0x50 */
 
@@ -60,53 +51,17 @@ static void start(const fw_board_t *b)
 {
     scripted_api = mock_hal_api;
     scripted_api.i2c_transfer = scripted_transfer;
-    ck_assert_int_eq(fw_device_init(&dev, b, &scripted_api, &mock), FW_OK);
+    harness_start(b, &scripted_api);
 }
 
 static void setup(void)
 {
-    mock_hal_init(&mock);
+    harness_reset();
     memset(&script, 0, sizeof script);
-    reply = NULL;
     tmp = mock_hal_add_i2c(&mock, 0, 0x48, 1, 4, 0);
     eeprom = mock_hal_add_i2c(&mock, 0, 0x50, 2, 4096, 32); /* the mock keeps 1024 of them */
     set_tmp102(0x19, 0x00, false);                          /* 25 °C */
     start(&fw_board_greenhouse_min);
-}
-
-static void teardown(void)
-{
-    json_decref(reply);
-    reply = NULL;
-}
-
-/* Sends {"jsonrpc":"2.0","id":1,"method":method,"params":params}; params is written with
-   single quotes for readability (NULL: no params). Returns the parsed reply. */
-static json_t *rpc(const char *method, const char *params)
-{
-    char req[512];
-    int n = params ? snprintf(req, sizeof req,
-                              "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"%s\",\"params\":%s}",
-                              method, params)
-                   : snprintf(req, sizeof req, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"%s\"}",
-                              method);
-    ck_assert_int_lt(n, (int)sizeof req);
-    for (char *p = req; *p; p++)
-        if (*p == '\'') *p = '"';
-    json_decref(reply);
-    cap_reset(&out);
-    ck_assert(fw_device_handle(&dev, req, (size_t)n, cap_sink(&out)));
-    json_error_t jerr;
-    reply = json_loads(out.buf, 0, &jerr);
-    ck_assert_msg(reply != NULL, "reply is not JSON: %s", out.buf);
-    return reply;
-}
-
-static json_t *ok(const char *method, const char *params)
-{
-    json_t *result = json_object_get(rpc(method, params), "result");
-    ck_assert_msg(json_is_object(result), "%s failed: %s", method, out.buf);
-    return result;
 }
 
 /* The call succeeds with exactly want_json (single quotes for double ones). */
@@ -128,9 +83,7 @@ static void expect(const char *method, const char *params, const char *want_json
 /* The error message of a failing call, after checking its code. */
 static const char *fails(const char *method, const char *params, int code)
 {
-    json_t *error = json_object_get(rpc(method, params), "error");
-    ck_assert_msg(json_is_object(error), "%s did not fail: %s", method, out.buf);
-    ck_assert_int_eq(json_integer_value(json_object_get(error, "code")), code);
+    json_t *error = rpc_error(method, params, code);
     return json_string_value(json_object_get(error, "message"));
 }
 
@@ -476,9 +429,8 @@ static mock_i2c_dev_t *block0, *block1, *small;
 
 static void setup_blocks(void)
 {
-    mock_hal_init(&mock);
+    harness_reset();
     memset(&script, 0, sizeof script);
-    reply = NULL;
     block0 = mock_hal_add_i2c(&mock, 0, 0x50, 1, 256, 16);
     block1 = mock_hal_add_i2c(&mock, 0, 0x51, 1, 256, 16);
     small = mock_hal_add_i2c(&mock, 0, 0x57, 1, 256, 8);
@@ -557,7 +509,7 @@ static Suite *i2c_suite(void)
 {
     Suite *s = suite_create("i2c");
     TCase *t = tcase_create("raw");
-    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_add_checked_fixture(t, setup, harness_teardown);
     tcase_add_test(t, test_scan_lists_acknowledging_addresses);
     tcase_add_test(t, test_scan_of_an_empty_bus);
     tcase_add_test(t, test_scan_refuses_a_bus_the_board_lacks);
@@ -571,7 +523,7 @@ static Suite *i2c_suite(void)
     suite_add_tcase(s, t);
 
     t = tcase_create("tmp102");
-    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_add_checked_fixture(t, setup, harness_teardown);
     tcase_add_test(t, test_temperature_in_normal_mode);
     tcase_add_test(t, test_negative_temperatures);
     tcase_add_test(t, test_extended_mode_is_read_from_the_configuration);
@@ -581,7 +533,7 @@ static Suite *i2c_suite(void)
     suite_add_tcase(s, t);
 
     t = tcase_create("at24c");
-    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_add_checked_fixture(t, setup, harness_teardown);
     tcase_add_test(t, test_eeprom_write_splits_at_page_boundaries);
     tcase_add_test(t, test_eeprom_page_counts);
     tcase_add_test(t, test_eeprom_read_crosses_pages);
@@ -594,7 +546,7 @@ static Suite *i2c_suite(void)
     suite_add_tcase(s, t);
 
     t = tcase_create("at24c_blocks");
-    tcase_add_checked_fixture(t, setup_blocks, teardown);
+    tcase_add_checked_fixture(t, setup_blocks, harness_teardown);
     tcase_add_test(t, test_block_select_addresses_the_upper_half);
     tcase_add_test(t, test_default_page_sizes_by_capacity);
     tcase_add_test(t, test_second_bus_and_second_sensor);

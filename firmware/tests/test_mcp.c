@@ -4,74 +4,12 @@
 #include "fw_internal.h"
 #include "test_mcp_util.h"
 
-static fw_device_t dev;
-static mock_hal_t hal;
 static mock_i2c_dev_t *eeprom;
-static mcap_t out;
-static fw_session_t sess;
-static bool answered;
-
-/* Parsed replies, freed after each test. */
-static json_t *owned[64];
-static unsigned owned_count;
-
-static json_t *own(json_t *j)
-{
-    ck_assert_uint_lt(owned_count, sizeof owned / sizeof owned[0]);
-    owned[owned_count++] = j;
-    return j;
-}
 
 static void setup(void)
 {
-    mock_hal_init(&hal);
-    eeprom = mock_hal_add_i2c(&hal, 0, 0x50, 2, 4096, 32);
-    ck_assert_int_eq(fw_device_init(&dev, &mcp_test_board, &mock_hal_api, &hal), FW_OK);
+    eeprom = mcp_setup(true);
     fw_session_init(&sess, &dev);
-    mcap_reset(&out);
-    owned_count = 0;
-}
-
-static void teardown(void)
-{
-    for (unsigned i = 0; i < owned_count; i++) json_decref(owned[i]);
-    owned_count = 0;
-}
-
-/* Sends msg in session s; the messages written are in out. */
-static void send_in(fw_session_t *s, const char *msg)
-{
-    mcap_reset(&out);
-    answered = fw_device_handle_session(&dev, s, msg, strlen(msg), mcap_sink(&out));
-}
-
-/* A request with id 1 (params: JSON text or NULL); returns the response, the last message. */
-static json_t *request(const char *method, const char *params)
-{
-    char msg[4096];
-    snprintf(msg, sizeof msg, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"%s\"%s%s}", method,
-             params ? ",\"params\":" : "", params ? params : "");
-    send_in(&sess, msg);
-    ck_assert_msg(answered, "no response to %s", msg);
-    return own(mcap_json(&out, out.count - 1));
-}
-
-static json_t *result_of(const char *method, const char *params)
-{
-    json_t *r = request(method, params);
-    json_t *result = json_object_get(r, "result");
-    ck_assert_msg(json_is_object(result), "%s failed: %s", method, out.buf);
-    return result;
-}
-
-/* The error of a failing request, with its code checked. */
-static json_t *error_of(const char *method, const char *params, int code)
-{
-    json_t *r = request(method, params);
-    json_t *err = json_object_get(r, "error");
-    ck_assert_msg(json_is_object(err), "%s did not fail: %s", method, out.buf);
-    ck_assert_int_eq(jint(err, "code"), code);
-    return err;
 }
 
 static void initialize(const char *version)
@@ -939,7 +877,7 @@ Suite *mcp_suite(void)
 {
     Suite *s = suite_create("mcp");
     TCase *t = tcase_create("lifecycle");
-    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_add_checked_fixture(t, setup, mcp_teardown);
     tcase_add_loop_test(t, test_version_negotiation, 0, sizeof versions / sizeof versions[0]);
     tcase_add_test(t, test_initialize_result);
     tcase_add_test(t, test_no_completions_capability_for_2024);
@@ -956,7 +894,7 @@ Suite *mcp_suite(void)
     suite_add_tcase(s, t);
 
     t = tcase_create("tools_list");
-    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_add_checked_fixture(t, setup, mcp_teardown);
     tcase_add_test(t, test_tools_list_entries);
     tcase_add_test(t, test_tools_list_matches_list_tools);
     tcase_add_test(t, test_omit_schemas_is_mcpu_only);
@@ -969,7 +907,7 @@ Suite *mcp_suite(void)
     suite_add_tcase(s, t);
 
     t = tcase_create("tools_call");
-    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_add_checked_fixture(t, setup, mcp_teardown);
     tcase_add_test(t, test_call_content_and_structured_content);
     tcase_add_test(t, test_call_text_only_before_2025_06_18);
     tcase_add_test(t, test_call_hardware_failure_is_error_result);

@@ -6,72 +6,10 @@
 #include "fw_internal.h"
 #include "test_mcp_util.h"
 
-static fw_device_t dev;
-static mock_hal_t hal;
-static mcap_t out;
-static fw_session_t sess;
-static bool answered;
-
-static json_t *owned[64];
-static unsigned owned_count;
-
-static json_t *own(json_t *j)
-{
-    ck_assert_uint_lt(owned_count, sizeof owned / sizeof owned[0]);
-    owned[owned_count++] = j;
-    return j;
-}
-
 static void setup(void)
 {
-    mock_hal_init(&hal);
-    mock_hal_add_i2c(&hal, 0, 0x50, 2, 4096, 32);
-    ck_assert_int_eq(fw_device_init(&dev, &mcp_test_board, &mock_hal_api, &hal), FW_OK);
+    mcp_setup(true);
     fw_session_init(&sess, &dev);
-    mcap_reset(&out);
-    owned_count = 0;
-}
-
-static void teardown(void)
-{
-    for (unsigned i = 0; i < owned_count; i++) json_decref(owned[i]);
-    owned_count = 0;
-}
-
-static void send_in(fw_session_t *s, const char *msg)
-{
-    mcap_reset(&out);
-    answered = fw_device_handle_session(&dev, s, msg, strlen(msg), mcap_sink(&out));
-}
-
-static json_t *msg_at(unsigned k)
-{
-    return own(mcap_json(&out, k));
-}
-
-static json_t *request(const char *method, const char *params)
-{
-    char msg[4096];
-    snprintf(msg, sizeof msg, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"%s\"%s%s}", method,
-             params ? ",\"params\":" : "", params ? params : "");
-    send_in(&sess, msg);
-    ck_assert_msg(answered, "no response to %s", msg);
-    return msg_at(out.count - 1);
-}
-
-static json_t *result_of(const char *method, const char *params)
-{
-    json_t *result = json_object_get(request(method, params), "result");
-    ck_assert_msg(json_is_object(result), "%s failed: %s", method, out.buf);
-    return result;
-}
-
-static json_t *error_of(const char *method, const char *params, int code)
-{
-    json_t *err = json_object_get(request(method, params), "error");
-    ck_assert_msg(json_is_object(err), "%s did not fail: %s", method, out.buf);
-    ck_assert_int_eq(jint(err, "code"), code);
-    return err;
 }
 
 /* initialize declaring the client capabilities caps (a JSON object's members). */
@@ -813,7 +751,7 @@ static Suite *mcp_extra_suite(void)
 {
     Suite *s = suite_create("mcp_extra");
     TCase *t = tcase_create("resources");
-    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_add_checked_fixture(t, setup, mcp_teardown);
     tcase_add_test(t, test_add_resource_checks_the_descriptor);
     tcase_add_test(t, test_add_resource_refuses_uris_served_already);
     tcase_add_test(t, test_add_resource_pool_is_bounded);
@@ -825,7 +763,7 @@ static Suite *mcp_extra_suite(void)
     tcase_add_test(t, test_resource_changed_reaches_subscribers);
     suite_add_tcase(s, t);
     t = tcase_create("prompts");
-    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_add_checked_fixture(t, setup, mcp_teardown);
     tcase_add_test(t, test_add_prompt_checks_the_descriptor);
     tcase_add_test(t, test_add_prompt_pool_is_bounded);
     tcase_add_test(t, test_prompts_list_adds_the_applications);
@@ -834,7 +772,7 @@ static Suite *mcp_extra_suite(void)
     tcase_add_test(t, test_completion_of_an_applications_prompt);
     suite_add_tcase(s, t);
     t = tcase_create("ask");
-    tcase_add_checked_fixture(t, ask_setup, teardown);
+    tcase_add_checked_fixture(t, ask_setup, mcp_teardown);
     tcase_add_test(t, test_ask_sends_a_request_and_defers_the_response);
     tcase_add_test(t, test_an_error_answer_reaches_the_handler);
     tcase_add_test(t, test_other_responses_are_ignored);

@@ -4,47 +4,19 @@
 #include "fw_internal.h"
 #include "test_mcp_util.h"
 
-static fw_device_t dev;
-static mock_hal_t hal;
-static mcap_t out;
 static fw_session_t a, b;
-
-static json_t *owned[128];
-static unsigned owned_count;
-
-static json_t *own(json_t *j)
-{
-    ck_assert_uint_lt(owned_count, sizeof owned / sizeof owned[0]);
-    owned[owned_count++] = j;
-    return j;
-}
 
 static void setup(void)
 {
-    mock_hal_init(&hal);
-    ck_assert_int_eq(fw_device_init(&dev, &mcp_test_board, &mock_hal_api, &hal), FW_OK);
+    mcp_setup(false);
     fw_session_init(&a, &dev);
     fw_session_init(&b, &dev);
-    owned_count = 0;
-}
-
-static void teardown(void)
-{
-    for (unsigned i = 0; i < owned_count; i++) json_decref(owned[i]);
-    owned_count = 0;
 }
 
 /* A request in session s; returns its result (it must succeed). */
 static json_t *call_in(fw_session_t *s, const char *method, const char *params)
 {
-    char msg[512];
-    snprintf(msg, sizeof msg, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"%s\"%s%s}", method,
-             params ? ",\"params\":" : "", params ? params : "");
-    mcap_reset(&out);
-    ck_assert(fw_device_handle_session(&dev, s, msg, strlen(msg), mcap_sink(&out)));
-    json_t *r = own(mcap_json(&out, out.count - 1));
-    ck_assert_msg(json_is_object(json_object_get(r, "result")), "%s failed: %s", method, out.buf);
-    return json_object_get(r, "result");
+    return result_in(request_in(s, method, params), method);
 }
 
 static void initialize(fw_session_t *s)
@@ -61,14 +33,9 @@ static size_t drain(fw_session_t *s)
     return n;
 }
 
-static json_t *msg(unsigned k)
-{
-    return own(mcap_json(&out, k));
-}
-
 static void assert_updated(unsigned k, const char *uri)
 {
-    json_t *n = msg(k);
+    json_t *n = msg_at(k);
     ck_assert_str_eq(jstr(n, "method"), "notifications/resources/updated");
     ck_assert_str_eq(jstr(n, "params.uri"), uri);
     ck_assert_ptr_null(json_object_get(n, "id"));
@@ -76,7 +43,7 @@ static void assert_updated(unsigned k, const char *uri)
 
 static void assert_log(unsigned k, const char *level, const char *data)
 {
-    json_t *n = msg(k);
+    json_t *n = msg_at(k);
     ck_assert_str_eq(jstr(n, "method"), "notifications/message");
     ck_assert_str_eq(jstr(n, "params.level"), level);
     ck_assert_str_eq(jstr(n, "params.logger"), "mcp-test");
@@ -234,7 +201,7 @@ START_TEST(test_set_level_rejects)
              bad_levels[_i]);
     mcap_reset(&out);
     ck_assert(fw_device_handle_session(&dev, &a, m, strlen(m), mcap_sink(&out)));
-    json_t *e = json_object_get(msg(0), "error");
+    json_t *e = json_object_get(msg_at(0), "error");
     ck_assert_int_eq(jint(e, "code"), -32602);
     ck_assert_str_eq(jstr(e, "data.issues.0.path"), "level");
     ck_assert(!a.logging);
@@ -269,7 +236,7 @@ START_TEST(test_log_text_is_cut)
     initialize(&a);
     fw_log(&dev, FW_LOG_INFO, "%s", longtext);
     ck_assert_uint_eq(drain(&a), 1);
-    ck_assert_uint_eq(strlen(jstr(msg(0), "params.data")), FW_LOG_TEXT_MAX - 1);
+    ck_assert_uint_eq(strlen(jstr(msg_at(0), "params.data")), FW_LOG_TEXT_MAX - 1);
 }
 END_TEST
 
@@ -299,7 +266,7 @@ START_TEST(test_core_log_entries)
     line[sizeof line - 1] = '\n';
     fw_device_feed(&dev, &fr, line, sizeof line, cap_sink(&sink));
     ck_assert_uint_eq(drain(&a), 1);
-    ck_assert_str_eq(jstr(msg(0), "params.level"), "warning");
+    ck_assert_str_eq(jstr(msg_at(0), "params.level"), "warning");
     const char *fail =
         "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"i2c_read\",\"params\":{\"address\":72}}";
     fw_device_handle(&dev, fail, strlen(fail), cap_sink(&sink));
@@ -414,7 +381,7 @@ Suite *mcp_notify_suite(void)
 {
     Suite *s = suite_create("mcp_notify");
     TCase *t = tcase_create("subscriptions");
-    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_add_checked_fixture(t, setup, mcp_teardown);
     tcase_add_test(t, test_only_the_subscriber_is_notified);
     tcase_add_test(t, test_each_session_has_its_own_subscriptions);
     tcase_add_test(t, test_unsubscribe_stops_updates);
@@ -426,7 +393,7 @@ Suite *mcp_notify_suite(void)
     suite_add_tcase(s, t);
 
     t = tcase_create("log");
-    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_add_checked_fixture(t, setup, mcp_teardown);
     tcase_add_test(t, test_no_log_without_asking);
     tcase_add_test(t, test_initialize_turns_on_info);
     tcase_add_test(t, test_set_level_filters);
@@ -439,7 +406,7 @@ Suite *mcp_notify_suite(void)
     suite_add_tcase(s, t);
 
     t = tcase_create("sinks");
-    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_add_checked_fixture(t, setup, mcp_teardown);
     tcase_add_test(t, test_drain_without_end_writes_lines);
     tcase_add_test(t, test_implicit_session);
     tcase_add_test(t, test_session_survives_device_reinit);

@@ -3,60 +3,11 @@
 #include "fw_internal.h"
 #include "test_mcp_util.h"
 
-static fw_device_t dev;
-static mock_hal_t hal;
-static mcap_t out;
-static fw_session_t sess;
-
-static json_t *owned[64];
-static unsigned owned_count;
-
-static json_t *own(json_t *j)
-{
-    ck_assert_uint_lt(owned_count, sizeof owned / sizeof owned[0]);
-    owned[owned_count++] = j;
-    return j;
-}
-
 static void setup(void)
 {
-    mock_hal_init(&hal);
-    mock_hal_add_i2c(&hal, 0, 0x50, 2, 4096, 32);
-    ck_assert_int_eq(fw_device_init(&dev, &mcp_test_board, &mock_hal_api, &hal), FW_OK);
+    mcp_setup(true);
     fw_session_init(&sess, &dev);
-    owned_count = 0;
-}
-
-static void teardown(void)
-{
-    for (unsigned i = 0; i < owned_count; i++) json_decref(owned[i]);
-    owned_count = 0;
-}
-
-static json_t *request(const char *method, const char *params)
-{
-    char msg[1024];
-    snprintf(msg, sizeof msg, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"%s\"%s%s}", method,
-             params ? ",\"params\":" : "", params ? params : "");
-    mcap_reset(&out);
-    ck_assert(fw_device_handle_session(&dev, &sess, msg, strlen(msg), mcap_sink(&out)));
-    ck_assert_uint_eq(out.count, 1);
-    return own(mcap_json(&out, 0));
-}
-
-static json_t *result_of(const char *method, const char *params)
-{
-    json_t *result = json_object_get(request(method, params), "result");
-    ck_assert_msg(json_is_object(result), "%s failed: %s", method, out.buf);
-    return result;
-}
-
-static json_t *error_of(const char *method, const char *params, int code)
-{
-    json_t *err = json_object_get(request(method, params), "error");
-    ck_assert_msg(json_is_object(err), "%s did not fail: %s", method, out.buf);
-    ck_assert_int_eq(jint(err, "code"), code);
-    return err;
+    one_reply = 1;
 }
 
 /* resources/read of uri: the one content's text, parsed. */
@@ -379,7 +330,7 @@ Suite *mcp_resources_suite(void)
 {
     Suite *s = suite_create("mcp_resources");
     TCase *t = tcase_create("resources");
-    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_add_checked_fixture(t, setup, mcp_teardown);
     tcase_add_test(t, test_resources_list);
     tcase_add_test(t, test_resource_templates);
     tcase_add_test(t, test_read_device_info_is_get_info);
@@ -393,14 +344,14 @@ Suite *mcp_resources_suite(void)
     suite_add_tcase(s, t);
 
     t = tcase_create("completion");
-    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_add_checked_fixture(t, setup, mcp_teardown);
     tcase_add_loop_test(t, test_completion, 0, sizeof completions / sizeof completions[0]);
     tcase_add_loop_test(t, test_completion_bad_params, 0,
                         sizeof bad_completions / sizeof bad_completions[0]);
     suite_add_tcase(s, t);
 
     t = tcase_create("prompts");
-    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_add_checked_fixture(t, setup, mcp_teardown);
     tcase_add_test(t, test_prompts_list);
     tcase_add_test(t, test_diagnose_pin);
     tcase_add_test(t, test_diagnose_unreadable_pin);

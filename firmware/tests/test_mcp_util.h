@@ -154,4 +154,95 @@ static const fw_board_t mcp_test_board = {
     .i2c_device_count = 1,
 };
 
+/* ---------------------------------------------------------------- the session fixture */
+
+/* The one device of an MCP test program (each test_*.c is its own program), the messages of
+   the last exchange, and the parsed replies, freed at teardown. */
+static fw_device_t dev;
+static mock_hal_t hal;
+static mcap_t out;
+static fw_session_t sess; /* the session request() speaks in */
+static bool answered;     /* what the last send_in() returned */
+static json_t *owned[128];
+static unsigned owned_count;
+static unsigned one_reply; /* set to 1: request() checks that exactly one message came back */
+
+static inline json_t *own(json_t *j)
+{
+    ck_assert_uint_lt(owned_count, sizeof owned / sizeof owned[0]);
+    owned[owned_count++] = j;
+    return j;
+}
+
+/* Starts the device on mcp_test_board; with_eeprom: its at24c answers (returned), else NULL. */
+static inline mock_i2c_dev_t *mcp_setup(bool with_eeprom)
+{
+    mock_hal_init(&hal);
+    mock_i2c_dev_t *eeprom = with_eeprom ? mock_hal_add_i2c(&hal, 0, 0x50, 2, 4096, 32) : NULL;
+    ck_assert_int_eq(fw_device_init(&dev, &mcp_test_board, &mock_hal_api, &hal), FW_OK);
+    mcap_reset(&out);
+    owned_count = 0;
+    one_reply = 0;
+    return eeprom;
+}
+
+static inline void mcp_teardown(void)
+{
+    for (unsigned i = 0; i < owned_count; i++) json_decref(owned[i]);
+    owned_count = 0;
+}
+
+/* Sends msg in session s; the messages written are in out. */
+static inline void send_in(fw_session_t *s, const char *msg)
+{
+    mcap_reset(&out);
+    answered = fw_device_handle_session(&dev, s, msg, strlen(msg), mcap_sink(&out));
+}
+
+/* Message k of the last exchange, parsed. */
+static inline json_t *msg_at(unsigned k)
+{
+    return own(mcap_json(&out, k));
+}
+
+/* A request with id 1 in session s (params: JSON text or NULL); returns the response, the last
+   message. */
+static inline json_t *request_in(fw_session_t *s, const char *method, const char *params)
+{
+    char msg[4096];
+    snprintf(msg, sizeof msg, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"%s\"%s%s}", method,
+             params ? ",\"params\":" : "", params ? params : "");
+    send_in(s, msg);
+    ck_assert_msg(answered, "no response to %s", msg);
+    if (one_reply) ck_assert_uint_eq(out.count, 1);
+    return msg_at(out.count - 1);
+}
+
+static inline json_t *request(const char *method, const char *params)
+{
+    return request_in(&sess, method, params);
+}
+
+/* The result of a response, which must be a success. */
+static inline json_t *result_in(json_t *r, const char *method)
+{
+    json_t *result = json_object_get(r, "result");
+    ck_assert_msg(json_is_object(result), "%s failed: %s", method, out.buf);
+    return result;
+}
+
+static inline json_t *result_of(const char *method, const char *params)
+{
+    return result_in(request(method, params), method);
+}
+
+/* The error of a failing request, with its code checked. */
+static inline json_t *error_of(const char *method, const char *params, int code)
+{
+    json_t *err = json_object_get(request(method, params), "error");
+    ck_assert_msg(json_is_object(err), "%s did not fail: %s", method, out.buf);
+    ck_assert_int_eq(jint(err, "code"), code);
+    return err;
+}
+
 #endif

@@ -1,45 +1,20 @@
 /* test_sampling.c: the sampling engine on a virtual clock: ticks, rings, summaries, events. */
 #include <inttypes.h>
-#include <jansson.h>
-#include <stdio.h>
+#include "test_harness.h"
 
-#include "fw_internal.h"
-#include "mock_hal.h"
-#include "test_util.h"
-
-static mock_hal_t mock;
-static fw_device_t dev;
 static fw_board_t board;
 static fw_pin_def_t pins[4];
-static cap_t out;
-static json_t *reply;
 
 enum { P_SENSOR, P_BUTTON, P_LED, P_FAST };
 
 /* A board with an ESP32-like ADC profile; tests adjust pins[] before start(). */
 static void setup(void)
 {
-    mock_hal_init(&mock);
+    harness_reset();
     memset(&board, 0, sizeof board);
     memset(pins, 0, sizeof pins);
-    pins[P_SENSOR] = (fw_pin_def_t){.number = 34,
-                                    .type = FW_PIN_ADC_INPUT,
-                                    .name = "sensor",
-                                    .sample_interval_ms = 500,
-                                    .buffer_size = 20,
-                                    .summary = true,
-                                    .buffer = true,
-                                    .events = true,
-                                    .threshold_high = 3000,
-                                    .threshold_low = 1000};
-    pins[P_BUTTON] = (fw_pin_def_t){.number = 4,
-                                    .type = FW_PIN_DIGITAL_INPUT,
-                                    .name = "button",
-                                    .sample_interval_ms = 100,
-                                    .buffer_size = 8,
-                                    .summary = true,
-                                    .buffer = true,
-                                    .events = true};
+    pins[P_SENSOR] = (fw_pin_def_t)TEST_PIN_SENSOR;
+    pins[P_BUTTON] = (fw_pin_def_t)TEST_PIN_BUTTON;
     pins[P_LED] = (fw_pin_def_t){.number = 2, .type = FW_PIN_DIGITAL_OUTPUT, .name = "led"};
     pins[P_FAST] = (fw_pin_def_t){.number = 35,
                                   .type = FW_PIN_ADC_INPUT,
@@ -56,18 +31,11 @@ static void setup(void)
                          .adc_bits = 12,
                          .adc_ref_mv = 3300,
                          .adc_report = FW_ADC_REPORT_VOLTS};
-    reply = NULL;
-}
-
-static void teardown(void)
-{
-    json_decref(reply);
-    reply = NULL;
 }
 
 static void start(void)
 {
-    ck_assert_int_eq(fw_device_init(&dev, &board, &mock_hal_api, &mock), FW_OK);
+    harness_start(&board, &mock_hal_api);
 }
 
 static void poll_at(uint64_t t)
@@ -85,22 +53,10 @@ static void run(uint64_t until, uint64_t step)
 /* Sends one request and returns its "result" (owned by `reply` until the next call). */
 static json_t *call(const char *req)
 {
-    json_decref(reply);
-    cap_reset(&out);
-    ck_assert(fw_device_handle(&dev, req, strlen(req), cap_sink(&out)));
-    json_error_t jerr;
-    reply = json_loads(out.buf, 0, &jerr);
-    ck_assert_msg(reply != NULL, "reply is not JSON: %s", out.buf);
+    rpc_send(req, strlen(req));
     json_t *result = json_object_get(reply, "result");
     ck_assert_msg(result != NULL, "no result in %s", out.buf);
     return result;
-}
-
-static json_int_t get_int(json_t *obj, const char *key)
-{
-    json_t *v = json_object_get(obj, key);
-    ck_assert_msg(json_is_integer(v), "%s is not an integer in %s", key, out.buf);
-    return json_integer_value(v);
 }
 
 static const fw_pin_state_t *state(int idx)
@@ -277,9 +233,9 @@ START_TEST(test_since_draining_without_gaps_or_overlaps)
         json_t *r = call(req);
         uint32_t oldest = tick > 8 ? tick - 7 : (tick ? 1 : 0);
         uint32_t want_gap = oldest > since + 1 ? oldest - 1 - since : 0;
-        ck_assert_int_eq(get_int(r, "gap"), want_gap);
-        ck_assert_int_eq(get_int(r, "oldest_seq"), oldest);
-        ck_assert_int_eq(get_int(r, "latest_seq"), tick);
+        ck_assert_int_eq(int_at(r, "gap"), want_gap);
+        ck_assert_int_eq(int_at(r, "oldest_seq"), oldest);
+        ck_assert_int_eq(int_at(r, "latest_seq"), tick);
         gaps += want_gap;
         json_t *samples = json_object_get(r, "samples");
         uint32_t expect = since + want_gap + 1;
@@ -287,10 +243,10 @@ START_TEST(test_since_draining_without_gaps_or_overlaps)
         json_t *s;
         json_array_foreach(samples, i, s)
         {
-            uint32_t seq = (uint32_t)get_int(s, "seq");
+            uint32_t seq = (uint32_t)int_at(s, "seq");
             ck_assert_uint_eq(seq, expect++);
-            ck_assert_int_eq(get_int(s, "t"), seq * 10);
-            ck_assert_int_eq(get_int(s, "value"), (seq * 13) % 4096);
+            ck_assert_int_eq(int_at(s, "t"), seq * 10);
+            ck_assert_int_eq(int_at(s, "value"), (seq * 13) % 4096);
             received++;
         }
         size_t avail = tick - (since + want_gap);
@@ -298,17 +254,17 @@ START_TEST(test_since_draining_without_gaps_or_overlaps)
         ck_assert_uint_eq(json_array_size(samples), want_n);
         ck_assert(json_is_boolean(json_object_get(r, "more")));
         ck_assert(json_is_true(json_object_get(r, "more")) == (want_n < avail));
-        ck_assert_int_eq(get_int(r, "next_since"), want_n ? expect - 1 : since);
-        since = (uint32_t)get_int(r, "next_since");
+        ck_assert_int_eq(int_at(r, "next_since"), want_n ? expect - 1 : since);
+        since = (uint32_t)int_at(r, "next_since");
     }
     snprintf(req, sizeof req,
              "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"get_pin_buffer\","
              "\"params\":{\"pin\":35,\"since\":%" PRIu32 "}}",
              since);
     json_t *last = call(req);
-    ck_assert_int_eq(get_int(last, "gap"), 0);
+    ck_assert_int_eq(int_at(last, "gap"), 0);
     received += (uint32_t)json_array_size(json_object_get(last, "samples"));
-    ck_assert_int_eq(get_int(last, "next_since"), tick);
+    ck_assert_int_eq(int_at(last, "next_since"), tick);
     ck_assert_uint_gt(gaps, 0);
     ck_assert_uint_eq(received + gaps, tick);
 }
@@ -336,15 +292,15 @@ START_TEST(test_summary_stays_exact_past_70000_samples)
     uint64_t hundredths = (sum * 100 + n / 2) / n;
     json_t *r = call("{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"get_pin_summary\","
                      "\"params\":{\"pin\":34}}");
-    ck_assert_int_eq(get_int(r, "count"), n);
+    ck_assert_int_eq(int_at(r, "count"), n);
     char want[64];
     snprintf(want, sizeof want, "\"avg\":%" PRIu64 ".%02" PRIu64, hundredths / 100,
              hundredths % 100);
     ck_assert_msg(strstr(out.buf, want) != NULL, "%s not in %s", want, out.buf);
-    ck_assert_int_eq(get_int(r, "min"), 0);
-    ck_assert_int_eq(get_int(r, "max"), 4095);
-    ck_assert_int_eq(get_int(r, "latest"), (n * 7u + n / 3u) % 4096u);
-    ck_assert_int_eq(get_int(r, "missed"), 0);
+    ck_assert_int_eq(int_at(r, "min"), 0);
+    ck_assert_int_eq(int_at(r, "max"), 4095);
+    ck_assert_int_eq(int_at(r, "latest"), (n * 7u + n / 3u) % 4096u);
+    ck_assert_int_eq(int_at(r, "missed"), 0);
 }
 END_TEST
 
@@ -442,8 +398,8 @@ START_TEST(test_queue_overflow_is_counted_and_reported)
     ck_assert_uint_eq(fw_device_counters(&dev)->events_dropped, 5);
     ck_assert_uint_eq(fw_event_at(&dev, FW_EVENT_QUEUE_MAX - 1)->seq, FW_EVENT_QUEUE_MAX);
     json_t *r = call("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"get_pin_events\"}");
-    ck_assert_int_eq(get_int(r, "dropped"), 5);
-    ck_assert_int_eq(get_int(r, "pending"), 0);
+    ck_assert_int_eq(int_at(r, "dropped"), 5);
+    ck_assert_int_eq(int_at(r, "pending"), 0);
     ck_assert_uint_eq(json_array_size(json_object_get(r, "events")), FW_EVENT_QUEUE_MAX);
     ck_assert_uint_eq(dev.ev_count, 0);
     /* the dropped events used their seqs: the next one shows the hole */
@@ -479,7 +435,7 @@ START_TEST(test_read_errors_are_counted_and_store_nothing)
     ck_assert_uint_eq(s->value, 200);
     json_t *r = call("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"get_pin_summary\","
                      "\"params\":{\"pin\":\"sensor\"}}");
-    ck_assert_int_eq(get_int(r, "read_errors"), 3);
+    ck_assert_int_eq(int_at(r, "read_errors"), 3);
 }
 END_TEST
 
@@ -544,7 +500,7 @@ static Suite *sampling_suite(void)
 {
     Suite *s = suite_create("sampling");
     TCase *t = tcase_create("timing");
-    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_add_checked_fixture(t, setup, harness_teardown);
     tcase_add_test(t, test_interval_gives_exact_ticks);
     tcase_add_test(t, test_poll_before_deadline_or_twice_takes_nothing);
     tcase_add_test(t, test_event_driven_clock_hits_every_deadline);
@@ -554,14 +510,14 @@ static Suite *sampling_suite(void)
     tcase_add_test(t, test_digital_samples_read_gpio);
     suite_add_tcase(s, t);
     t = tcase_create("ring_and_summary");
-    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_add_checked_fixture(t, setup, harness_teardown);
     tcase_set_timeout(t, 30);
     tcase_add_test(t, test_ring_keeps_newest_in_order);
     tcase_add_test(t, test_since_draining_without_gaps_or_overlaps);
     tcase_add_test(t, test_summary_stays_exact_past_70000_samples);
     suite_add_tcase(s, t);
     t = tcase_create("events");
-    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_add_checked_fixture(t, setup, harness_teardown);
     tcase_add_test(t, test_adc_hysteresis_events);
     tcase_add_test(t, test_first_sample_only_primes);
     tcase_add_test(t, test_no_events_when_disabled);
@@ -569,7 +525,7 @@ static Suite *sampling_suite(void)
     tcase_add_test(t, test_queue_overflow_is_counted_and_reported);
     suite_add_tcase(s, t);
     t = tcase_create("errors_and_scaling");
-    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_add_checked_fixture(t, setup, harness_teardown);
     tcase_add_test(t, test_read_errors_are_counted_and_store_nothing);
     tcase_add_test(t, test_digital_read_errors);
     tcase_add_test(t, test_adc_to_mv_truncates_as_mcpu);

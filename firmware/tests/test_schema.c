@@ -18,15 +18,7 @@ static const fw_pin_def_t pins[] = {
     {.number = 7, .type = FW_PIN_DIGITAL_OUTPUT, .name = "5", .description = "named like a number"},
 };
 
-static const fw_board_t board = {
-    .device = "schema-test",
-    .version = "1.0.0",
-    .platform = "mock",
-    .pins = pins,
-    .pin_count = FW_ARRAY_LEN(pins),
-    .adc_bits = 12,
-    .adc_ref_mv = 3300,
-};
+static const fw_board_t board = TEST_MOCK_BOARD("schema-test", "1.0.0", pins);
 
 static fw_device_t dev;
 static mock_hal_t hal;

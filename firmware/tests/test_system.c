@@ -1,36 +1,20 @@
 /* test_system.c: the system_info tool: identity, uptime, chip facts, memory pools, counters. */
-#include <jansson.h>
-#include <stdio.h>
-
 #include "../boards/boards.h"
-#include "fw_internal.h"
-#include "mock_hal.h"
-#include "test_util.h"
+#include "test_harness.h"
 
-static mock_hal_t mock;
-static fw_device_t dev;
-static cap_t out;
-static json_t *reply;
 static hal_api_t api;
 
 static void start(const fw_board_t *b)
 {
-    ck_assert_int_eq(fw_device_init(&dev, b, &api, &mock), FW_OK);
+    harness_start(b, &api);
 }
 
 static void setup(void)
 {
-    mock_hal_init(&mock);
+    harness_reset();
     mock.now = 1000; /* boot is not at time 0 */
     api = mock_hal_api;
-    reply = NULL;
     start(&fw_board_greenhouse_min);
-}
-
-static void teardown(void)
-{
-    json_decref(reply);
-    reply = NULL;
 }
 
 static void send(const char *msg)
@@ -46,11 +30,7 @@ static json_t *call_info(const char *params)
     snprintf(req, sizeof req, "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"system_info\"%s%s}",
              params ? ",\"params\":" : "", params ? params : "");
     send(req);
-    json_decref(reply);
-    json_error_t jerr;
-    reply = json_loads(out.buf, 0, &jerr);
-    ck_assert_msg(reply != NULL, "reply is not JSON: %s", out.buf);
-    return reply;
+    return harness_parse();
 }
 
 static json_t *info(void)
@@ -58,20 +38,6 @@ static json_t *info(void)
     json_t *result = json_object_get(call_info(NULL), "result");
     ck_assert_msg(json_is_object(result), "system_info failed: %s", out.buf);
     return result;
-}
-
-static json_int_t int_at(json_t *obj, const char *key)
-{
-    json_t *v = json_object_get(obj, key);
-    ck_assert_msg(json_is_integer(v), "%s is not an integer in %s", key, out.buf);
-    return json_integer_value(v);
-}
-
-static const char *str_at(json_t *obj, const char *key)
-{
-    json_t *v = json_object_get(obj, key);
-    ck_assert_msg(json_is_string(v), "%s is not a string in %s", key, out.buf);
-    return json_string_value(v);
 }
 
 START_TEST(test_identity_from_the_board_and_the_core)
@@ -232,7 +198,7 @@ static Suite *system_suite(void)
 {
     Suite *s = suite_create("system");
     TCase *t = tcase_create("system_info");
-    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_add_checked_fixture(t, setup, harness_teardown);
     tcase_add_test(t, test_identity_from_the_board_and_the_core);
     tcase_add_test(t, test_chip_facts_come_from_the_port);
     tcase_add_test(t, test_chip_facts_absent_without_device_info);

@@ -1,6 +1,8 @@
-# Dockerfile: mcpsim as a container image: a simulated device on TCP for client developers.
+# Dockerfile: mcpsim as a container image: a simulated device on TCP, HTTP and WebSocket for client
+# developers.
 #   docker build -t mcpsim .
 #   docker run --rm -p 127.0.0.1:7000:7000 mcpsim                     # esp32-demo on TCP 7000
+#   docker run --rm -p 127.0.0.1:7002:7002 -p 127.0.0.1:7003:7003 mcpsim  # MCP at /mcp: HTTP, WS
 #   docker run --rm -p 127.0.0.1:7000:7000 mcpsim --board greenhouse  # another built-in board
 #   docker run --rm -p 127.0.0.1:7000:7000 -v "$PWD/my.json:/board.json:ro" mcpsim --board /board.json
 #   docker run --rm -p 127.0.0.1:7000:7000 -p 127.0.0.1:7001:7001 \
@@ -77,11 +79,9 @@ WORKDIR /tmp
 # 7000: the device, MCP/U newline-delimited JSON-RPC over TCP.
 # 7001: the control channel (sim.*): NOT exposed and NOT listening unless asked for with
 #       --control 0.0.0.0:7001; publish it on the host's loopback only (-p 127.0.0.1:7001:7001).
-# 7002, 7003: MCP over HTTP and WebSocket (/mcp). The binary has them once sim/host's --http and
-#       --ws land; to serve them, this EXPOSE and the ENTRYPOINT below become (one line each):
-# EXPOSE 7000 7002 7003
-# ENTRYPOINT ["/usr/local/bin/mcpsim", "--tcp", "0.0.0.0:7000", "--http", "0.0.0.0:7002", "--ws", "0.0.0.0:7003"]
-EXPOSE 7000
+# 7002: MCP over Streamable HTTP at http://HOST:7002/mcp.
+# 7003: MCP over WebSocket at ws://HOST:7003/mcp.
+EXPOSE 7000 7002 7003
 
 # The device asks itself: get_info over TCP must answer with a result (bash /dev/tcp, no extra
 # packages). It reads the --tcp port from mcpsim's own command line (7000 unless overridden).
@@ -89,11 +89,14 @@ HEALTHCHECK --interval=15s --timeout=5s --start-period=5s --retries=3 \
     CMD ["/usr/local/bin/mcpsim-healthcheck"]
 
 # Listening on all interfaces is right inside the container: which host interface reaches it is
-# decided by `docker run -p` (publish to 127.0.0.1 unless others should reach the device). The
-# HTTP transport's Host and Origin checks accept localhost, 127.0.0.1 and [::1] (any port), which
-# is what a client of a port published on the host's loopback sends; for other names, add
-# --allow-host NAME (and --allow-origin for browsers) after the image name.
+# decided by `docker run -p` (publish to 127.0.0.1 unless others should reach the device).
+# No --allow-host here, on purpose: HTTP and WebSocket check the Host header (DNS rebinding) and a
+# browser's Origin, and the defaults accept localhost, 127.0.0.1 and [::1] with any port, which is
+# what a client of a port published on the host's loopback sends (-p 127.0.0.1:HOSTPORT:7002).
+# mcpsim therefore logs, at start, a warning that remote clients would be refused: that is the
+# secure default. To let a LAN name in, add --allow-host mybox.lan (and --allow-origin for a
+# browser app, --auth-token or -e MCPSIM_AUTH_TOKEN when others can reach it) after the image name.
 # Arguments after the image name replace CMD, so `docker run IMAGE --board uno` picks the board;
-# a later --tcp on the command line wins over the one here.
-ENTRYPOINT ["/usr/local/bin/mcpsim", "--tcp", "0.0.0.0:7000"]
+# a later --tcp, --http or --ws on the command line wins over the one here.
+ENTRYPOINT ["/usr/local/bin/mcpsim", "--tcp", "0.0.0.0:7000", "--http", "0.0.0.0:7002", "--ws", "0.0.0.0:7003"]
 CMD ["--board", "esp32-demo"]

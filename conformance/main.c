@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "discovery.h"
+#include "jobs.h"
 #include "reporter.h"
 #include "runner.h"
 #include "scenario.h"
@@ -26,7 +27,7 @@ typedef struct options {
     const char *scenario_paths[32];
     size_t n_paths;
     bool list, tap, verbose, no_generated;
-    long repeat;
+    long repeat, jobs;
     double timeout_scale;
 } options_t;
 
@@ -36,7 +37,7 @@ static void usage(FILE *out)
         "Usage: conformance [--target SPEC] [--control tcp:HOST:PORT] [--scenarios PATH]...\n"
         "                   [--filter PATTERN] [--tags LIST] [--list] [--repeat N]\n"
         "                   [--junit FILE] [--tap] [--json FILE] [--expected-failures FILE]\n"
-        "                   [--no-generated] [--timeout-scale X] [--mcpsim PATH] [-v]\n"
+        "                   [--no-generated] [--timeout-scale X] [--jobs N] [--mcpsim PATH] [-v]\n"
         "\n"
         "Replays the JSON scenarios (scenarios/README.md) against a device, after discovering it\n"
         "(get_info, list_tools) and adding the checks generated from what it declares.\n"
@@ -63,6 +64,8 @@ static void usage(FILE *out)
         "                       scenario that passes is reported stale and fails the run\n"
         "  --no-generated       skip the checks generated from discovery\n"
         "  --timeout-scale X    multiply every timeout (slow serial links)\n"
+        "  --jobs N             sim targets: spread the scenarios over N simulators run in\n"
+        "                       parallel (reports stay in library order)\n"
         "  -v, --verbose        transcripts of passing scenarios too\n"
         "\n"
         "Exit status: 0 all passed, 1 a scenario failed, 2 usage or scenario-file error,\n"
@@ -86,12 +89,14 @@ static int parse_args(int argc, char **argv, options_t *o)
                                           {"no-generated", no_argument, 0, 'n'},
                                           {"timeout-scale", required_argument, 0, 'S'},
                                           {"mcpsim", required_argument, 0, 'm'},
+                                          {"jobs", required_argument, 0, 'N'},
                                           {"verbose", no_argument, 0, 'v'},
                                           {"help", no_argument, 0, 'h'},
                                           {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     o->target = "sim:esp32-demo";
     o->repeat = 1;
+    o->jobs = 1;
     o->timeout_scale = 1.0;
     int c;
     char *end;
@@ -147,6 +152,13 @@ static int parse_args(int argc, char **argv, options_t *o)
             break;
         case 'm':
             o->mcpsim = optarg;
+            break;
+        case 'N':
+            o->jobs = strtol(optarg, &end, 10);
+            if (*end || o->jobs < 1 || o->jobs > 64) {
+                fprintf(stderr, "conformance: --jobs needs a count from 1 to 64\n");
+                return -1;
+            }
             break;
         case 'v':
             o->verbose = true;
@@ -360,29 +372,109 @@ static void record(run_t *r, conf_result_t *res)
     r->results[r->n_results++] = *res;
 }
 
-static void run_all(run_t *r, conf_run_ctx_t *ctx, const conf_scenario_t **sel, size_t n)
+/* Result i of the run is repeat i / n of sel[i % n]; repeats after the first are named "#k". */
+static void run_index(conf_run_ctx_t *ctx, const conf_scenario_t **sel, size_t n, size_t i,
+                      conf_result_t *res)
+{
+    conf_run_scenario(ctx, sel[i % n], res);
+    if (i >= n) {
+        char *name = conf_asprintf("%s#%zu", res->name, i / n + 1);
+        free(res->name);
+        res->name = name;
+    }
+}
+
+static void report_result(run_t *r, conf_result_t *res, size_t total)
+{
+    record(r, res);
+    for (size_t j = 0; j < r->n_reps; j++)
+        if (r->reps[j].ops->result)
+            r->reps[j].ops->result(&r->reps[j], &r->results[r->n_results - 1], r->n_results, total);
+}
+
+/* --jobs: what the parent hands its workers, and what each worker opens for itself. */
+typedef struct jobs_ctx {
+    run_t *r;
+    const conf_target_opts_t *topts;
+    const conf_scenario_t **sel;
+    size_t n, total;
+    conf_target_t *t;
+    conf_control_t *ctl;
+    conf_run_ctx_t ctx;
+} jobs_ctx_t;
+
+static int job_setup(void *ud, char *err, size_t cap)
+{
+    jobs_ctx_t *j = ud;
+    int rc;
+    j->t = conf_target_open(j->r->o->target, j->topts, &rc, err, cap);
+    if (!j->t) return -1;
+    if (j->t->control[0] && !(j->ctl = conf_control_open(j->t->control, err, cap))) return -1;
+    conf_run_init(&j->ctx, j->t, j->ctl);
+    j->ctx.timeout_scale = j->r->o->timeout_scale;
+    return conf_discover(&j->ctx, err, cap);
+}
+
+static void job_run(void *ud, size_t index, conf_result_t *res)
+{
+    jobs_ctx_t *j = ud;
+    run_index(&j->ctx, j->sel, j->n, index, res);
+}
+
+static bool job_lost(void *ud)
+{
+    return ((jobs_ctx_t *)ud)->ctx.lost;
+}
+
+static void job_teardown(void *ud)
+{
+    jobs_ctx_t *j = ud;
+    conf_run_free(&j->ctx);
+    conf_control_close(j->ctl);
+    conf_target_close(j->t);
+}
+
+static void job_emit(void *ud, conf_result_t *res, size_t index)
+{
+    jobs_ctx_t *j = ud;
+    res->sc = j->sel[index % j->n];
+    if (!res->name) res->name = conf_strdup(res->sc->name);
+    report_result(j->r, res, j->total);
+}
+
+/* Runs the selection; true when a connection was lost. */
+static bool run_all(run_t *r, conf_run_ctx_t *ctx, const conf_target_opts_t *topts,
+                    const conf_scenario_t **sel, size_t n)
 {
     size_t total = n * (size_t)r->o->repeat;
-    r->results = conf_xcalloc(total, sizeof *r->results);
+    bool lost = false;
+    r->results = conf_xcalloc(total + 1, sizeof *r->results);
     double t0 = conf_now_msf();
-    for (long k = 0; k < r->o->repeat; k++) {
-        for (size_t i = 0; i < n; i++) {
+    size_t njobs = (size_t)r->o->jobs < total ? (size_t)r->o->jobs : total;
+    if (njobs > 1) {
+        static const conf_jobs_ops_t ops = {job_setup, job_run, job_lost, job_teardown};
+        jobs_ctx_t j;
+        memset(&j, 0, sizeof j);
+        j.r = r;
+        j.topts = topts;
+        j.sel = sel;
+        j.n = n;
+        j.total = total;
+        conf_merge_t m;
+        conf_merge_init(&m, total, job_emit, &j);
+        lost = conf_jobs_run(njobs, total, &ops, &j, &m);
+        conf_merge_free(&m);
+    } else {
+        for (size_t i = 0; i < total; i++) {
             conf_result_t res;
-            conf_run_scenario(ctx, sel[i], &res);
-            if (k > 0) {
-                char *name = conf_asprintf("%s#%ld", res.name, k + 1);
-                free(res.name);
-                res.name = name;
-            }
-            record(r, &res);
-            for (size_t j = 0; j < r->n_reps; j++)
-                if (r->reps[j].ops->result)
-                    r->reps[j].ops->result(&r->reps[j], &r->results[r->n_results - 1], r->n_results,
-                                           total);
+            run_index(ctx, sel, n, i, &res);
+            report_result(r, &res, total);
         }
+        lost = ctx->lost;
     }
     r->sum.total = r->n_results;
     r->sum.ms = conf_now_msf() - t0;
+    return lost;
 }
 
 static int run(const options_t *o, conf_library_t *lib, json_t *xfail)
@@ -394,6 +486,12 @@ static int run(const options_t *o, conf_library_t *lib, json_t *xfail)
     if (!t) {
         fprintf(stderr, "conformance: %s\n", err);
         return rc;
+    }
+    if (o->jobs > 1 && (t->ops != &conf_target_sim || o->control)) {
+        fprintf(stderr, "conformance: --jobs works with sim targets only (each job spawns its "
+                        "own simulator)\n");
+        conf_target_close(t);
+        return CONF_EXIT_USAGE;
     }
     const char *ctl_addr = o->control ? o->control : t->control;
     conf_control_t *ctl = ctl_addr[0] ? conf_control_open(ctl_addr, err, sizeof err) : NULL;
@@ -435,14 +533,14 @@ static int run(const options_t *o, conf_library_t *lib, json_t *xfail)
             r.reps[j].info = &info;
             if (r.reps[j].ops->begin) r.reps[j].ops->begin(&r.reps[j], &info);
         }
-        run_all(&r, &ctx, sel, n);
+        bool lost = run_all(&r, &ctx, &topts, sel, n);
         r.sum.notes = conf_buf_str(&t->notes);
         for (size_t j = 0; j < r.n_reps; j++)
             if (r.reps[j].ops->end) r.reps[j].ops->end(&r.reps[j], r.results, r.n_results, &r.sum);
-        rc = ctx.lost                        ? CONF_EXIT_UNREACHABLE
+        rc = lost                            ? CONF_EXIT_UNREACHABLE
              : (r.sum.failed || r.sum.stale) ? CONF_EXIT_FAILED
                                              : CONF_EXIT_OK;
-        if (ctx.lost) fprintf(stderr, "conformance: the connection to the device was lost\n");
+        if (lost) fprintf(stderr, "conformance: the connection to the device was lost\n");
     }
     for (size_t i = 0; i < 2; i++)
         if (r.files[i]) fclose(r.files[i]);

@@ -12,6 +12,7 @@
 
 #define POST_TIMEOUT_MS 10000
 #define CONNECT_TIMEOUT_MS 3000
+#define GET_WAIT_MS 250
 
 /* One transfer in flight: a POST, a DELETE, or the session's GET stream. */
 typedef struct xfer {
@@ -200,13 +201,34 @@ static bool drive(http_impl_t *h, xfer_t *x, bool until_stream, int64_t deadline
     }
 }
 
-/* Default request headers: JSON in, JSON or SSE out, the session and the protocol version. */
-static void std_headers(http_impl_t *h, xfer_t *x, bool body)
+/* Default request headers: JSON in, JSON or SSE out, and (unless it starts a new session) the
+   session and the protocol version. */
+static void std_headers(http_impl_t *h, xfer_t *x, bool body, bool in_session)
 {
     if (body) add_header(x, "Content-Type", "application/json");
     add_header(x, "Accept", "application/json, text/event-stream");
-    if (h->session[0]) add_header(x, "Mcp-Session-Id", h->session);
-    if (h->version[0]) add_header(x, "MCP-Protocol-Version", h->version);
+    if (in_session && h->session[0]) add_header(x, "Mcp-Session-Id", h->session);
+    if (in_session && h->version[0]) add_header(x, "MCP-Protocol-Version", h->version);
+}
+
+/* DELETEs the current session (best effort), as a client ending it does. */
+static void end_session(http_impl_t *h)
+{
+    xfer_t *x = xfer_new(h, "DELETE", false);
+    std_headers(h, x, false, true);
+    curl_easy_setopt(x->easy, CURLOPT_HTTPHEADER, x->headers);
+    curl_easy_setopt(x->easy, CURLOPT_TIMEOUT_MS, 2000L);
+    curl_easy_perform(x->easy);
+    xfer_free(h, x);
+}
+
+static bool is_initialize(const char *msg, size_t len)
+{
+    json_t *req = json_loadb(msg, len, 0, NULL);
+    const char *method = json_string_value(json_object_get(req, "method"));
+    bool init = method && strcmp(method, "initialize") == 0;
+    json_decref(req);
+    return init;
 }
 
 static void open_get_stream(http_impl_t *h)
@@ -219,7 +241,9 @@ static void open_get_stream(http_impl_t *h)
     curl_easy_setopt(x->easy, CURLOPT_HTTPHEADER, x->headers);
     curl_multi_add_handle(h->multi, x->easy);
     h->get = x;
-    drive(h, x, true, conf_now_ms() + CONNECT_TIMEOUT_MS);
+    /* Long enough for a prompt refusal; a server that holds back the stream's headers until its
+       first event (Node's does) is not waited for: the stream is driven with everything else. */
+    drive(h, x, true, conf_now_ms() + GET_WAIT_MS);
     if (x->done) { /* refused (405: no stream offered) or failed: do without */
         h->get = NULL;
         h->get_refused = true;
@@ -228,19 +252,15 @@ static void open_get_stream(http_impl_t *h)
 }
 
 /* After an initialize: the session id it issued and the version it negotiated. */
-static void note_initialize(http_impl_t *h, const xfer_t *x, const char *msg, size_t len)
+static void note_initialize(http_impl_t *h, const xfer_t *x)
 {
-    json_t *req = json_loadb(msg, len, 0, NULL);
-    const char *method = json_string_value(json_object_get(req, "method"));
-    bool init = method && strcmp(method, "initialize") == 0;
-    json_decref(req);
-    if (!init) return;
-    if (x->session[0]) {
-        conf_copy(h->session, sizeof h->session, x->session);
+    if (x->session[0] && strcmp(x->session, h->session) != 0) {
         if (h->get) { /* a new session: the old stream belongs to the old one */
             xfer_free(h, h->get);
             h->get = NULL;
         }
+        if (h->session[0]) end_session(h);
+        conf_copy(h->session, sizeof h->session, x->session);
         h->get_refused = false;
     }
     /* the response is the last message queued: its protocolVersion is what later requests say */
@@ -286,8 +306,10 @@ static int http_send(conf_target_t *t, const char *msg, size_t len, char *err, s
 {
     http_impl_t *h = t->impl;
     reap_posts(h);
+    /* An initialize starts a new session (a server refuses one inside its session). */
+    bool init = is_initialize(msg, len);
     xfer_t *x = xfer_new(h, "POST", true);
-    std_headers(h, x, true);
+    std_headers(h, x, true, !init);
     curl_easy_setopt(x->easy, CURLOPT_HTTPHEADER, x->headers);
     curl_easy_setopt(x->easy, CURLOPT_POSTFIELDSIZE, (long)len);
     curl_easy_setopt(x->easy, CURLOPT_COPYPOSTFIELDS, msg);
@@ -307,7 +329,7 @@ static int http_send(conf_target_t *t, const char *msg, size_t len, char *err, s
         rc = x->status > 0 ? -2 : -1;
     } else {
         if (!x->sse && x->status != 202) queue_push(h, conf_buf_str(&x->body), x->body.len);
-        note_initialize(h, x, msg, len);
+        if (init) note_initialize(h, x);
         open_get_stream(h);
     }
     xfer_free(h, x);
@@ -432,14 +454,7 @@ static void http_close(conf_target_t *t)
     if (!h) return;
     if (h->get) xfer_free(h, h->get);
     for (size_t i = 0; i < sizeof h->posts / sizeof h->posts[0]; i++) xfer_free(h, h->posts[i]);
-    if (h->session[0]) { /* the session ends with us */
-        xfer_t *x = xfer_new(h, "DELETE", false);
-        std_headers(h, x, false);
-        curl_easy_setopt(x->easy, CURLOPT_HTTPHEADER, x->headers);
-        curl_easy_setopt(x->easy, CURLOPT_TIMEOUT_MS, 2000L);
-        curl_easy_perform(x->easy);
-        xfer_free(h, x);
-    }
+    if (h->session[0]) end_session(h); /* the session ends with us */
     for (size_t i = h->qhead; i < h->qlen; i++) free(h->queue[i]);
     free(h->queue);
     curl_multi_cleanup(h->multi);

@@ -6,7 +6,6 @@
 
 #include "fw_device.h"
 
-#define FW_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
 /* Assertion of the core's own invariants (never for outside input). A port may define
    FW_ASSERT_FAIL. By default gcc/clang trap (a HardFault on Cortex-M that the debugger or the

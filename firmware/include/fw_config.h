@@ -1,4 +1,5 @@
-/* fw_config.h: every compile-time limit of the firmware core; a board may override any of them. */
+/* fw_config.h: the build profile, its feature switches and every compile-time limit of the
+   firmware core; a board may override any of them. */
 #ifndef FW_CONFIG_H
 #define FW_CONFIG_H
 
@@ -7,74 +8,149 @@
 #include FW_CONFIG_BOARD_HEADER
 #endif
 
+/* ---------------------------------------------------------------- profiles */
+
+/*
+ * One switch picks a profile (-DFW_PROFILE=FW_PROFILE_MCPU_MIN, or CMake -DMCPSIM_PROFILE=
+ * mcpu-min); the profile gives every feature switch and limit below its default, and any of them
+ * may still be overridden one by one.
+ *   FW_PROFILE_FULL      what the simulator runs: MCP and MCP/U, sampling, I2C, floating point.
+ *   FW_PROFILE_MCPU_MIN  MCP/U over a byte stream on a 2 KB part: get_info, list_tools with full
+ *                        input schemas, gpio/pwm/adc tools; no MCP, no sampling, no I2C, no
+ *                        floating point, small pools.
+ */
+#define FW_PROFILE_FULL 1
+#define FW_PROFILE_MCPU_MIN 2
+#ifndef FW_PROFILE
+#define FW_PROFILE FW_PROFILE_FULL
+#endif
+#if FW_PROFILE != FW_PROFILE_FULL && FW_PROFILE != FW_PROFILE_MCPU_MIN
+#error "FW_PROFILE must be FW_PROFILE_FULL or FW_PROFILE_MCPU_MIN"
+#endif
+#define FW_MIN (FW_PROFILE == FW_PROFILE_MCPU_MIN)
+
+/* The profile's name as get_info/system_info report it. */
+#if FW_MIN
+#define FW_PROFILE_NAME "mcpu-min"
+#else
+#define FW_PROFILE_NAME "full"
+#endif
+
+/* MCP (initialize, tools/*, resources/*, prompts/*, sessions, notifications, the log). Off: the
+   MCP modules are not linked and their public functions answer "unsupported". */
+#ifndef FW_WITH_MCP
+#define FW_WITH_MCP (!FW_MIN)
+#endif
+
+/* Floating point: NUMBER parameters and fractional JSON numbers as double. Off: no double in the
+   core (no soft-float library on an FPU-less part); every decimal is printed from integers. */
+#ifndef FW_WITH_FLOAT
+#define FW_WITH_FLOAT (!FW_MIN)
+#endif
+
+/* Tool and parameter descriptions in listings (off: descriptors keep NULL, schemas keep types,
+   ranges, enums and required). */
+#ifndef FW_WITH_DESCRIPTIONS
+#define FW_WITH_DESCRIPTIONS 1
+#endif
+
+/* Periodic sampling of input pins: rings, summaries, events, the pin buffer tools. */
+#ifndef FW_WITH_SAMPLING
+#define FW_WITH_SAMPLING (!FW_MIN)
+#endif
+
+/* I2C: the i2c_* tools, the I2C call helpers and the board's I2C chips (drivers). */
+#ifndef FW_WITH_I2C
+#define FW_WITH_I2C (!FW_MIN)
+#endif
+
+#if FW_WITH_MCP && !FW_WITH_SAMPLING
+#error "FW_WITH_MCP needs FW_WITH_SAMPLING (pin resources carry the sampling summary)"
+#endif
+
+/* A description in a descriptor: FW_DESC("...") is NULL when descriptions are off. */
+#if FW_WITH_DESCRIPTIONS
+#define FW_DESC(text) (text)
+#else
+#define FW_DESC(text) ((const char *)0)
+#endif
+
+/* ---------------------------------------------------------------- limits */
+
 /* Longest request line (without its newline) a byte-stream transport accepts. */
 #ifndef FW_LINE_MAX
-#define FW_LINE_MAX 1024
+#define FW_LINE_MAX (FW_MIN ? 200 : 1024)
+#endif
+
+/* Largest whole message (fw_device_handle) the JSON reader indexes: 65535 lets tokens keep
+   16-bit offsets. */
+#ifndef FW_MSG_MAX
+#define FW_MSG_MAX (FW_MIN ? 65535u : 4294967295u)
 #endif
 
 /* JSON tokens available to parse one message (a batch shares one pool). */
 #ifndef FW_JSON_TOKENS_MAX
-#define FW_JSON_TOKENS_MAX 192
+#define FW_JSON_TOKENS_MAX (FW_MIN ? 40 : 192)
 #endif
 
 /* Deepest nesting of arrays/objects the reader accepts. */
 #ifndef FW_JSON_DEPTH_MAX
-#define FW_JSON_DEPTH_MAX 16
+#define FW_JSON_DEPTH_MAX (FW_MIN ? 6 : 16)
 #endif
 
 /* Bytes the JSON writer buffers before handing them to its sink. */
 #ifndef FW_JW_BUF_SIZE
-#define FW_JW_BUF_SIZE 128
+#define FW_JW_BUF_SIZE (FW_MIN ? 32 : 128)
 #endif
 
 /* Deepest nesting the JSON writer tracks (envelope + result structure). */
 #ifndef FW_JW_DEPTH_MAX
-#define FW_JW_DEPTH_MAX 16
+#define FW_JW_DEPTH_MAX (FW_MIN ? 8 : 16)
 #endif
 
 /* Pins in the registry of one device. */
 #ifndef FW_PINS_MAX
-#define FW_PINS_MAX 16
+#define FW_PINS_MAX (FW_MIN ? 8 : 16)
 #endif
 
 /* Tools registered on one device (built-in, driver and application tools together). */
 #ifndef FW_TOOLS_MAX
-#define FW_TOOLS_MAX 40
+#define FW_TOOLS_MAX (FW_MIN ? 8 : 40)
 #endif
 
 /* Parameters one tool may declare. */
 #ifndef FW_PARAMS_MAX
-#define FW_PARAMS_MAX 8
+#define FW_PARAMS_MAX (FW_MIN ? 3 : 8)
 #endif
 
-/* Samples a pin's ring buffer can hold (a pin's buffer_size may be smaller). */
+/* Most samples one pin's ring may hold (its buffer_size; the board supplies the storage). */
 #ifndef FW_SAMPLE_BUF_MAX
 #define FW_SAMPLE_BUF_MAX 64
 #endif
 
 /* Threshold/edge events queued across all pins before overflow is counted. */
 #ifndef FW_EVENT_QUEUE_MAX
-#define FW_EVENT_QUEUE_MAX 32
+#define FW_EVENT_QUEUE_MAX (FW_MIN ? 4 : 32)
 #endif
 
 /* Requests in one JSON-RPC batch. */
 #ifndef FW_BATCH_MAX
-#define FW_BATCH_MAX 16
+#define FW_BATCH_MAX (FW_MIN ? 4 : 16)
 #endif
 
 /* Bytes for decoded argument strings and byte arrays of one call. */
 #ifndef FW_SCRATCH_SIZE
-#define FW_SCRATCH_SIZE 256
+#define FW_SCRATCH_SIZE (FW_MIN ? 48 : 256)
 #endif
 
 /* Bytes of one error message (it names the field and the limit). */
 #ifndef FW_ERRMSG_MAX
-#define FW_ERRMSG_MAX 160
+#define FW_ERRMSG_MAX (FW_MIN ? 72 : 160)
 #endif
 
 /* Validation issues reported in one -32602 error's data.issues. */
 #ifndef FW_ISSUES_MAX
-#define FW_ISSUES_MAX 4
+#define FW_ISSUES_MAX (FW_MIN ? 1 : 4)
 #endif
 
 /* I2C devices (driver instances) a board may declare. */

@@ -46,18 +46,19 @@ typedef struct fw_pin_def {
 
 typedef enum fw_adc_report { FW_ADC_REPORT_VOLTS = 0, FW_ADC_REPORT_MV } fw_adc_report_t;
 
-/* An I2C chip the board carries, bound to a driver in firmware/drivers by name. */
-typedef struct fw_i2c_dev_def {
-    const char *driver; /* "tmp102", "at24c" */
-    uint8_t bus;
-    uint8_t addr;        /* 7-bit */
-    uint32_t size_bytes; /* at24c: capacity (e.g. 256 for 24C02, 32768 for 24C256) */
-    uint16_t page_bytes; /* at24c: write page (8, 16, 32, 64) */
-} fw_i2c_dev_def_t;
+/* One compact slot of a pin's sample ring (storage the board supplies; read samples through
+   fw_sampling_sample). The time is the low 32 bits of the HAL's ms, the seq is derived. */
+typedef struct fw_sample_slot {
+    uint16_t value;   /* raw ADC count or 0/1 */
+    uint16_t t_lo;    /* t_ms & 0xffff */
+    uint16_t t_hi;    /* (t_ms >> 16) & 0xffff */
+} fw_sample_slot_t;
 
 /*
  * A board is data: the port hands it to the core at start (a const table on a microcontroller,
- * the parsed board file in the simulator). It must outlive the device.
+ * generated from the board's JSON file; the parsed board file in the simulator). It must outlive
+ * the device. The core registers, in this order: the tool sets (the built-ins the board wants,
+ * builtins/fw_builtins.h), the tools of each chip's driver, the application tools.
  */
 typedef struct fw_board {
     const char *device;   /* device name reported by get_info */
@@ -69,46 +70,63 @@ typedef struct fw_board {
     uint16_t adc_ref_mv;   /* full-scale reference in millivolts */
     uint8_t adc_report;    /* fw_adc_report_t */
     bool omit_schemas;     /* list_tools omits inputSchema (as MCP/U's AVR build) */
-    uint8_t i2c_bus_count; /* 0 = no I2C tools */
-    const fw_i2c_dev_def_t *i2c_devices;
-    uint8_t i2c_device_count;
-    const char *const *app_tools; /* application tools enabled by name; NULL-terminated or NULL */
+    uint8_t i2c_bus_count; /* 0 = no I2C */
+    const struct fw_chip *chips; /* I2C chips, each bound to its driver (fw_driver.h) */
+    uint8_t chip_count;
+    const fw_toolset_t *const *toolsets; /* NULL-terminated, or NULL */
+    const fw_tool_t *const *app_tools;   /* application tools; NULL-terminated, or NULL */
+    /* Sample rings of the buffered pins, one after another in registry order, each
+       buffer_size slots: at least the sum of their buffer_size (NULL/0 when none buffers). */
+    fw_sample_slot_t *sample_store;
+    uint16_t sample_store_len;
 } fw_board_t;
+
+/* Slots of sample_store a board needs: the sum of buffer_size over its sampled, buffered pins. */
+size_t fw_board_sample_slots(const fw_board_t *board);
 
 /* ---------------------------------------------------------------- runtime state */
 
+/* One sample as read back (fw_sampling_sample). */
 typedef struct fw_sample {
     uint32_t seq;   /* per pin, starts at 1, never reused */
     uint32_t value; /* raw ADC count or 0/1 */
     uint64_t t_ms;
 } fw_sample_t;
 
+/* What the core knows of a pin. Tools change it only through fw_device_pin_note_*. */
 typedef struct fw_pin_state {
     uint8_t mode;    /* hal_pin_mode_t as last set */
     uint8_t type;    /* current type (pin_mode may switch between digital in/out) */
     bool have_level; /* last written/read level known */
     bool level;
     uint8_t duty;
-    uint64_t next_sample_ms;
-    uint32_t next_seq;  /* seq the next sample gets */
-    uint16_t ring_head; /* index where the next sample is stored */
-    uint16_t ring_count;
-    fw_sample_t ring[FW_SAMPLE_BUF_MAX];
-    uint64_t sum; /* summary over all samples since start/reset */
-    uint32_t count;
-    uint32_t min, max, latest;
-    bool above;           /* threshold state (ADC) or last level (digital) */
-    bool primed;          /* first sample taken (edge detection needs a previous one) */
-    uint32_t missed;      /* sampling ticks skipped because poll came late */
-    uint32_t read_errors; /* HAL errors while sampling */
 } fw_pin_state_t;
 
+#if FW_WITH_SAMPLING
+/* Sampling state of one pin (sampled inputs only use it). */
+typedef struct fw_pin_sampling {
+    uint64_t next_sample_ms;
+    uint32_t next_seq;    /* seq the next sample gets */
+    uint16_t ring_first;  /* the pin's first slot in the board's sample_store */
+    uint16_t ring_head;   /* index (within the ring) where the next sample is stored */
+    uint16_t ring_count;
+    bool above;           /* threshold state (ADC) or last level (digital) */
+    bool primed;          /* first sample taken (edge detection needs a previous one) */
+    uint64_t sum;         /* summary over all samples since start/reset */
+    uint32_t count;
+    uint32_t min, max, latest;
+    uint32_t missed;      /* sampling ticks skipped because poll came late */
+    uint32_t read_errors; /* HAL errors while sampling */
+} fw_pin_sampling_t;
+#endif
+
+/* A threshold crossing or edge seen by sampling. */
 typedef struct fw_event {
     uint32_t seq; /* device-wide, starts at 1 */
+    uint32_t t_ms; /* low 32 bits of the HAL's ms (fw_event_time gives all 64) */
+    uint16_t value;
     uint8_t pin_index;
     uint8_t kind; /* fw_event_kind_t */
-    uint32_t value;
-    uint64_t t_ms;
 } fw_event_t;
 
 typedef enum fw_event_kind {
@@ -203,6 +221,7 @@ typedef struct fw_msg_sink {
 } fw_msg_sink_t;
 
 struct fw_msg;
+struct fw_rpc_layer;
 struct fw_resource;
 struct fw_prompt;
 
@@ -217,17 +236,22 @@ typedef struct fw_device {
     const fw_tool_t *tools[FW_TOOLS_MAX];
     uint8_t tool_count;
     fw_pin_state_t pins[FW_PINS_MAX];
-    fw_event_t events[FW_EVENT_QUEUE_MAX];
-    uint16_t ev_head, ev_count;
-    uint32_t ev_next_seq;
     fw_counters_t counters;
     uint64_t boot_ms;
     fw_json_tok_t toks[FW_JSON_TOKENS_MAX];
     uint8_t scratch[FW_SCRATCH_SIZE];
     size_t scratch_used;
+    const struct fw_rpc_layer *layer; /* methods and hooks above JSON-RPC (MCP), or NULL */
+    struct fw_msg *msg;               /* the message being handled; NULL between messages */
+#if FW_WITH_SAMPLING
+    fw_pin_sampling_t sampling[FW_PINS_MAX];
+    fw_event_t events[FW_EVENT_QUEUE_MAX];
+    uint16_t ev_head, ev_count;
+    uint32_t ev_next_seq;
+#endif
+#if FW_WITH_MCP
     /* MCP (core/mcp*.c) */
     fw_session_t session;              /* the implicit session of fw_device_handle/_feed */
-    struct fw_msg *msg;                /* the message being handled; NULL between messages */
     uint32_t change_count;             /* pin changes observed since init */
     uint32_t pin_changed[FW_PINS_MAX]; /* change_count at each pin's last observed change */
     uint64_t pin_look[FW_PINS_MAX];    /* each pin's observable state when last compared */
@@ -243,6 +267,7 @@ typedef struct fw_device {
     uint8_t resource_count;
     const struct fw_prompt *prompts[FW_EXTRA_PROMPTS_MAX]; /* fw_device_add_prompt */
     uint8_t prompt_count;
+#endif
 } fw_device_t;
 
 /* ---------------------------------------------------------------- API */
@@ -294,6 +319,56 @@ const fw_counters_t *fw_device_counters(const fw_device_t *dev);
 
 /* Index of a pin in the registry by number, or -1. */
 int fw_device_pin_index(const fw_device_t *dev, uint16_t number);
+
+/* The board the device was started with. */
+const fw_board_t *fw_device_board(const fw_device_t *dev);
+
+/* Milliseconds since boot by the HAL's clock (0 when the port has no clock). */
+uint64_t fw_device_uptime_ms(const fw_device_t *dev);
+
+/* Registered tools: count, and tool i (NULL when i >= count), in registration order. */
+size_t fw_device_tool_count(const fw_device_t *dev);
+const fw_tool_t *fw_device_tool_at(const fw_device_t *dev, size_t i);
+
+/* ---------------------------------------------------------------- for tools: pins and the HAL */
+
+/* The core's view of pin index (see fw_pin_state_t); index must be < the board's pin_count. */
+const fw_pin_state_t *fw_device_pin_state(const fw_device_t *dev, uint8_t index);
+
+/* Tell the core what a tool did to pin index, so listings, resources and change notifications
+   show it: a level driven or read, a PWM duty written, an electrical mode set (a digital pin's
+   type follows the mode; its known level is forgotten). */
+void fw_device_pin_note_level(fw_device_t *dev, uint8_t index, bool level);
+void fw_device_pin_note_duty(fw_device_t *dev, uint8_t index, uint8_t duty);
+void fw_device_pin_note_mode(fw_device_t *dev, uint8_t index, hal_pin_mode_t mode);
+
+/* Writes the "pin" and "name" members every pin tool's result starts with. */
+void fw_write_pin_id(fw_jw_t *w, const fw_pin_def_t *def);
+
+/* ADC raw value as millivolts per the board's ADC profile, truncated as MCP/U's integer
+   arithmetic does (512 of 1023 at 3300 mV is 1651, as in the protocol's example). */
+uint32_t fw_adc_to_mv(const fw_board_t *board, uint32_t raw);
+
+/* Writes the ADC reading member the board's profile asks for: "volts": 1.65 (two decimals,
+   rounded half up from the integer millivolts) or "mv": 1651. */
+void fw_adc_write_scaled(fw_jw_t *w, const fw_board_t *board, uint32_t raw);
+
+/* As fw_adc_write_scaled with the member names given (e.g. "latest_volts", "latest_mv"). */
+void fw_adc_write_scaled_as(fw_jw_t *w, const fw_board_t *board, uint32_t raw,
+                            const char *volts_key, const char *mv_key);
+
+/* The HAL for tools: FW_ERR_UNSUPPORTED for a function the port left NULL. */
+uint64_t fw_hal_now(const fw_device_t *dev);
+fw_err_t fw_hal_gpio_mode(const fw_device_t *dev, uint16_t pin, hal_pin_mode_t mode);
+fw_err_t fw_hal_gpio_write(const fw_device_t *dev, uint16_t pin, bool level);
+fw_err_t fw_hal_gpio_read(const fw_device_t *dev, uint16_t pin, bool *level);
+fw_err_t fw_hal_pwm_write(const fw_device_t *dev, uint16_t pin, uint8_t duty, uint32_t freq_hz);
+fw_err_t fw_hal_adc_read(const fw_device_t *dev, uint16_t pin, uint16_t *raw);
+fw_err_t fw_hal_device_info(const fw_device_t *dev, hal_device_info_t *info);
+
+/* Reserves n bytes of the call's scratch (FW_SCRATCH_SIZE, reset for every request), aligned
+   to 8; NULL when it is full. */
+void *fw_scratch_alloc(fw_device_t *dev, size_t n);
 
 /* ---------------------------------------------------------------- MCP sessions */
 

@@ -2,11 +2,13 @@
 #ifndef FW_ERR_H
 #define FW_ERR_H
 
+#include "fw_codes.h"
+
 typedef enum fw_err {
     FW_OK = 0, /* success */
     /* JSON reader */
     FW_ERR_JSON_INVALID = -1, /* input is not RFC 8259 JSON */
-    FW_ERR_JSON_NOMEM = -2,   /* more tokens than the pool holds */
+    FW_ERR_JSON_NOMEM = -2,   /* more tokens than the pool holds, or a message over FW_MSG_MAX */
     FW_ERR_JSON_DEPTH = -3,   /* nesting deeper than the parse's max_depth */
     /* JSON-RPC envelope and dispatch */
     FW_ERR_LINE_TOO_LONG = -10,      /* a stream line exceeded FW_LINE_MAX */
@@ -19,9 +21,10 @@ typedef enum fw_err {
     FW_ERR_EXISTS = -17,             /* a tool or pin of that name is already registered */
     FW_ERR_ARG = -18,                /* a caller of the C API broke a documented precondition */
     FW_ERR_RESOURCE_NOT_FOUND = -19, /* an MCP resource URI names nothing on this device */
-    /* Hardware, reported as JSON-RPC -32000..-32099 */
+    /* Hardware, reported as JSON-RPC FW_RPC_HW_FIRST .. FW_RPC_HW_LAST */
     FW_ERR_HW = -30,          /* the HAL reported an unspecified hardware failure */
-    FW_ERR_UNSUPPORTED = -31, /* the port does not implement this HAL function */
+    FW_ERR_UNSUPPORTED = -31, /* the port does not implement this HAL function, or the build
+                                 left the feature out (fw_config.h) */
     FW_ERR_I2C_NACK = -32,    /* an I2C device did not acknowledge its address or data */
     FW_ERR_I2C_BUS = -33,     /* the I2C bus is stuck or lost arbitration */
     FW_ERR_I2C_TIMEOUT = -34, /* an I2C transfer did not finish in time */
@@ -33,7 +36,7 @@ typedef enum fw_err {
 /* Short English name of an error ("i2c device did not acknowledge"); never NULL. */
 const char *fw_err_str(fw_err_t err);
 
-/* The JSON-RPC error code reported for err (-32700 ... -32000 range); the ONE mapping. */
+/* The JSON-RPC error code (FW_RPC_*) reported for err; the ONE mapping. */
 int fw_err_rpc_code(fw_err_t err);
 
 #endif

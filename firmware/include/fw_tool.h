@@ -29,32 +29,38 @@ typedef enum fw_param_type {
 
 /*
  * One parameter, declared once: the published inputSchema and the validation of every call are
- * both derived from it. Ranges apply to INTEGER/NUMBER values, to STRING length and to BYTES
- * length (min/max items). enum_values (STRING only) is a NULL-terminated list.
+ * both derived from it. Integer ranges (min/max) apply to INTEGER values and to STRING length
+ * and BYTES length (min/max items); NUMBER parameters (FW_WITH_FLOAT only) have their own
+ * ranges in double. enum_values (STRING only) is a NULL-terminated list.
  */
 typedef struct fw_param {
     const char *name;
     uint8_t type; /* fw_param_type_t */
     bool required;
     bool has_min, has_max, has_default;
+    uint8_t pin_types; /* PIN: mask of FW_PINMASK(FW_PIN_*) accepted; 0 = any */
     const char *description;
-    double min, max;
-    double def_num;      /* default for INTEGER/NUMBER/BOOLEAN (0 or 1)/PIN (a number) */
+    int64_t min, max;
+    int64_t def_int;     /* default for INTEGER, BOOLEAN (0 or 1), PIN (a number) */
     const char *def_str; /* default for STRING */
     const char *const *enum_values;
-    uint8_t pin_types; /* PIN: mask of FW_PINMASK(FW_PIN_*) accepted; 0 = any */
+#if FW_WITH_FLOAT
+    double num_min, num_max, def_num; /* NUMBER: range and default */
+#endif
 } fw_param_t;
 
 /* A validated argument: what the handler reads. Strings and bytes live in the call's scratch. */
 typedef struct fw_arg {
-    bool present;                 /* given by the caller or filled from the default */
-    int64_t i;                    /* INTEGER, BOOLEAN (0/1), PIN (pin number) */
-    double num;                   /* NUMBER (and INTEGER as double) */
+    bool present;      /* given by the caller or filled from the default */
+    uint8_t pin_index; /* PIN: index in the registry */
+    int64_t i;         /* INTEGER, BOOLEAN (0/1), PIN (pin number) */
+#if FW_WITH_FLOAT
+    double num; /* NUMBER (and INTEGER as double) */
+#endif
     const char *str;              /* STRING (NUL-terminated) */
     const uint8_t *bytes;         /* BYTES */
     size_t len;                   /* STRING / BYTES length */
     const struct fw_pin_def *pin; /* PIN: the registry entry */
-    uint8_t pin_index;            /* PIN: index in the registry */
 } fw_arg_t;
 
 typedef struct fw_call fw_call_t;
@@ -86,6 +92,17 @@ typedef struct fw_tool {
     fw_tool_fn handler;
     const void *user; /* handler's own constant data (e.g. a driver's configuration) */
 } fw_tool_t;
+
+/* A named set of tools defined together (the gpio built-ins, a driver's tools, ...). A board
+   lists the sets it wants (fw_board_t.toolsets). */
+typedef struct fw_toolset {
+    const char *name;
+    const fw_tool_t *tools;
+    uint8_t count;
+} fw_toolset_t;
+
+/* Number of elements of an array. */
+#define FW_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
 /* What a handler sees. */
 struct fw_call {

@@ -2,7 +2,6 @@
 #include <string.h>
 
 #include "apps.h"
-#include "fw_internal.h"
 
 /* Every application tool, once; a board's app_tools names pick from it. */
 static const fw_tool_t *const catalog[] = {

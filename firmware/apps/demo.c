@@ -1,6 +1,6 @@
 /* demo.c: the esp32-demo's application tools: read_touch and calibrate_touch on the GPIO4 pad. */
 #include "apps.h"
-#include "fw_internal.h"
+#include "fw_device.h"
 
 /*
  * The ESP32's capacitive touch pad T0 is GPIO4. The port samples it through the HAL's adc_read
@@ -76,9 +76,9 @@ static const fw_param_t read_touch_params[] = {
      .min = 0,
      .max = UINT16_MAX,
      .has_default = true,
-     .def_num = TOUCH_THRESHOLD_DEFAULT,
-     .description = "A reading below this counts as touched (default 40; calibrate_touch "
-                    "suggests one for this pad)"},
+     .def_int = TOUCH_THRESHOLD_DEFAULT,
+     .description = FW_DESC("A reading below this counts as touched (default 40; calibrate_touch "
+                    "suggests one for this pad)")},
 };
 
 static const fw_param_t calibrate_touch_params[] = {
@@ -89,14 +89,14 @@ static const fw_param_t calibrate_touch_params[] = {
      .min = 1,
      .max = CALIBRATE_SAMPLES_MAX,
      .has_default = true,
-     .def_num = 8,
-     .description = "Reads to average (default 8)"},
+     .def_int = 8,
+     .description = FW_DESC("Reads to average (default 8)")},
 };
 
 /* Polled every 2 s, as the MCP/U esp32-demo announces it. */
 const fw_tool_t fw_app_read_touch = {
     .name = "read_touch",
-    .description = "Read capacitive touch sensor buffer on GPIO4",
+    .description = FW_DESC("Read capacitive touch sensor buffer on GPIO4"),
     .params = read_touch_params,
     .param_count = FW_ARRAY_LEN(read_touch_params),
     .flags = FW_TOOL_READ_ONLY,
@@ -108,9 +108,9 @@ const fw_tool_t fw_app_read_touch = {
 /* For the person at the device, not the model: the pad must be left untouched while it runs. */
 const fw_tool_t fw_app_calibrate_touch = {
     .name = "calibrate_touch",
-    .description = "Measure the untouched baseline of the GPIO4 touch pad (average, min and max "
+    .description = FW_DESC("Measure the untouched baseline of the GPIO4 touch pad (average, min and max "
                    "of `samples` reads) and suggest a read_touch threshold of two thirds of it. "
-                   "Keep fingers off the pad while it runs.",
+                   "Keep fingers off the pad while it runs."),
     .params = calibrate_touch_params,
     .param_count = FW_ARRAY_LEN(calibrate_touch_params),
     .flags = FW_TOOL_READ_ONLY | FW_TOOL_USER_ONLY,

@@ -1,5 +1,6 @@
 /* adc.c: the built-in adc_read tool. */
-#include "fw_internal.h"
+#include "fw_builtins.h"
+#include "fw_device.h"
 
 static fw_err_t adc_read_fn(fw_call_t *call)
 {
@@ -13,7 +14,7 @@ static fw_err_t adc_read_fn(fw_call_t *call)
     fw_jw_t *w = fw_call_result(call);
     fw_write_pin_id(w, pin->pin);
     fw_jw_kv_i64(w, "value", raw);
-    fw_adc_write_scaled(w, call->dev->board, raw);
+    fw_adc_write_scaled(w, fw_device_board(call->dev), raw);
     return FW_OK;
 }
 
@@ -21,15 +22,15 @@ static const fw_param_t adc_read_params[] = {
     {.name = "pin",
      .type = FW_PARAM_PIN,
      .required = true,
-     .description = "The analog input to read",
+     .description = FW_DESC("The analog input to read"),
      .pin_types = FW_PINMASK(FW_PIN_ADC_INPUT)},
 };
 
 static const fw_tool_t adc_tools[] = {
     {.name = "adc_read",
-     .description = "Take one analog reading of an adc_input pin. Returns the raw count (0 to "
+     .description = FW_DESC("Take one analog reading of an adc_input pin. Returns the raw count (0 to "
                     "2^bits-1 of the board's ADC) and the voltage: \"volts\" (2 decimals) or "
-                    "\"mv\" (millivolts), as the board reports.",
+                    "\"mv\" (millivolts), as the board reports."),
      .params = adc_read_params,
      .param_count = FW_ARRAY_LEN(adc_read_params),
      .flags = FW_TOOL_READ_ONLY,

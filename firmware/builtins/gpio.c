@@ -1,7 +1,8 @@
 /* gpio.c: the built-in digital pin tools: gpio_write, gpio_read and pin_mode. */
 #include <string.h>
 
-#include "fw_internal.h"
+#include "fw_builtins.h"
+#include "fw_device.h"
 
 #define DIGITAL_PINS (FW_PINMASK(FW_PIN_DIGITAL_OUTPUT) | FW_PINMASK(FW_PIN_DIGITAL_INPUT))
 
@@ -22,9 +23,7 @@ static fw_err_t gpio_write_fn(fw_call_t *call)
     bool level = fw_call_arg(call, "value")->i != 0;
     fw_err_t err = fw_hal_gpio_write(call->dev, pin->pin->number, level);
     if (err != FW_OK) return hw_error(call, "gpio_write", pin->pin, err);
-    fw_pin_state_t *st = &call->dev->pins[pin->pin_index];
-    st->have_level = true;
-    st->level = level;
+    fw_device_pin_note_level(call->dev, pin->pin_index, level);
     fw_jw_t *w = fw_call_result(call);
     fw_write_pin_id(w, pin->pin);
     fw_jw_kv_bool(w, "value", level);
@@ -37,9 +36,7 @@ static fw_err_t gpio_read_fn(fw_call_t *call)
     bool level = false;
     fw_err_t err = fw_hal_gpio_read(call->dev, pin->pin->number, &level);
     if (err != FW_OK) return hw_error(call, "gpio_read", pin->pin, err);
-    fw_pin_state_t *st = &call->dev->pins[pin->pin_index];
-    st->have_level = true;
-    st->level = level;
+    fw_device_pin_note_level(call->dev, pin->pin_index, level);
     fw_jw_t *w = fw_call_result(call);
     fw_write_pin_id(w, pin->pin);
     fw_jw_kv_bool(w, "value", level);
@@ -62,10 +59,8 @@ static fw_err_t pin_mode_fn(fw_call_t *call)
     hal_pin_mode_t mode = (hal_pin_mode_t)mode_values[m];
     fw_err_t err = fw_hal_gpio_mode(call->dev, pin->pin->number, mode);
     if (err != FW_OK) return hw_error(call, "pin_mode", pin->pin, err);
-    fw_pin_state_t *st = &call->dev->pins[pin->pin_index];
-    st->mode = (uint8_t)mode;
-    st->type = mode == HAL_PIN_OUTPUT ? FW_PIN_DIGITAL_OUTPUT : FW_PIN_DIGITAL_INPUT;
-    st->have_level = false;
+    fw_device_pin_note_mode(call->dev, pin->pin_index, mode);
+    const fw_pin_state_t *st = fw_device_pin_state(call->dev, pin->pin_index);
     fw_jw_t *w = fw_call_result(call);
     fw_write_pin_id(w, pin->pin);
     fw_jw_kv_str(w, "mode", mode_names[m]);
@@ -77,19 +72,19 @@ static const fw_param_t gpio_write_params[] = {
     {.name = "pin",
      .type = FW_PARAM_PIN,
      .required = true,
-     .description = "The digital output to drive",
+     .description = FW_DESC("The digital output to drive"),
      .pin_types = FW_PINMASK(FW_PIN_DIGITAL_OUTPUT)},
     {.name = "value",
      .type = FW_PARAM_BOOLEAN,
      .required = true,
-     .description = "true = HIGH, false = LOW"},
+     .description = FW_DESC("true = HIGH, false = LOW")},
 };
 
 static const fw_param_t gpio_read_params[] = {
     {.name = "pin",
      .type = FW_PARAM_PIN,
      .required = true,
-     .description = "The digital pin to read",
+     .description = FW_DESC("The digital pin to read"),
      .pin_types = DIGITAL_PINS},
 };
 
@@ -97,34 +92,34 @@ static const fw_param_t pin_mode_params[] = {
     {.name = "pin",
      .type = FW_PARAM_PIN,
      .required = true,
-     .description = "The digital pin to reconfigure",
+     .description = FW_DESC("The digital pin to reconfigure"),
      .pin_types = DIGITAL_PINS},
     {.name = "mode",
      .type = FW_PARAM_STRING,
      .required = true,
-     .description = "\"output\", or \"input\" / \"input_pullup\" / \"input_pulldown\" (no, "
-                    "pull-up or pull-down resistor)",
+     .description = FW_DESC("\"output\", or \"input\" / \"input_pullup\" / \"input_pulldown\" (no, "
+                    "pull-up or pull-down resistor)"),
      .enum_values = mode_names},
 };
 
 static const fw_tool_t gpio_tools[] = {
     {.name = "gpio_write",
-     .description = "Drive a digital output pin HIGH (value true) or LOW (value false). The pin "
-                    "must be a digital_output; pin_mode can turn a digital input into one.",
+     .description = FW_DESC("Drive a digital output pin HIGH (value true) or LOW (value false). The pin "
+                    "must be a digital_output; pin_mode can turn a digital input into one."),
      .params = gpio_write_params,
      .param_count = FW_ARRAY_LEN(gpio_write_params),
      .handler = gpio_write_fn},
     {.name = "gpio_read",
-     .description = "Read the logic level of a digital pin: the level at an input, or the level "
-                    "an output drives. value true = HIGH, false = LOW.",
+     .description = FW_DESC("Read the logic level of a digital pin: the level at an input, or the level "
+                    "an output drives. value true = HIGH, false = LOW."),
      .params = gpio_read_params,
      .param_count = FW_ARRAY_LEN(gpio_read_params),
      .flags = FW_TOOL_READ_ONLY,
      .handler = gpio_read_fn},
     {.name = "pin_mode",
-     .description = "Reconfigure a digital pin at run time: mode \"output\" makes it a "
+     .description = FW_DESC("Reconfigure a digital pin at run time: mode \"output\" makes it a "
                     "digital_output (for gpio_write); \"input\", \"input_pullup\" or "
-                    "\"input_pulldown\" make it a digital_input. Returns the pin's new type.",
+                    "\"input_pulldown\" make it a digital_input. Returns the pin's new type."),
      .params = pin_mode_params,
      .param_count = FW_ARRAY_LEN(pin_mode_params),
      .handler = pin_mode_fn},

@@ -1,5 +1,9 @@
 /* i2c.c: the built-in raw I2C tools (i2c_scan, i2c_read, i2c_write) and their error wording. */
-#include "fw_internal.h"
+#include "fw_builtins.h"
+#include "fw_device.h"
+#include "fw_driver.h"
+
+#if FW_WITH_I2C
 
 /* The 7-bit addresses outside 0x08..0x77 are reserved by the I2C specification (general call,
    CBUS, 10-bit prefixes, ...); neither scanned nor accepted. */
@@ -8,37 +12,11 @@
 
 static const char hex_digits[] = "0123456789abcdef";
 
-fw_err_t fw_i2c_call_error(fw_call_t *call, fw_err_t err, const char *what, uint8_t bus,
-                           uint8_t addr)
-{
-    unsigned a = addr, b = bus;
-    switch (err) {
-    case FW_ERR_I2C_NACK:
-        return fw_call_errorf(call, err, "no acknowledge from %s 0x%x on bus %u", what, a, b);
-    case FW_ERR_I2C_BUS:
-        return fw_call_errorf(call, err,
-                              "i2c bus %u is stuck or lost arbitration while addressing %s 0x%x", b,
-                              what, a);
-    case FW_ERR_I2C_TIMEOUT:
-        return fw_call_errorf(call, err, "i2c transfer to %s 0x%x on bus %u timed out", what, a, b);
-    default:
-        return fw_call_errorf(call, err, "i2c transfer to %s 0x%x on bus %u failed: %s", what, a, b,
-                              fw_err_str(err));
-    }
-}
-
-fw_err_t fw_i2c_call_xfer(fw_call_t *call, const char *what, uint8_t bus, uint8_t addr,
-                          const uint8_t *tx, size_t tx_len, uint8_t *rx, size_t rx_len)
-{
-    fw_err_t err = fw_hal_i2c(call->dev, bus, addr, tx, tx_len, rx, rx_len);
-    return err == FW_OK ? FW_OK : fw_i2c_call_error(call, err, what, bus, addr);
-}
-
 /* The bus argument, refused when the board has fewer buses. */
 static fw_err_t bus_arg(fw_call_t *call, uint8_t *bus)
 {
     int64_t b = fw_call_arg(call, "bus")->i;
-    unsigned count = call->dev->board->i2c_bus_count;
+    unsigned count = fw_device_i2c_buses(call->dev);
     if (b < 0 || b >= (int64_t)count)
         return fw_call_param_error(call, "bus",
                                    "bus %d does not exist: the board has %u i2c "
@@ -74,7 +52,7 @@ static fw_err_t i2c_scan_fn(fw_call_t *call)
     const unsigned total = ADDR_LAST - ADDR_FIRST + 1u;
     fw_err_t err = bus_arg(call, &bus);
     for (unsigned a = ADDR_FIRST; err == FW_OK && a <= ADDR_LAST; a++) {
-        fw_err_t probe = fw_hal_i2c(call->dev, bus, (uint8_t)a, NULL, 0, NULL, 0);
+        fw_err_t probe = fw_i2c_transfer(call->dev, bus, (uint8_t)a, NULL, 0, NULL, 0);
         if (probe == FW_OK)
             found[a / 8u] |= (uint8_t)(1u << (a % 8u));
         else if (probe != FW_ERR_I2C_NACK)
@@ -143,15 +121,15 @@ static fw_err_t i2c_write_fn(fw_call_t *call)
 #define BUS_PARAM                                                                                  \
     {                                                                                              \
         .name = "bus", .type = FW_PARAM_INTEGER, .has_min = true, .has_max = true, .min = 0,       \
-        .max = 255, .has_default = true, .def_num = 0,                                             \
-        .description = "I2C bus number, 0 .. the board's bus count - 1 (default 0)"                \
+        .max = 255, .has_default = true, .def_int = 0,                                             \
+        .description = FW_DESC("I2C bus number, 0 .. the board's bus count - 1 (default 0)")                \
     }
 
 #define ADDRESS_PARAM                                                                              \
     {                                                                                              \
         .name = "address", .type = FW_PARAM_INTEGER, .required = true, .has_min = true,            \
         .has_max = true, .min = ADDR_FIRST, .max = ADDR_LAST,                                      \
-        .description = "7-bit I2C device address, 8..119 (0x08..0x77), e.g. 72 for 0x48"           \
+        .description = FW_DESC("7-bit I2C device address, 8..119 (0x08..0x77), e.g. 72 for 0x48")           \
     }
 
 static const fw_param_t scan_params[] = {BUS_PARAM};
@@ -165,16 +143,16 @@ static const fw_param_t read_params[] = {
      .min = 1,
      .max = FW_I2C_XFER_MAX,
      .has_default = true,
-     .def_num = 1,
-     .description = "Number of bytes to read (default 1)"},
+     .def_int = 1,
+     .description = FW_DESC("Number of bytes to read (default 1)")},
     {.name = "register",
      .type = FW_PARAM_INTEGER,
      .has_min = true,
      .has_max = true,
      .min = 0,
      .max = 255,
-     .description = "Register to read from: written first, then read after a repeated start. "
-                    "Omit to read from the device's current position."},
+     .description = FW_DESC("Register to read from: written first, then read after a repeated start. "
+                    "Omit to read from the device's current position.")},
     BUS_PARAM,
 };
 
@@ -187,30 +165,30 @@ static const fw_param_t write_params[] = {
      .has_max = true,
      .min = 1,
      .max = FW_I2C_XFER_MAX,
-     .description = "Bytes to write in one transaction (integers 0..255); for a register write "
-                    "the register number comes first"},
+     .description = FW_DESC("Bytes to write in one transaction (integers 0..255); for a register write "
+                    "the register number comes first")},
     BUS_PARAM,
 };
 
 static const fw_tool_t i2c_tools[] = {
     {.name = "i2c_scan",
-     .description = "Scan an I2C bus: probe every address 0x08..0x77 and list those that "
-                    "acknowledge, as numbers (devices) and as hex text (hex).",
+     .description = FW_DESC("Scan an I2C bus: probe every address 0x08..0x77 and list those that "
+                    "acknowledge, as numbers (devices) and as hex text (hex)."),
      .params = scan_params,
      .param_count = FW_ARRAY_LEN(scan_params),
      .flags = FW_TOOL_READ_ONLY,
      .handler = i2c_scan_fn},
     {.name = "i2c_read",
-     .description = "Read bytes from an I2C device, optionally from a register (written first, "
-                    "then read after a repeated start).",
+     .description = FW_DESC("Read bytes from an I2C device, optionally from a register (written first, "
+                    "then read after a repeated start)."),
      /* not read-only: writing the register pointer, and reading FIFOs or clear-on-read status
         registers, change the device's state */
      .params = read_params,
      .param_count = FW_ARRAY_LEN(read_params),
      .handler = i2c_read_fn},
     {.name = "i2c_write",
-     .description = "Write bytes to an I2C device in one transaction. Returns how many were "
-                    "written; fails if the device does not acknowledge.",
+     .description = FW_DESC("Write bytes to an I2C device in one transaction. Returns how many were "
+                    "written; fails if the device does not acknowledge."),
      /* destructive: raw bytes can reprogram a chip or overwrite an EEPROM for good */
      .params = write_params,
      .param_count = FW_ARRAY_LEN(write_params),
@@ -219,3 +197,5 @@ static const fw_tool_t i2c_tools[] = {
 };
 
 const fw_toolset_t fw_builtin_i2c = {"i2c", i2c_tools, FW_ARRAY_LEN(i2c_tools)};
+
+#endif

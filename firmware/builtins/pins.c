@@ -1,13 +1,11 @@
 /* pins.c: the built-in tools over sampled pins: get_pin_summary, get_pin_buffer, get_pin_events. */
-#include "fw_internal.h"
+#include "fw_builtins.h"
+#include "fw_device.h"
+#include "fw_sampling.h"
 
-#define UINT32_MAX_D 4294967295.0
+#if FW_WITH_SAMPLING
 
-void fw_write_pin_id(fw_jw_t *w, const fw_pin_def_t *def)
-{
-    fw_jw_kv_i64(w, "pin", def->number);
-    fw_jw_kv_str(w, "name", def->name ? def->name : "");
-}
+#define UINT32_MAX_I 4294967295
 
 /* The -32602 answer for a pin that lacks a sampling capability. */
 static fw_err_t no_capability(fw_call_t *call, const fw_pin_def_t *def, const char *what)
@@ -25,48 +23,16 @@ static void kv_u64(fw_jw_t *w, const char *key, uint64_t v)
 
 /* ---------------------------------------------------------------- get_pin_summary */
 
-/* Average in hundredths, rounded half up, computed in integers so it stays exact for any count. */
-static uint64_t avg_hundredths(const fw_pin_state_t *st)
-{
-    uint64_t q = st->sum / st->count, r = st->sum % st->count;
-    return q * 100u + (r * 100u + st->count / 2u) / st->count;
-}
-
-void fw_write_pin_stats(fw_jw_t *w, const fw_device_t *dev, const fw_pin_def_t *def,
-                        const fw_pin_state_t *st)
-{
-    bool adc = def->type == FW_PIN_ADC_INPUT;
-    const char *vkey = "latest_volts", *mkey = "latest_mv";
-    if (st->count == 0) {
-        const char *keys[] = {"min", "max", "avg", "latest"};
-        for (size_t i = 0; i < FW_ARRAY_LEN(keys); i++) {
-            fw_jw_key(w, keys[i]);
-            fw_jw_null(w);
-        }
-        if (adc) {
-            fw_jw_key(w, dev->board->adc_report == FW_ADC_REPORT_MV ? mkey : vkey);
-            fw_jw_null(w);
-        }
-        return;
-    }
-    kv_u64(w, "min", st->min);
-    kv_u64(w, "max", st->max);
-    fw_jw_key(w, "avg");
-    fw_jw_fixed(w, (double)avg_hundredths(st) / 100.0, 2);
-    kv_u64(w, "latest", st->latest);
-    if (adc) fw_adc_write_scaled_as(w, dev->board, st->latest, vkey, mkey);
-}
-
 static fw_err_t get_pin_summary_fn(fw_call_t *call)
 {
     const fw_arg_t *pin = fw_call_arg(call, "pin");
     if (!pin->pin->summary || !fw_pin_sampled(pin->pin))
         return no_capability(call, pin->pin, "summary");
-    const fw_pin_state_t *st = &call->dev->pins[pin->pin_index];
+    const fw_pin_sampling_t *st = fw_sampling_state(call->dev, pin->pin_index);
     fw_jw_t *w = fw_call_result(call);
     fw_write_pin_id(w, pin->pin);
     kv_u64(w, "count", st->count);
-    fw_write_pin_stats(w, call->dev, pin->pin, st);
+    fw_sampling_write_stats(w, call->dev, pin->pin_index);
     kv_u64(w, "missed", st->missed);
     kv_u64(w, "read_errors", st->read_errors);
     return FW_OK;
@@ -96,9 +62,10 @@ static fw_err_t get_pin_buffer_fn(fw_call_t *call)
         return no_capability(call, pin->pin, "buffer");
     uint32_t since = since_arg->present ? (uint32_t)since_arg->i : 0u;
     uint32_t limit = limit_arg->present ? (uint32_t)limit_arg->i : FW_SAMPLE_BUF_MAX;
-    const fw_pin_state_t *st = &call->dev->pins[pin->pin_index];
-    const fw_sample_t *oldest = fw_sampling_sample(call->dev, pin->pin_index, 0);
-    uint32_t oldest_seq = oldest ? oldest->seq : 0u;
+    const fw_pin_sampling_t *st = fw_sampling_state(call->dev, pin->pin_index);
+    fw_sample_t s;
+    bool have_oldest = fw_sampling_sample(call->dev, pin->pin_index, 0, &s);
+    uint32_t oldest_seq = have_oldest ? s.seq : 0u;
     fw_jw_t *w = fw_call_result(call);
     fw_write_pin_id(w, pin->pin);
     fw_jw_key(w, "samples");
@@ -106,21 +73,21 @@ static fw_err_t get_pin_buffer_fn(fw_call_t *call)
     uint32_t next_since = since, returned = 0;
     bool more = false;
     for (uint16_t k = 0; k < st->ring_count; k++) {
-        const fw_sample_t *s = fw_sampling_sample(call->dev, pin->pin_index, k);
-        if (s->seq <= since) continue;
+        fw_sampling_sample(call->dev, pin->pin_index, k, &s);
+        if (s.seq <= since) continue;
         if (returned == limit) {
             more = true;
             break;
         }
-        write_sample(w, s);
-        next_since = s->seq;
+        write_sample(w, &s);
+        next_since = s.seq;
         returned++;
     }
     fw_jw_arr_end(w);
     kv_u64(w, "next_since", next_since);
     kv_u64(w, "oldest_seq", oldest_seq);
     kv_u64(w, "latest_seq", st->next_seq - 1u);
-    kv_u64(w, "gap", oldest && since + 1u < oldest_seq ? oldest_seq - 1u - since : 0u);
+    kv_u64(w, "gap", have_oldest && since + 1u < oldest_seq ? oldest_seq - 1u - since : 0u);
     fw_jw_kv_bool(w, "more", more);
     return FW_OK;
 }
@@ -136,8 +103,8 @@ static void write_event(fw_jw_t *w, const fw_device_t *dev, const fw_event_t *e)
 {
     fw_jw_obj_begin(w);
     kv_u64(w, "seq", e->seq);
-    kv_u64(w, "t", e->t_ms);
-    fw_write_pin_id(w, &dev->board->pins[e->pin_index]);
+    kv_u64(w, "t", fw_event_time(dev, e));
+    fw_write_pin_id(w, &fw_device_board(dev)->pins[e->pin_index]);
     fw_jw_kv_str(w, "kind", e->kind == FW_EVENT_RISING ? "rising" : "falling");
     kv_u64(w, "value", e->value);
     fw_jw_obj_end(w);
@@ -146,7 +113,7 @@ static void write_event(fw_jw_t *w, const fw_device_t *dev, const fw_event_t *e)
 static uint32_t pending_of(const fw_device_t *dev, int filter)
 {
     uint32_t n = 0;
-    for (uint16_t k = 0; k < dev->ev_count; k++) n += event_of(fw_event_at(dev, k), filter);
+    for (uint16_t k = 0; k < fw_event_count(dev); k++) n += event_of(fw_event_at(dev, k), filter);
     return n;
 }
 
@@ -165,7 +132,7 @@ static fw_err_t get_pin_events_fn(fw_call_t *call)
     fw_jw_key(w, "events");
     fw_jw_arr_begin(w);
     uint32_t next_since = since;
-    for (uint16_t k = 0; k < call->dev->ev_count; k++) {
+    for (uint16_t k = 0; k < fw_event_count(call->dev); k++) {
         const fw_event_t *e = fw_event_at(call->dev, k);
         if (!event_of(e, filter) || e->seq <= since) continue;
         write_event(w, call->dev, e);
@@ -174,7 +141,7 @@ static fw_err_t get_pin_events_fn(fw_call_t *call)
     fw_jw_arr_end(w);
     if (clear) fw_events_remove(call->dev, filter, since);
     kv_u64(w, "next_since", next_since);
-    kv_u64(w, "dropped", call->dev->counters.events_dropped);
+    kv_u64(w, "dropped", fw_device_counters(call->dev)->events_dropped);
     kv_u64(w, "pending", pending_of(call->dev, filter));
     return FW_OK;
 }
@@ -185,80 +152,82 @@ static const fw_param_t summary_params[] = {
     {.name = "pin",
      .type = FW_PARAM_PIN,
      .required = true,
-     .description = "A sampled input whose capabilities include summary"},
+     .description = FW_DESC("A sampled input whose capabilities include summary")},
 };
 
 static const fw_param_t buffer_params[] = {
     {.name = "pin",
      .type = FW_PARAM_PIN,
      .required = true,
-     .description = "A sampled input whose capabilities include buffer"},
+     .description = FW_DESC("A sampled input whose capabilities include buffer")},
     {.name = "since",
      .type = FW_PARAM_INTEGER,
      .has_min = true,
      .has_max = true,
      .has_default = true,
      .min = 0,
-     .max = UINT32_MAX_D,
-     .def_num = 0,
-     .description = "Return only samples with seq greater than this: pass the previous "
-                    "next_since (0 = all buffered)"},
+     .max = UINT32_MAX_I,
+     .def_int = 0,
+     .description = FW_DESC("Return only samples with seq greater than this: pass the previous "
+                    "next_since (0 = all buffered)")},
     {.name = "limit",
      .type = FW_PARAM_INTEGER,
      .has_min = true,
      .has_max = true,
      .min = 1,
      .max = FW_SAMPLE_BUF_MAX,
-     .description = "Most samples to return (default: all)"},
+     .description = FW_DESC("Most samples to return (default: all)")},
 };
 
 static const fw_param_t events_params[] = {
     {.name = "pin",
      .type = FW_PARAM_PIN,
-     .description = "Only this pin's events; omit for the events of every pin"},
+     .description = FW_DESC("Only this pin's events; omit for the events of every pin")},
     {.name = "clear",
      .type = FW_PARAM_BOOLEAN,
      .has_default = true,
-     .def_num = 1,
-     .description = "Remove the returned events from the queue (default true)"},
+     .def_int = 1,
+     .description = FW_DESC("Remove the returned events from the queue (default true)")},
     {.name = "since",
      .type = FW_PARAM_INTEGER,
      .has_min = true,
      .has_max = true,
      .has_default = true,
      .min = 0,
-     .max = UINT32_MAX_D,
-     .def_num = 0,
-     .description = "Return only events with seq greater than this: pass the previous "
-                    "next_since when reading with clear false"},
+     .max = UINT32_MAX_I,
+     .def_int = 0,
+     .description = FW_DESC("Return only events with seq greater than this: pass the previous "
+                    "next_since when reading with clear false")},
 };
 
 static const fw_tool_t pins_tools[] = {
     {.name = "get_pin_summary",
-     .description = "Statistics of a sampled input pin since boot: count, min, max, avg (2 "
+     .description = FW_DESC("Statistics of a sampled input pin since boot: count, min, max, avg (2 "
                     "decimals) and latest raw value (ADC pins also the latest voltage); missed = "
-                    "sampling ticks skipped, read_errors = failed reads.",
+                    "sampling ticks skipped, read_errors = failed reads."),
      .params = summary_params,
      .param_count = FW_ARRAY_LEN(summary_params),
      .flags = FW_TOOL_READ_ONLY,
      .handler = get_pin_summary_fn},
     {.name = "get_pin_buffer",
-     .description = "Recent samples {seq, t (ms since boot), value} of a sampled input pin, "
+     .description = FW_DESC("Recent samples {seq, t (ms since boot), value} of a sampled input pin, "
                     "oldest first. Drain with since = the previous next_since; gap > 0 counts "
                     "samples overwritten before they were read; more = true means limit cut the "
-                    "list, so call again.",
+                    "list, so call again."),
      .params = buffer_params,
      .param_count = FW_ARRAY_LEN(buffer_params),
      .flags = FW_TOOL_READ_ONLY,
      .handler = get_pin_buffer_fn},
     {.name = "get_pin_events",
-     .description = "Events seen by sampling, oldest first: edges of digital inputs, and ADC "
+     .description = FW_DESC("Events seen by sampling, oldest first: edges of digital inputs, and ADC "
                     "threshold crossings (rising = reached the high threshold, falling = fell "
                     "to the low one). Returned events are removed unless clear is false; "
-                    "dropped counts events lost to a full queue, pending those still queued.",
+                    "dropped counts events lost to a full queue, pending those still queued."),
      .params = events_params,
      .param_count = FW_ARRAY_LEN(events_params),
      .handler = get_pin_events_fn},
 };
 
 const fw_toolset_t fw_builtin_pins = {"pins", pins_tools, FW_ARRAY_LEN(pins_tools)};
+
+#endif

@@ -1,5 +1,6 @@
 /* pwm.c: the built-in pwm_write tool. */
-#include "fw_internal.h"
+#include "fw_builtins.h"
+#include "fw_device.h"
 
 static fw_err_t pwm_write_fn(fw_call_t *call)
 {
@@ -12,7 +13,7 @@ static fw_err_t pwm_write_fn(fw_call_t *call)
         return fw_call_errorf(call, err, "pwm_write on pin %u (%s) failed: %s",
                               (unsigned)pin->pin->number, pin->pin->name ? pin->pin->name : "",
                               fw_err_str(err));
-    call->dev->pins[pin->pin_index].duty = duty;
+    fw_device_pin_note_duty(call->dev, pin->pin_index, duty);
     fw_jw_t *w = fw_call_result(call);
     fw_write_pin_id(w, pin->pin);
     fw_jw_kv_i64(w, "duty", duty);
@@ -24,29 +25,29 @@ static const fw_param_t pwm_write_params[] = {
     {.name = "pin",
      .type = FW_PARAM_PIN,
      .required = true,
-     .description = "The PWM output to set",
+     .description = FW_DESC("The PWM output to set"),
      .pin_types = FW_PINMASK(FW_PIN_PWM_OUTPUT)},
     {.name = "duty",
      .type = FW_PARAM_INTEGER,
      .required = true,
      .has_min = true,
      .has_max = true,
-     .description = "Duty cycle 0..255: 0 = always low, 128 = about half, 255 = always high",
+     .description = FW_DESC("Duty cycle 0..255: 0 = always low, 128 = about half, 255 = always high"),
      .min = 0,
      .max = 255},
     {.name = "frequency",
      .type = FW_PARAM_INTEGER,
      .has_min = true,
      .has_max = true,
-     .description = "PWM frequency in Hz; omit (or 0) for the port's default",
+     .description = FW_DESC("PWM frequency in Hz; omit (or 0) for the port's default"),
      .min = 0,
      .max = 40000000},
 };
 
 static const fw_tool_t pwm_tools[] = {
     {.name = "pwm_write",
-     .description = "Set the PWM duty cycle (0..255) of a pwm_output pin, e.g. to dim an LED or "
-                    "drive a motor; optionally set its frequency in Hz.",
+     .description = FW_DESC("Set the PWM duty cycle (0..255) of a pwm_output pin, e.g. to dim an LED or "
+                    "drive a motor; optionally set its frequency in Hz."),
      .params = pwm_write_params,
      .param_count = FW_ARRAY_LEN(pwm_write_params),
      .handler = pwm_write_fn},

@@ -1,11 +1,13 @@
 /* system.c: the built-in system_info tool: identity, uptime, chip facts, pool sizes, counters. */
-#include "fw_internal.h"
+#include "fw_builtins.h"
+#include "fw_device.h"
+#include "fw_sampling.h"
 
 /* Chip facts from the port, all zero/NULL when it has no device_info or it fails. */
 static hal_device_info_t chip_info(const fw_device_t *dev)
 {
     hal_device_info_t info = {0};
-    if (dev->hal->device_info == NULL || dev->hal->device_info(dev->hal_ctx, &info) != FW_OK) {
+    if (fw_hal_device_info(dev, &info) != FW_OK) {
         hal_device_info_t none = {0};
         return none;
     }
@@ -38,11 +40,13 @@ static void write_memory(fw_jw_t *w, const fw_device_t *dev)
     fw_jw_kv_i64(w, "line_max", FW_LINE_MAX);
     fw_jw_kv_i64(w, "json_tokens", FW_JSON_TOKENS_MAX);
     fw_jw_kv_i64(w, "tools_max", FW_TOOLS_MAX);
-    fw_jw_kv_i64(w, "tools_used", dev->tool_count);
+    fw_jw_kv_i64(w, "tools_used", (int64_t)fw_device_tool_count(dev));
     fw_jw_kv_i64(w, "pins_max", FW_PINS_MAX);
-    fw_jw_kv_i64(w, "pins_used", dev->board->pin_count);
+    fw_jw_kv_i64(w, "pins_used", fw_device_board(dev)->pin_count);
+#if FW_WITH_SAMPLING
     fw_jw_kv_i64(w, "event_queue", FW_EVENT_QUEUE_MAX);
-    fw_jw_kv_i64(w, "events_queued", dev->ev_count);
+    fw_jw_kv_i64(w, "events_queued", fw_event_count(dev));
+#endif
     fw_jw_kv_i64(w, "scratch_bytes", FW_SCRATCH_SIZE);
     fw_jw_obj_end(w);
 }
@@ -63,16 +67,16 @@ static void write_counters(fw_jw_t *w, const fw_counters_t *c)
 static fw_err_t system_info_fn(fw_call_t *call)
 {
     const fw_device_t *dev = call->dev;
-    const fw_board_t *b = dev->board;
-    uint64_t now = fw_hal_now(dev);
+    const fw_board_t *b = fw_device_board(dev);
     hal_device_info_t info = chip_info(dev);
     fw_jw_t *w = fw_call_result(call);
     kv_board_str(w, "device", b->device);
     kv_board_str(w, "version", b->version);
     kv_board_str(w, "platform", b->platform);
     fw_jw_kv_str(w, "core_version", FW_CORE_VERSION);
+    fw_jw_kv_str(w, "profile", FW_PROFILE_NAME);
     fw_jw_key(w, "uptime_ms");
-    fw_jw_u64(w, now >= dev->boot_ms ? now - dev->boot_ms : 0);
+    fw_jw_u64(w, fw_device_uptime_ms(dev));
     write_chip(w, info);
     write_memory(w, dev);
     write_counters(w, fw_device_counters(dev));
@@ -81,9 +85,9 @@ static fw_err_t system_info_fn(fw_call_t *call)
 
 static const fw_tool_t system_tools[] = {
     {.name = "system_info",
-     .description = "Device identity and health: name, firmware and core versions, uptime, chip "
+     .description = FW_DESC("Device identity and health: name, firmware and core versions, uptime, chip "
                     "facts the port knows (chip, cpu_mhz, ram_bytes, flash_bytes, unique_id), the "
-                    "fixed memory pools and their use, and request/error counters since boot.",
+                    "fixed memory pools and their use, and request/error counters since boot."),
      .flags = FW_TOOL_READ_ONLY,
      .handler = system_info_fn},
 };

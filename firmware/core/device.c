@@ -2,7 +2,9 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "fw_driver.h"
 #include "fw_internal.h"
+#include "fw_sampling.h"
 
 /* ---------------------------------------------------------------- pin registry */
 
@@ -34,13 +36,19 @@ int fw_pin_lookup_name(const fw_device_t *dev, const char *name)
     return fw_device_pin_index(dev, (uint16_t)number);
 }
 
-const fw_i2c_dev_def_t *fw_board_i2c_find(const fw_board_t *board, const char *driver, int addr)
+const fw_chip_t *fw_device_chip(const fw_device_t *dev, const fw_driver_t *driver, int addr)
 {
-    for (size_t i = 0; i < board->i2c_device_count; i++) {
-        const fw_i2c_dev_def_t *d = &board->i2c_devices[i];
-        if (strcmp(d->driver, driver) == 0 && (addr < 0 || addr == d->addr)) return d;
+    const fw_board_t *b = dev->board;
+    for (size_t i = 0; i < b->chip_count; i++) {
+        const fw_chip_t *c = &b->chips[i];
+        if (c->driver == driver && (addr < 0 || addr == c->addr)) return c;
     }
     return NULL;
+}
+
+uint8_t fw_device_i2c_buses(const fw_device_t *dev)
+{
+    return dev->board->i2c_bus_count;
 }
 
 /* ---------------------------------------------------------------- board validation */
@@ -53,6 +61,10 @@ static bool nonempty(const char *s)
 static fw_err_t check_pin(const fw_pin_def_t *p)
 {
     if (!nonempty(p->name) || p->type >= FW_PIN_TYPE_COUNT) return FW_ERR_ARG;
+#if !FW_WITH_SAMPLING
+    /* a board that samples needs a build with sampling: refused, not silently ignored */
+    if (p->sample_interval_ms > 0) return FW_ERR_UNSUPPORTED;
+#endif
     /* ADC events re-arm below threshold_low: a low above high could never fire twice */
     if (p->type == FW_PIN_ADC_INPUT && p->events && p->threshold_low > p->threshold_high)
         return FW_ERR_ARG;
@@ -76,34 +88,29 @@ static fw_err_t check_pins(const fw_board_t *b)
     return FW_OK;
 }
 
-static const fw_toolset_t *const drivers[] = {&fw_driver_tmp102, &fw_driver_at24c};
-
-static const fw_toolset_t *driver_find(const char *name)
+static fw_err_t check_chip(const fw_board_t *b, size_t i)
 {
-    for (size_t i = 0; name != NULL && i < FW_ARRAY_LEN(drivers); i++)
-        if (strcmp(drivers[i]->name, name) == 0) return drivers[i];
-    return NULL;
+    const fw_chip_t *c = &b->chips[i];
+    if (c->driver == NULL || !nonempty(c->driver->name) || c->bus >= b->i2c_bus_count ||
+        c->addr > 0x7f)
+        return FW_ERR_ARG;
+    if (c->driver->tool_count > 0 && c->driver->tools == NULL) return FW_ERR_ARG;
+    for (size_t j = 0; j < i; j++)
+        if (b->chips[j].bus == c->bus && b->chips[j].addr == c->addr) return FW_ERR_ARG;
+    return FW_OK;
 }
 
 static fw_err_t check_i2c(const fw_board_t *b)
 {
-    if (b->i2c_device_count > FW_I2C_DEVICES_MAX) return FW_ERR_NO_SPACE;
-    if (b->i2c_device_count > 0 && b->i2c_devices == NULL) return FW_ERR_ARG;
-    for (size_t i = 0; i < b->i2c_device_count; i++) {
-        const fw_i2c_dev_def_t *d = &b->i2c_devices[i];
-        if (driver_find(d->driver) == NULL || d->bus >= b->i2c_bus_count || d->addr > 0x7f)
-            return FW_ERR_ARG;
-        for (size_t j = 0; j < i; j++)
-            if (b->i2c_devices[j].bus == d->bus && b->i2c_devices[j].addr == d->addr)
-                return FW_ERR_ARG;
+#if !FW_WITH_I2C
+    if (b->i2c_bus_count > 0 || b->chip_count > 0) return FW_ERR_UNSUPPORTED;
+#endif
+    if (b->chip_count > FW_I2C_DEVICES_MAX) return FW_ERR_NO_SPACE;
+    if (b->chip_count > 0 && b->chips == NULL) return FW_ERR_ARG;
+    for (size_t i = 0; i < b->chip_count; i++) {
+        fw_err_t err = check_chip(b, i);
+        if (err != FW_OK) return err;
     }
-    return FW_OK;
-}
-
-static fw_err_t check_apps(const fw_board_t *b)
-{
-    for (size_t i = 0; b->app_tools != NULL && b->app_tools[i] != NULL; i++)
-        if (fw_app_tool_find(b->app_tools[i]) == NULL) return FW_ERR_ARG;
     return FW_OK;
 }
 
@@ -111,17 +118,20 @@ static fw_err_t check_board(const fw_board_t *b)
 {
     fw_err_t err = check_pins(b);
     if (err == FW_OK) err = check_i2c(b);
-    if (err == FW_OK) err = check_apps(b);
+#if FW_WITH_SAMPLING
+    if (err == FW_OK) err = fw_sampling_check(b);
+#endif
     return err;
 }
 
 /* ---------------------------------------------------------------- tool registry */
 
-static bool is_core_method(const char *name)
+static bool is_core_method(const fw_device_t *dev, const char *name)
 {
     for (size_t i = 0; i < fw_mcpu_method_count; i++)
         if (strcmp(fw_mcpu_methods[i].name, name) == 0) return true;
-    return fw_mcp_method_named(name);
+    return dev->layer != NULL && dev->layer->method_named != NULL &&
+           dev->layer->method_named(name);
 }
 
 static bool params_valid(const fw_tool_t *tool)
@@ -131,6 +141,9 @@ static bool params_valid(const fw_tool_t *tool)
     for (size_t i = 0; i < tool->param_count; i++) {
         const fw_param_t *p = &tool->params[i];
         if (!nonempty(p->name) || p->type > FW_PARAM_BYTES) return false;
+#if !FW_WITH_FLOAT
+        if (p->type == FW_PARAM_NUMBER) return false; /* a build without floating point */
+#endif
         for (size_t j = 0; j < i; j++)
             if (strcmp(tool->params[j].name, p->name) == 0) return false;
     }
@@ -142,7 +155,7 @@ fw_err_t fw_device_add_tool(fw_device_t *dev, const fw_tool_t *tool)
     if (dev == NULL || tool == NULL || !nonempty(tool->name) || tool->handler == NULL ||
         !params_valid(tool))
         return FW_ERR_ARG;
-    if (fw_device_find_tool(dev, tool->name) != NULL || is_core_method(tool->name))
+    if (fw_device_find_tool(dev, tool->name) != NULL || is_core_method(dev, tool->name))
         return FW_ERR_EXISTS;
     if (dev->tool_count >= FW_TOOLS_MAX) return FW_ERR_NO_SPACE;
     dev->tools[dev->tool_count++] = tool;
@@ -165,16 +178,12 @@ static fw_err_t add_toolset(fw_device_t *dev, const fw_toolset_t *set)
     return FW_OK;
 }
 
-/* Every board gets these; fw_builtin_i2c joins them when the board has a bus. */
-static const fw_toolset_t *const builtin_sets[] = {
-    &fw_builtin_gpio, &fw_builtin_pwm, &fw_builtin_adc, &fw_builtin_pins, &fw_builtin_system};
-
-static fw_err_t add_builtins(fw_device_t *dev)
+static fw_err_t add_toolsets(fw_device_t *dev)
 {
+    const fw_toolset_t *const *sets = dev->board->toolsets;
     fw_err_t err = FW_OK;
-    for (size_t i = 0; err == FW_OK && i < FW_ARRAY_LEN(builtin_sets); i++)
-        err = add_toolset(dev, builtin_sets[i]);
-    if (err == FW_OK && dev->board->i2c_bus_count > 0) err = add_toolset(dev, &fw_builtin_i2c);
+    for (size_t i = 0; err == FW_OK && sets != NULL && sets[i] != NULL; i++)
+        err = add_toolset(dev, sets[i]);
     return err;
 }
 
@@ -182,22 +191,40 @@ static fw_err_t add_builtins(fw_device_t *dev)
 static fw_err_t add_drivers(fw_device_t *dev)
 {
     const fw_board_t *b = dev->board;
-    for (size_t i = 0; i < b->i2c_device_count; i++) {
+    for (size_t i = 0; i < b->chip_count; i++) {
+        const fw_driver_t *d = b->chips[i].driver;
         bool seen = false;
-        for (size_t j = 0; j < i; j++)
-            seen = seen || strcmp(b->i2c_devices[j].driver, b->i2c_devices[i].driver) == 0;
-        fw_err_t err = seen ? FW_OK : add_toolset(dev, driver_find(b->i2c_devices[i].driver));
-        if (err != FW_OK) return err;
+        for (size_t j = 0; j < i; j++) seen = seen || b->chips[j].driver == d;
+        for (size_t t = 0; !seen && t < d->tool_count; t++) {
+            fw_err_t err = fw_device_add_tool(dev, &d->tools[t]);
+            if (err != FW_OK) return err;
+        }
     }
     return FW_OK;
 }
 
 static fw_err_t add_apps(fw_device_t *dev)
 {
-    const char *const *names = dev->board->app_tools;
-    for (size_t i = 0; names != NULL && names[i] != NULL; i++) {
-        fw_err_t err = fw_device_add_tool(dev, fw_app_tool_find(names[i]));
+    const fw_tool_t *const *apps = dev->board->app_tools;
+    for (size_t i = 0; apps != NULL && apps[i] != NULL; i++) {
+        fw_err_t err = fw_device_add_tool(dev, apps[i]);
         if (err != FW_OK) return err;
+    }
+    return FW_OK;
+}
+
+/* Each chip's driver checks its configuration: a configuration it cannot serve stops the
+   start; a chip that does not answer is logged and its tools will report the failure. */
+static fw_err_t probe_chips(fw_device_t *dev)
+{
+    const fw_board_t *b = dev->board;
+    for (size_t i = 0; i < b->chip_count; i++) {
+        const fw_chip_t *c = &b->chips[i];
+        fw_err_t err = c->driver->probe != NULL ? c->driver->probe(dev, c) : FW_OK;
+        if (err == FW_ERR_ARG) return err;
+        if (err != FW_OK)
+            fw_log(dev, FW_LOG_WARNING, "%s at 0x%x on bus %u: %s", c->driver->name,
+                   (unsigned)c->addr, (unsigned)c->bus, fw_err_str(err));
     }
     return FW_OK;
 }
@@ -229,32 +256,112 @@ fw_err_t fw_device_init(fw_device_t *dev, const fw_board_t *board, const hal_api
     dev->board = board;
     dev->hal = hal;
     dev->hal_ctx = hal_ctx;
-    err = add_builtins(dev);
+#if FW_WITH_MCP
+    dev->layer = &fw_mcp_layer;
+#endif
+    err = add_toolsets(dev);
     if (err == FW_OK) err = add_drivers(dev);
     if (err == FW_OK) err = add_apps(dev);
     if (err == FW_OK) err = init_pins(dev);
     if (err != FW_OK) return err;
     dev->boot_ms = fw_hal_now(dev);
+#if FW_WITH_SAMPLING
     fw_sampling_init(dev, dev->boot_ms);
+#endif
+#if FW_WITH_MCP
     fw_mcp_init(dev);
-    return FW_OK;
+#endif
+    return probe_chips(dev);
 }
 
 /* ---------------------------------------------------------------- runtime */
 
+void fw_layer_observe(fw_device_t *dev)
+{
+    if (dev->layer != NULL && dev->layer->observe != NULL) dev->layer->observe(dev);
+}
+
 void fw_device_poll(fw_device_t *dev)
 {
+#if FW_WITH_SAMPLING
     fw_sampling_poll(dev, fw_hal_now(dev));
-    fw_mcp_observe(dev);
+#endif
+    fw_layer_observe(dev);
 }
 
 uint64_t fw_device_next_deadline(const fw_device_t *dev)
 {
     uint64_t next = UINT64_MAX;
+#if FW_WITH_SAMPLING
     for (size_t i = 0; i < dev->board->pin_count; i++)
-        if (fw_pin_sampled(&dev->board->pins[i]) && dev->pins[i].next_sample_ms < next)
-            next = dev->pins[i].next_sample_ms;
+        if (fw_pin_sampled(&dev->board->pins[i]) && dev->sampling[i].next_sample_ms < next)
+            next = dev->sampling[i].next_sample_ms;
+#else
+    (void)dev;
+#endif
     return next;
+}
+
+size_t fw_board_sample_slots(const fw_board_t *board)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < board->pin_count; i++) {
+        const fw_pin_def_t *p = &board->pins[i];
+        bool input = p->type == FW_PIN_DIGITAL_INPUT || p->type == FW_PIN_ADC_INPUT;
+        if (input && p->sample_interval_ms > 0 && p->buffer) n += p->buffer_size;
+    }
+    return n;
+}
+
+const fw_board_t *fw_device_board(const fw_device_t *dev)
+{
+    return dev->board;
+}
+
+uint64_t fw_device_uptime_ms(const fw_device_t *dev)
+{
+    uint64_t now = fw_hal_now(dev);
+    return now >= dev->boot_ms ? now - dev->boot_ms : 0;
+}
+
+size_t fw_device_tool_count(const fw_device_t *dev)
+{
+    return dev->tool_count;
+}
+
+const fw_tool_t *fw_device_tool_at(const fw_device_t *dev, size_t i)
+{
+    return i < dev->tool_count ? dev->tools[i] : NULL;
+}
+
+/* ---------------------------------------------------------------- pin state for tools */
+
+const fw_pin_state_t *fw_device_pin_state(const fw_device_t *dev, uint8_t index)
+{
+    FW_ASSERT(index < dev->board->pin_count);
+    return &dev->pins[index];
+}
+
+void fw_device_pin_note_level(fw_device_t *dev, uint8_t index, bool level)
+{
+    FW_ASSERT(index < dev->board->pin_count);
+    dev->pins[index].have_level = true;
+    dev->pins[index].level = level;
+}
+
+void fw_device_pin_note_duty(fw_device_t *dev, uint8_t index, uint8_t duty)
+{
+    FW_ASSERT(index < dev->board->pin_count);
+    dev->pins[index].duty = duty;
+}
+
+void fw_device_pin_note_mode(fw_device_t *dev, uint8_t index, hal_pin_mode_t mode)
+{
+    FW_ASSERT(index < dev->board->pin_count);
+    fw_pin_state_t *st = &dev->pins[index];
+    st->mode = (uint8_t)mode;
+    st->type = mode == HAL_PIN_OUTPUT ? FW_PIN_DIGITAL_OUTPUT : FW_PIN_DIGITAL_INPUT;
+    st->have_level = false;
 }
 
 const fw_counters_t *fw_device_counters(const fw_device_t *dev)
@@ -306,10 +413,69 @@ fw_err_t fw_hal_adc_read(const fw_device_t *dev, uint16_t pin, uint16_t *raw)
     return dev->hal->adc_read ? dev->hal->adc_read(dev->hal_ctx, pin, raw) : FW_ERR_UNSUPPORTED;
 }
 
-fw_err_t fw_hal_i2c(const fw_device_t *dev, uint8_t bus, uint8_t addr, const uint8_t *tx,
-                    size_t tx_len, uint8_t *rx, size_t rx_len)
+fw_err_t fw_hal_device_info(const fw_device_t *dev, hal_device_info_t *info)
 {
-    return dev->hal->i2c_transfer
-               ? dev->hal->i2c_transfer(dev->hal_ctx, bus, addr, tx, tx_len, rx, rx_len)
-               : FW_ERR_UNSUPPORTED;
+    return dev->hal->device_info ? dev->hal->device_info(dev->hal_ctx, info) : FW_ERR_UNSUPPORTED;
+}
+
+/* ---------------------------------------------------------------- writers for tools */
+
+void fw_write_pin_id(fw_jw_t *w, const fw_pin_def_t *def)
+{
+    fw_jw_kv_i64(w, "pin", def->number);
+    fw_jw_kv_str(w, "name", def->name ? def->name : "");
+}
+
+/* 2^bits - 1, or 0 for a board without a usable ADC profile. */
+static uint32_t adc_full_scale(const fw_board_t *board)
+{
+    if (board->adc_bits == 0 || board->adc_bits > 16) return 0;
+    return ((uint32_t)1 << board->adc_bits) - 1u;
+}
+
+uint32_t fw_adc_to_mv(const fw_board_t *board, uint32_t raw)
+{
+    uint32_t full = adc_full_scale(board);
+    if (full == 0) return 0;
+    return (uint32_t)(((uint64_t)raw * board->adc_ref_mv) / full);
+}
+
+/* Volts with two decimals from the truncated millivolts, rounded half up: the same text as
+   rounding the exact quotient, since truncating below the thousandths cannot move a value
+   across a half-hundredth. */
+void fw_adc_write_scaled_as(fw_jw_t *w, const fw_board_t *board, uint32_t raw,
+                            const char *volts_key, const char *mv_key)
+{
+    uint32_t mv = fw_adc_to_mv(board, raw);
+    if (board->adc_report == FW_ADC_REPORT_MV) {
+        fw_jw_kv_i64(w, mv_key, mv);
+        return;
+    }
+    fw_jw_key(w, volts_key);
+    fw_jw_hundredths(w, (int64_t)((mv + 5u) / 10u));
+}
+
+void fw_adc_write_scaled(fw_jw_t *w, const fw_board_t *board, uint32_t raw)
+{
+    fw_adc_write_scaled_as(w, board, raw, "volts", "mv");
+}
+
+/* t32 is taken as the latest time at or before now with those low 32 bits. */
+uint64_t fw_time_unwrap(uint64_t now, uint32_t t32)
+{
+    uint32_t back = (uint32_t)now - t32;
+    return now >= back ? now - back : t32;
+}
+
+/* ---------------------------------------------------------------- the log */
+
+/* The log belongs to the layer that can deliver it (MCP's notifications/message); a build
+   without one has no log and the entry is dropped. */
+void fw_log(fw_device_t *dev, fw_log_level_t level, const char *fmt, ...)
+{
+    if (dev->layer == NULL || dev->layer->vlog == NULL) return;
+    va_list ap;
+    va_start(ap, fmt);
+    dev->layer->vlog(dev, level, fmt, ap);
+    va_end(ap);
 }

@@ -104,69 +104,84 @@ void fw_log_tool_failure(fw_call_t *call, fw_err_t err);
 /* Raw JSON text of token tok as received (a string with its quotes and escapes). */
 const char *fw_json_tok_raw(const fw_json_doc_t *doc, uint32_t tok, size_t *len);
 
-/* ---------------------------------------------------------------- messages and MCP */
+/* ---------------------------------------------------------------- messages and layers */
 
 /* The message being handled: dev->msg while fw_device_handle* runs. */
 typedef struct fw_msg {
-    fw_session_t *session;
+    void *session; /* the layer's session the message belongs to (MCP: fw_session_t) */
     fw_msg_sink_t out;
     bool framed; /* every message written to out is ended (fw_msg_sink_end), so notifications
                     may precede the response; false for fw_device_handle's plain fw_sink_t */
     bool batch;  /* a batch: nothing may be written between its responses */
-    bool live;   /* an MCP tools/call handler runs and nothing of the response is written
-                    yet: notifications may be written to out now */
+    bool live;   /* a layer's handler runs and nothing of the response is written yet:
+                    notifications may be written to out now */
     const fw_json_doc_t *doc;
     int32_t progress; /* token of the running tools/call's _meta.progressToken, or -1 */
-    bool asked;       /* the running tools/call sent a request to the client (fw_call_ask) */
+    bool asked;       /* the running call sent a request to the client (fw_call_ask) */
     fw_jw_t *ask_w;   /* the writer of that request while its params are being written */
-    bool resumed;     /* a deferred tools/call's response was written (not this message's own) */
-    const fw_answer_t *answer; /* the client's answer while a deferred tools/call runs again */
+    bool resumed;     /* a deferred call's response was written (not this message's own) */
+    const fw_answer_t *answer; /* the client's answer while a deferred call runs again */
 } fw_msg_t;
 
 /* Ends a message written to out: end(ctx), or "\n" when end is NULL. */
 void fw_msg_sink_end(const fw_msg_sink_t *out);
 
-/* MCP methods (mcp.c): they read their params leniently (members of newer protocol revisions
-   are ignored) instead of through a parameter descriptor. */
-typedef struct fw_mcp_method fw_mcp_method_t;
-
-/* The MCP method named by string token tok, or NULL. */
-const fw_mcp_method_t *fw_mcp_method_find(const fw_json_doc_t *doc, uint32_t tok);
-
-/* True when name is an MCP method (no tool may take it). */
-bool fw_mcp_method_named(const char *name);
-
-/* Runs MCP method m for call (tool NULL, response in call->priv) with params token (-1 when
-   absent) in the session of dev->msg. */
-fw_err_t fw_mcp_run(const fw_mcp_method_t *m, fw_call_t *call, const fw_json_doc_t *doc,
-                    int32_t params);
-
-/* True (and forgets it) when the request with raw id text id[0..len) was cancelled by a
-   notifications/cancelled earlier in the message being handled. */
-bool fw_mcp_take_cancelled(fw_device_t *dev, const char *id, size_t len);
-
-/* Ends the request fw_call_ask began writing to the message's output, if it is still open
-   (after the handler returned, or when it starts its result anyway). */
-void fw_mcp_ask_end(fw_device_t *dev);
-
 /*
- * A response from the client (object token msg of doc). When it answers the request a deferred
- * tools/call of the message's session waits for, sets *taken, runs that tool again with the
- * answer, r answering the waiting call (r->id: the session's copy of its id, stable while the
- * message is handled), and returns the tool's error for fw_resp finishing; otherwise *taken is
- * false and the response is ignored.
+ * A protocol layer above JSON-RPC 2.0 (MCP is the one there is): rpc.c knows it only through
+ * this table, installed in dev->layer by fw_device_init when the build has it. Every member
+ * may be NULL.
+ *   method_find   the layer's method named by string token tok (an opaque handle), or NULL;
+ *                 tried before MCP/U's methods and the tools
+ *   method_named  true when name is one of its methods (no tool may take the name)
+ *   run           runs a method found by method_find for call (tool NULL, response in
+ *                 call->priv) with params token (-1 when absent)
+ *   msg_begin     a message starts / ends being handled (dev->msg is set; session as given
+ *   msg_end       to fw_device_handle_session, NULL for the device's implicit one)
+ *   take_cancelled  true (and forgets it) when the request with raw id text id[0..len) was
+ *                 cancelled earlier in the same message: it then gets no response
+ *   answer        a response object from the client (token msg): when it answers a request
+ *                 a deferred call waits for, sets *taken, runs that call again and returns its
+ *                 error with r answering the waiting call; otherwise *taken stays false
+ *   result_begins a handler starts its result (a request to the client still being written
+ *                 is ended first)
+ *   observe       after every call and poll: compare the device's state with what the
+ *                 layer last saw (change notifications, log)
+ *   log           an entry for the firmware log (fw_log)
  */
-fw_err_t fw_mcp_answer(fw_device_t *dev, const fw_json_doc_t *doc, uint32_t msg, fw_resp_t *r,
+typedef struct fw_rpc_layer {
+    const void *(*method_find)(const fw_json_doc_t *doc, uint32_t tok);
+    bool (*method_named)(const char *name);
+    fw_err_t (*run)(const void *method, fw_call_t *call, const fw_json_doc_t *doc,
+                    int32_t params);
+    void (*msg_begin)(fw_device_t *dev, fw_msg_t *m, void *session);
+    void (*msg_end)(fw_device_t *dev, fw_msg_t *m);
+    bool (*take_cancelled)(fw_device_t *dev, const char *id, size_t len);
+    fw_err_t (*answer)(fw_device_t *dev, const fw_json_doc_t *doc, uint32_t msg, fw_resp_t *r,
                        bool *taken);
+    void (*result_begins)(fw_device_t *dev);
+    void (*observe)(fw_device_t *dev);
+    void (*vlog)(fw_device_t *dev, fw_log_level_t level, const char *fmt, va_list ap);
+} fw_rpc_layer_t;
 
-/* MCP state of a freshly initialised device: the implicit session, log and change tracking
-   (called at the end of fw_device_init). */
+#if FW_WITH_MCP
+/* The MCP layer (mcp.c) and the start of its state in a freshly initialised device (the
+   implicit session, log and change tracking). */
+extern const fw_rpc_layer_t fw_mcp_layer;
 void fw_mcp_init(fw_device_t *dev);
+#endif
 
-/* Compares every pin's observable state (level, duty, type, latest sample) with what was last
-   seen and counts the changes for resource updates; logs new sampling events and drops.
-   Called after each tool call, each poll and each drain. */
-void fw_mcp_observe(fw_device_t *dev);
+/* Handles one whole message for the layer's session (NULL: the device's implicit one): the one
+   entry behind fw_device_handle and fw_device_handle_session. framed: out ends every message
+   (notifications may precede the response). Returns as fw_device_handle_session. */
+bool fw_rpc_handle(fw_device_t *dev, void *session, const char *msg, size_t len,
+                   fw_msg_sink_t out, bool framed);
+
+/* Byte-stream entry behind fw_device_feed and fw_device_feed_session. */
+void fw_rpc_feed(fw_device_t *dev, void *session, fw_framer_t *fr, const uint8_t *data,
+                 size_t len, fw_sink_t out);
+
+/* Pins and sampled events since the last look, for the layer (dev->layer->observe). */
+void fw_layer_observe(fw_device_t *dev);
 
 /* ---------------------------------------------------------------- listings (mcpu.c) */
 
@@ -201,96 +216,29 @@ fw_err_t fw_schema_bind(fw_call_t *call, const fw_json_doc_t *doc, int32_t param
    additionalProperties false) as one value. */
 void fw_schema_write(fw_jw_t *w, const fw_tool_t *tool);
 
-/* Reserves n bytes of the device's per-call scratch (reset for every request); NULL if full. */
-void *fw_scratch_alloc(fw_device_t *dev, size_t n);
 
 /* ---------------------------------------------------------------- pins and sampling */
 
 /* Resolves a pin given as number or name; index or -1. */
 int fw_pin_lookup_name(const fw_device_t *dev, const char *name);
 
+#if FW_WITH_SAMPLING
+/* Checks the board's sample storage and lays the rings out; FW_ERR_NO_SPACE when the board's
+   sample_store is smaller than its buffered pins need. */
+fw_err_t fw_sampling_check(const fw_board_t *board);
+
 /* Prepares the sampling state of every pin (called by fw_device_init and on reset). */
 void fw_sampling_init(fw_device_t *dev, uint64_t now_ms);
 
 /* Runs due sampling ticks up to now_ms. */
 void fw_sampling_poll(fw_device_t *dev, uint64_t now_ms);
+#endif
 
-/* ADC raw value as millivolts per the board's ADC profile, truncated as MCP/U's integer
-   arithmetic does (512 of 1023 at 3300 mV is 1651, as in the protocol's example). */
-uint32_t fw_adc_to_mv(const fw_board_t *board, uint32_t raw);
+/* Writes an integer count of hundredths as a JSON number with exactly two decimals
+   ("1.65", "-0.05"). */
+void fw_jw_hundredths(fw_jw_t *w, int64_t hundredths);
 
-/* Writes the ADC reading members the board's profile asks for: "volts": 1.65 or "mv": 1651. */
-void fw_adc_write_scaled(fw_jw_t *w, const fw_board_t *board, uint32_t raw);
-
-/* As fw_adc_write_scaled with the member names given (e.g. "latest_volts", "latest_mv"). */
-void fw_adc_write_scaled_as(fw_jw_t *w, const fw_board_t *board, uint32_t raw,
-                            const char *volts_key, const char *mv_key);
-
-/* True when def is sampled: a digital or ADC input with sample_interval_ms > 0. Pins that are
-   not sampled have next_sample_ms == UINT64_MAX after fw_sampling_init. */
-bool fw_pin_sampled(const fw_pin_def_t *def);
-
-/* Sample k (0 = oldest) of the ring of pin pin_index; NULL when k >= its ring_count. Sample seqs
-   in the ring are contiguous (failed reads get no seq). */
-const fw_sample_t *fw_sampling_sample(const fw_device_t *dev, uint8_t pin_index, uint16_t k);
-
-/* Event k (0 = oldest) of the device's event queue; NULL when k >= ev_count. */
-const fw_event_t *fw_event_at(const fw_device_t *dev, uint16_t k);
-
-/* Removes the queued events with seq > after_seq of pin pin_index (-1: of every pin), keeping
-   the order of the rest. Returns how many were removed. */
-uint16_t fw_events_remove(fw_device_t *dev, int pin_index, uint32_t after_seq);
-
-/* Writes the "pin" and "name" members every pin tool's result starts with (builtins/pins.c). */
-void fw_write_pin_id(fw_jw_t *w, const fw_pin_def_t *def);
-
-/* Writes a sampled pin's statistics members (min, max, avg, latest; null before the first
-   sample; ADC pins also the latest voltage) as get_pin_summary does (builtins/pins.c). */
-void fw_write_pin_stats(fw_jw_t *w, const fw_device_t *dev, const fw_pin_def_t *def,
-                        const fw_pin_state_t *st);
-
-/* ---------------------------------------------------------------- tool sets */
-
-/* A named set of tools: the built-ins, one I2C driver, or one application tool set. */
-typedef struct fw_toolset {
-    const char *name;
-    const fw_tool_t *tools;
-    size_t count;
-} fw_toolset_t;
-
-/* Built-in tools every board gets (builtins/): gpio, pwm, adc, pins, system; i2c when the board
-   has an I2C bus. */
-extern const fw_toolset_t fw_builtin_gpio, fw_builtin_pwm, fw_builtin_adc, fw_builtin_pins,
-    fw_builtin_system, fw_builtin_i2c;
-
-/* Drivers (drivers/), found by fw_i2c_dev_def_t.driver. */
-extern const fw_toolset_t fw_driver_tmp102, fw_driver_at24c;
-
-/* Application tools (apps/), enabled by a board's app_tools names. NULL if unknown. */
-const fw_tool_t *fw_app_tool_find(const char *name);
-
-/* The board's first I2C device bound to `driver`, or the one at addr when addr >= 0; NULL when
-   none matches. */
-const fw_i2c_dev_def_t *fw_board_i2c_find(const fw_board_t *board, const char *driver, int addr);
-
-/* Words a tool call's error message for an I2C failure (builtins/i2c.c), naming `what`
-   ("i2c device", "tmp102", "eeprom"), the address and the bus (e.g. "no acknowledge from i2c
-   device 0x48 on bus 0"), and returns err. */
-fw_err_t fw_i2c_call_error(fw_call_t *call, fw_err_t err, const char *what, uint8_t bus,
-                           uint8_t addr);
-
-/* One I2C transfer (as fw_hal_i2c) for a tool call; a failure is worded by fw_i2c_call_error. */
-fw_err_t fw_i2c_call_xfer(fw_call_t *call, const char *what, uint8_t bus, uint8_t addr,
-                          const uint8_t *tx, size_t tx_len, uint8_t *rx, size_t rx_len);
-
-/* The HAL, with FW_ERR_UNSUPPORTED for a function the port left NULL. */
-uint64_t fw_hal_now(const fw_device_t *dev);
-fw_err_t fw_hal_gpio_mode(const fw_device_t *dev, uint16_t pin, hal_pin_mode_t mode);
-fw_err_t fw_hal_gpio_write(const fw_device_t *dev, uint16_t pin, bool level);
-fw_err_t fw_hal_gpio_read(const fw_device_t *dev, uint16_t pin, bool *level);
-fw_err_t fw_hal_pwm_write(const fw_device_t *dev, uint16_t pin, uint8_t duty, uint32_t freq_hz);
-fw_err_t fw_hal_adc_read(const fw_device_t *dev, uint16_t pin, uint16_t *raw);
-fw_err_t fw_hal_i2c(const fw_device_t *dev, uint8_t bus, uint8_t addr, const uint8_t *tx,
-                    size_t tx_len, uint8_t *rx, size_t rx_len);
+/* The HAL's time as a 64-bit value for a 32-bit stored time t32 that lies at or before now. */
+uint64_t fw_time_unwrap(uint64_t now, uint32_t t32);
 
 #endif

@@ -6,7 +6,11 @@
 
 #include "fw_json.h"
 
-#define NO_PARENT UINT32_MAX
+#define NO_PARENT UINT16_MAX
+/* Most tokens one parse uses: token indexes (next) are 16-bit and NO_PARENT is reserved. */
+#define TOKS_LIMIT (UINT16_MAX - 1u)
+/* Offsets are fw_json_off_t: a message must end below its largest value. */
+#define OFF_LIMIT ((uint64_t)(fw_json_off_t)-1)
 
 /*
  * Parser states (the whole grammar; there is no recursion):
@@ -308,10 +312,10 @@ static fw_err_t new_tok(parser_t *ps, fw_json_type_t type, bool member, fw_json_
     t->type = (uint8_t)type;
     t->flags = 0;
     t->count = 0;
-    t->start = ps->pos;
-    t->end = ps->pos;
+    t->start = (fw_json_off_t)ps->pos;
+    t->end = (fw_json_off_t)ps->pos;
     ps->used++;
-    t->next = ps->used;
+    t->next = (uint16_t)ps->used;
     *out = t;
     return FW_OK;
 }
@@ -325,13 +329,13 @@ static fw_err_t parse_string(parser_t *ps, bool member)
     }
     uint8_t flags = 0;
     ps->pos++;
-    t->start = ps->pos;
+    t->start = (fw_json_off_t)ps->pos;
     err = scan_string(ps, &flags);
     if (err != FW_OK) {
         return err;
     }
     t->flags = flags;
-    t->end = ps->pos;
+    t->end = (fw_json_off_t)ps->pos;
     ps->pos++; /* closing quote */
     return FW_OK;
 }
@@ -346,7 +350,7 @@ static fw_err_t open_container(parser_t *ps, fw_json_type_t type, bool member)
     if (err != FW_OK) {
         return err;
     }
-    t->next = ps->parent;
+    t->next = (uint16_t)ps->parent;
     ps->parent = ps->used - 1;
     ps->depth++;
     ps->pos++;
@@ -358,9 +362,9 @@ static void close_container(parser_t *ps)
 {
     fw_json_tok_t *t = &ps->toks[ps->parent];
     ps->parent = t->next;
-    t->next = ps->used;
+    t->next = (uint16_t)ps->used;
     ps->pos++;
-    t->end = ps->pos;
+    t->end = (fw_json_off_t)ps->pos;
     ps->depth--;
 }
 
@@ -391,7 +395,7 @@ static fw_err_t parse_scalar(parser_t *ps, bool member)
     uint8_t flags = 0;
     err = type == FW_JSON_NUMBER ? scan_number(ps, &flags) : scan_literal(ps, literals[type]);
     t->flags = flags;
-    t->end = ps->pos;
+    t->end = (fw_json_off_t)ps->pos;
     return err;
 }
 
@@ -488,14 +492,14 @@ fw_err_t fw_json_parse(fw_json_doc_t *doc, const char *buf, size_t len, fw_json_
     doc->ntoks = ntoks;
     doc->count = 0;
     doc->err_pos = 0;
-    if ((uint64_t)len >= UINT32_MAX) {
-        return FW_ERR_JSON_NOMEM; /* offsets are 32-bit */
+    if ((uint64_t)len >= OFF_LIMIT || (uint64_t)len > FW_MSG_MAX) {
+        return FW_ERR_JSON_NOMEM; /* offsets would not fit fw_json_off_t */
     }
     parser_t ps = {
         .s = (const uint8_t *)buf,
         .len = (uint32_t)len,
         .toks = toks,
-        .cap = ntoks > (uint32_t)INT32_MAX ? (uint32_t)INT32_MAX : ntoks,
+        .cap = ntoks > TOKS_LIMIT ? TOKS_LIMIT : ntoks,
         .parent = NO_PARENT,
         .max_depth = max_depth,
     };
@@ -715,6 +719,8 @@ fw_err_t fw_json_get_i64(const fw_json_doc_t *doc, uint32_t tok, int64_t *out)
     return FW_OK;
 }
 
+#if FW_WITH_FLOAT
+
 /* A decimal number as w * 10^e10 (w holds up to 19 significant digits, the rest truncated). */
 typedef struct decimal {
     uint64_t w;
@@ -906,3 +912,5 @@ fw_err_t fw_json_get_double(const fw_json_doc_t *doc, uint32_t tok, double *out)
     *out = decimal_to_double(&d);
     return FW_OK;
 }
+
+#endif

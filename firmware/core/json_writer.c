@@ -323,6 +323,41 @@ void fw_jw_i64(fw_jw_t *w, int64_t v)
     }
 }
 
+/* Fixed notation of a rounded value into p: [-]int[.frac], frac zero-padded to d digits. */
+static char *append_fixed(char *p, bool neg, uint64_t ip, uint64_t fp, unsigned d)
+{
+    if (neg && (ip != 0 || fp != 0)) {
+        *p++ = '-'; /* a value that rounds to zero has no sign */
+    }
+    p = append_u64(p, ip);
+    if (d > 0) {
+        *p++ = '.';
+        for (unsigned k = d; k > 0; k--) {
+            p[k - 1] = (char)('0' + fp % 10u);
+            fp /= 10u;
+        }
+        p += d;
+    }
+    return p;
+}
+
+/* Drops trailing fraction zeros (and a bare point) of the number text [start, p). */
+static char *trim_fraction(char *start, char *p)
+{
+    if (memchr(start, '.', (size_t)(p - start)) == NULL) {
+        return p;
+    }
+    while (p[-1] == '0') {
+        p--;
+    }
+    if (p[-1] == '.') {
+        p--;
+    }
+    return p;
+}
+
+#if FW_WITH_FLOAT
+
 static const double pow10_exact[] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6, 1e7,
                                      1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14};
 #define FRAC_DIGITS_MAX 14u
@@ -362,38 +397,6 @@ static void round_fixed(double a, unsigned d, uint64_t *ip, uint64_t *fp)
     *fp = f;
 }
 
-/* Fixed notation of a rounded value into p: [-]int[.frac], frac zero-padded to d digits. */
-static char *append_fixed(char *p, bool neg, uint64_t ip, uint64_t fp, unsigned d)
-{
-    if (neg && (ip != 0 || fp != 0)) {
-        *p++ = '-'; /* a value that rounds to zero has no sign */
-    }
-    p = append_u64(p, ip);
-    if (d > 0) {
-        *p++ = '.';
-        for (unsigned k = d; k > 0; k--) {
-            p[k - 1] = (char)('0' + fp % 10u);
-            fp /= 10u;
-        }
-        p += d;
-    }
-    return p;
-}
-
-/* Drops trailing fraction zeros (and a bare point) of the number text [start, p). */
-static char *trim_fraction(char *start, char *p)
-{
-    if (memchr(start, '.', (size_t)(p - start)) == NULL) {
-        return p;
-    }
-    while (p[-1] == '0') {
-        p--;
-    }
-    if (p[-1] == '.') {
-        p--;
-    }
-    return p;
-}
 
 static const double pow10_bin[] = {1e1, 1e2, 1e4, 1e8, 1e16, 1e32, 1e64, 1e128, 1e256};
 
@@ -521,6 +524,31 @@ void fw_jw_fixed(fw_jw_t *w, double v, unsigned decimals)
         end = append_fixed(num, neg, ip, fp, decimals);
     }
     put(w, num, (size_t)(end - num));
+}
+
+#endif
+
+void fw_jw_decimal(fw_jw_t *w, int64_t scaled, unsigned decimals, bool trim)
+{
+    static const uint64_t pow10[] = {1u, 10u, 100u, 1000u, 10000u, 100000u, 1000000u,
+                                     10000000u, 100000000u, 1000000000u};
+    char num[NUM_MAX];
+    if (decimals > 9u) {
+        misuse(w);
+        return;
+    }
+    if (!begin_value(w)) return;
+    bool neg = scaled < 0;
+    uint64_t mag = neg ? 0u - (uint64_t)scaled : (uint64_t)scaled;
+    uint64_t unit = pow10[decimals];
+    char *end = append_fixed(num, neg, mag / unit, mag % unit, decimals);
+    if (trim) end = trim_fraction(num, end);
+    put(w, num, (size_t)(end - num));
+}
+
+void fw_jw_hundredths(fw_jw_t *w, int64_t hundredths)
+{
+    fw_jw_decimal(w, hundredths, 2, false);
 }
 
 /* ---------------------------------------------------------------- literals and shorthands */

@@ -4,6 +4,8 @@
 
 #include "mcp_internal.h"
 
+#if FW_WITH_MCP
+
 /*
  * MCP methods read their params leniently: members they do not know are ignored (a client may
  * send fields of a newer revision), while a member they use must have the right type. Requests
@@ -260,7 +262,7 @@ static fw_err_t cancelled(fw_mcp_req_t *q)
     return FW_OK;
 }
 
-bool fw_mcp_take_cancelled(fw_device_t *dev, const char *id, size_t len)
+static bool take_cancelled(fw_device_t *dev, const char *id, size_t len)
 {
     fw_session_t *s = dev->msg != NULL ? dev->msg->session : NULL;
     if (s == NULL || s->cancelled_len == 0 || s->cancelled_len != len) return false;
@@ -289,23 +291,24 @@ static const fw_mcp_method_t methods[] = {
     {"completion/complete", fw_mcp_complete},
 };
 
-const fw_mcp_method_t *fw_mcp_method_find(const fw_json_doc_t *doc, uint32_t tok)
+static const void *method_find(const fw_json_doc_t *doc, uint32_t tok)
 {
     for (size_t i = 0; i < FW_ARRAY_LEN(methods); i++)
         if (fw_json_str_eq(doc, tok, methods[i].name)) return &methods[i];
     return NULL;
 }
 
-bool fw_mcp_method_named(const char *name)
+static bool method_named(const char *name)
 {
     for (size_t i = 0; i < FW_ARRAY_LEN(methods); i++)
         if (strcmp(methods[i].name, name) == 0) return true;
     return false;
 }
 
-fw_err_t fw_mcp_run(const fw_mcp_method_t *m, fw_call_t *call, const fw_json_doc_t *doc,
-                    int32_t params)
+static fw_err_t mcp_run(const void *method, fw_call_t *call, const fw_json_doc_t *doc,
+                        int32_t params)
 {
+    const fw_mcp_method_t *m = method;
     fw_msg_t *msg = call->dev->msg;
     FW_ASSERT(msg != NULL); /* set by the handle functions around every dispatch */
     fw_mcp_req_t q = {call, call->dev, msg, msg->session, doc, params};
@@ -314,3 +317,49 @@ fw_err_t fw_mcp_run(const fw_mcp_method_t *m, fw_call_t *call, const fw_json_doc
                                    "must be an object (MCP names its params)");
     return m->run(&q);
 }
+
+/* ---------------------------------------------------------------- the layer */
+
+/* A message's session: the transport's, or the device's implicit one. A request cancelled
+   earlier in the same message is forgotten with it: requests run one at a time, so a later
+   message can only name one that has already finished. */
+static void msg_begin(fw_device_t *dev, fw_msg_t *m, void *session)
+{
+    fw_session_t *s = session != NULL ? session : &dev->session;
+    m->session = s;
+    s->cancelled_len = 0;
+}
+
+static void msg_end(fw_device_t *dev, fw_msg_t *m)
+{
+    fw_session_t *s = m->session;
+    (void)dev;
+    s->cancelled_len = 0;
+}
+
+const fw_rpc_layer_t fw_mcp_layer = {
+    .method_find = method_find,
+    .method_named = method_named,
+    .run = mcp_run,
+    .msg_begin = msg_begin,
+    .msg_end = msg_end,
+    .take_cancelled = take_cancelled,
+    .answer = fw_mcp_answer,
+    .result_begins = fw_mcp_ask_end,
+    .observe = fw_mcp_observe,
+    .vlog = fw_mcp_vlog,
+};
+
+bool fw_device_handle_session(fw_device_t *dev, fw_session_t *session, const char *msg, size_t len,
+                              fw_msg_sink_t out)
+{
+    return fw_rpc_handle(dev, session, msg, len, out, true);
+}
+
+void fw_device_feed_session(fw_device_t *dev, fw_session_t *session, fw_framer_t *fr,
+                            const uint8_t *data, size_t len, fw_sink_t out)
+{
+    fw_rpc_feed(dev, session, fr, data, len, out);
+}
+
+#endif

@@ -4,6 +4,8 @@
 
 #include "mcp_internal.h"
 
+#if FW_WITH_MCP
+
 /*
  * A single-core device cannot block a tool until the client has answered, so a tool that asks
  * the client is run twice: the first run writes the request (fw_call_ask) and its response is
@@ -46,14 +48,15 @@ static fw_err_t check_ask(fw_call_t *call, const fw_msg_t *m, const char *method
                               "this call cannot send requests to the client: only an MCP "
                               "tools/call request outside a batch, on a transport that frames "
                               "messages, can");
+    const fw_session_t *s = m->session;
     uint8_t need = capability_of(method, &cap);
-    if (need != 0 && !(m->session->client_caps & need))
+    if (need != 0 && !(s->client_caps & need))
         return fw_call_errorf(call, FW_ERR_UNSUPPORTED,
                               "the client did not declare the capability %s requests need", cap);
-    if (m->session->ask_tool != NULL)
+    if (s->ask_tool != NULL)
         return fw_call_errorf(call, FW_ERR_NO_SPACE,
                               "the session already waits for the client's answer to request %u",
-                              (unsigned)m->session->ask_id);
+                              (unsigned)s->ask_id);
     if (r->id_len > FW_MCP_ID_MAX)
         return fw_call_errorf(call, FW_ERR_NO_SPACE,
                               "the request id is longer than %u bytes (FW_MCP_ID_MAX): the "
@@ -136,3 +139,5 @@ fw_err_t fw_mcp_answer(fw_device_t *dev, const fw_json_doc_t *doc, uint32_t msg,
     *taken = true;
     return fw_mcp_resume(&call, doc, msg);
 }
+
+#endif

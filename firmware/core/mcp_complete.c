@@ -4,6 +4,8 @@
 
 #include "mcp_internal.h"
 
+#if FW_WITH_MCP
+
 /* MCP caps a completion at 100 values; a registry never has that many pins. */
 #define COMPLETION_MAX 100
 _Static_assert(FW_PINS_MAX <= COMPLETION_MAX, "every pin name fits one completion");
@@ -93,3 +95,5 @@ fw_err_t fw_mcp_complete(fw_mcp_req_t *q)
     fw_jw_obj_end(w);
     return FW_OK;
 }
+
+#endif

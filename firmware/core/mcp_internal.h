@@ -3,6 +3,7 @@
 #define MCP_INTERNAL_H
 
 #include "fw_internal.h"
+#include "fw_sampling.h"
 
 /* A request to an MCP method: the response goes through call (fw_call_result, fw_call_errorf,
    fw_call_param_error); params is the params object token, or -1 when absent. */
@@ -15,10 +16,21 @@ typedef struct fw_mcp_req {
     int32_t params;
 } fw_mcp_req_t;
 
+typedef struct fw_mcp_method fw_mcp_method_t;
+
 struct fw_mcp_method {
     const char *name;
     fw_err_t (*run)(fw_mcp_req_t *q);
 };
+
+/* ---------------------------------------------------------------- hooks of the layer */
+
+/* As fw_rpc_layer_t's members of the same role (fw_internal.h). */
+void fw_mcp_ask_end(fw_device_t *dev);
+fw_err_t fw_mcp_answer(fw_device_t *dev, const fw_json_doc_t *doc, uint32_t msg, fw_resp_t *r,
+                       bool *taken);
+void fw_mcp_observe(fw_device_t *dev);
+void fw_mcp_vlog(fw_device_t *dev, fw_log_level_t level, const char *fmt, va_list ap);
 
 /* ---------------------------------------------------------------- versions (mcp.c) */
 

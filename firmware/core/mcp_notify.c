@@ -4,6 +4,8 @@
 
 #include "mcp_internal.h"
 
+#if FW_WITH_MCP
+
 /*
  * A pull design without heap: the device records what happened with sequence numbers (a ring
  * of log entries, a change count stamped on each pin that changed) and every session keeps its
@@ -119,14 +121,11 @@ static size_t drain_log(const fw_device_t *dev, fw_session_t *s, const fw_msg_si
     return sent;
 }
 
-void fw_log(fw_device_t *dev, fw_log_level_t level, const char *fmt, ...)
+void fw_mcp_vlog(fw_device_t *dev, fw_log_level_t level, const char *fmt, va_list ap)
 {
     fw_log_entry_t *e = &dev->log[dev->log_head];
-    va_list ap;
     e->level = (uint8_t)((unsigned)level < FW_LOG_LEVEL_COUNT ? level : FW_LOG_EMERGENCY);
-    va_start(ap, fmt);
     fw_vfmt(e->text, sizeof e->text, fmt, ap);
-    va_end(ap);
     dev->log_head = (uint16_t)((dev->log_head + 1u) % FW_LOG_RING);
     dev->log_next++;
     if (dev->log_count < FW_LOG_RING) dev->log_count++;
@@ -140,7 +139,8 @@ void fw_log(fw_device_t *dev, fw_log_level_t level, const char *fmt, ...)
 static uint64_t pin_look(const fw_device_t *dev, size_t i)
 {
     const fw_pin_state_t *st = &dev->pins[i];
-    uint64_t sample = st->count > 0 ? st->latest : 0u;
+    const fw_pin_sampling_t *sm = &dev->sampling[i];
+    uint64_t sample = sm->count > 0 ? sm->latest : 0u;
     uint64_t level = st->have_level ? (2u | (st->level ? 1u : 0u)) : 0u;
     return sample << 32 | (uint64_t)st->type << 16 | (uint64_t)st->duty << 8 | level;
 }
@@ -232,3 +232,5 @@ size_t fw_device_drain(fw_device_t *dev, fw_session_t *session, fw_msg_sink_t ou
     size_t sent = drain_updates(dev, s, &out);
     return sent + drain_log(dev, s, &out);
 }
+
+#endif

@@ -5,6 +5,8 @@
 
 #include "mcp_internal.h"
 
+#if FW_WITH_MCP
+
 static const char *or_empty(const char *s)
 {
     return s != NULL ? s : "";
@@ -349,3 +351,5 @@ fw_err_t fw_mcp_prompts_get(fw_mcp_req_t *q)
     if (extra != NULL) return get_extra(q, extra, args);
     return fw_call_param_error(q->call, "name", "unknown prompt '%s' (see prompts/list)", name);
 }
+
+#endif

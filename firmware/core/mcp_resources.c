@@ -4,6 +4,8 @@
 
 #include "mcp_internal.h"
 
+#if FW_WITH_MCP
+
 /*
  * device://info is get_info's result; pin://<name> is a pin's registry entry (as list_tools
  * shows it) with its value read through the HAL at that moment and, for a sampled pin, its
@@ -182,12 +184,10 @@ static void write_value(fw_jw_t *w, const fw_device_t *dev, size_t i, const fw_m
 
 static void write_summary(fw_jw_t *w, const fw_device_t *dev, size_t i)
 {
-    const fw_pin_def_t *def = &dev->board->pins[i];
-    const fw_pin_state_t *st = &dev->pins[i];
     fw_jw_key(w, "summary");
     fw_jw_obj_begin(w);
-    fw_jw_kv_i64(w, "count", st->count);
-    fw_write_pin_stats(w, dev, def, st);
+    fw_jw_kv_i64(w, "count", fw_sampling_state(dev, (uint8_t)i)->count);
+    fw_sampling_write_stats(w, dev, (uint8_t)i);
     fw_jw_obj_end(w);
 }
 
@@ -345,3 +345,5 @@ fw_err_t fw_mcp_resources_unsubscribe(fw_mcp_req_t *q)
 {
     return subscription(q, false);
 }
+
+#endif

@@ -4,6 +4,8 @@
 
 #include "mcp_internal.h"
 
+#if FW_WITH_MCP
+
 /* ---------------------------------------------------------------- tools/list */
 
 /*
@@ -311,3 +313,5 @@ void fw_call_progress(fw_call_t *call, uint32_t done, uint32_t total, const char
     if (message != NULL) fw_jw_kv_str(&w, "message", message);
     fw_mcp_notify_end(&w, &m->out);
 }
+
+#endif

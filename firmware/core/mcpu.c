@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "fw_internal.h"
+#include "fw_sampling.h"
 
 static const char *or_empty(const char *s)
 {
@@ -83,6 +84,7 @@ static void write_tools(fw_jw_t *w, const fw_device_t *dev, bool with_user_tools
     fw_jw_arr_end(w);
 }
 
+#if FW_WITH_SAMPLING
 /* Sampling metadata of an input pin with an interval (MCP/U's capabilities and sampling). */
 static void write_sampling(fw_jw_t *w, const fw_pin_def_t *p)
 {
@@ -105,6 +107,7 @@ static void write_sampling(fw_jw_t *w, const fw_pin_def_t *p)
         fw_jw_obj_end(w);
     }
 }
+#endif
 
 /* type is the pin's current type (pin_mode may have switched a digital pin's direction). */
 void fw_write_pin_members(fw_jw_t *w, const fw_pin_def_t *p, uint8_t type)
@@ -113,7 +116,9 @@ void fw_write_pin_members(fw_jw_t *w, const fw_pin_def_t *p, uint8_t type)
     fw_jw_kv_str(w, "name", p->name);
     fw_jw_kv_str(w, "type", or_empty(fw_pin_type_name((fw_pin_type_t)type)));
     fw_jw_kv_str(w, "description", or_empty(p->description));
+#if FW_WITH_SAMPLING
     if (fw_pin_sampled(p)) write_sampling(w, p);
+#endif
 }
 
 static void write_pin(fw_jw_t *w, const fw_pin_def_t *p, uint8_t type)
@@ -136,8 +141,8 @@ static void write_capabilities(fw_jw_t *w)
 {
     fw_jw_key(w, "capabilities");
     fw_jw_obj_begin(w);
-    fw_jw_kv_bool(w, "sampling", true);
-    fw_jw_kv_bool(w, "events", true);
+    fw_jw_kv_bool(w, "sampling", FW_WITH_SAMPLING != 0);
+    fw_jw_kv_bool(w, "events", FW_WITH_SAMPLING != 0);
     fw_jw_kv_bool(w, "batch", true);
     fw_jw_obj_end(w);
     fw_jw_key(w, "limits");
@@ -167,17 +172,17 @@ static const fw_param_t list_tools_params[] = {
     {.name = "with_user_tools",
      .type = FW_PARAM_BOOLEAN,
      .has_default = true,
-     .def_num = 0,
-     .description = "also list tools meant for the device's user only"},
+     .def_int = 0,
+     .description = FW_DESC("also list tools meant for the device's user only")},
 };
 
 const fw_tool_t fw_mcpu_methods[] = {
     {.name = "get_info",
-     .description = "Device name, firmware version, platform and pin count",
+     .description = FW_DESC("Device name, firmware version, platform and pin count"),
      .flags = FW_TOOL_READ_ONLY,
      .handler = get_info},
     {.name = "list_tools",
-     .description = "Tools with their input schemas, and the pin registry",
+     .description = FW_DESC("Tools with their input schemas, and the pin registry"),
      .params = list_tools_params,
      .param_count = FW_ARRAY_LEN(list_tools_params),
      .flags = FW_TOOL_READ_ONLY,

@@ -10,8 +10,9 @@
  * response is streamed into one writer on the caller's sink; a batch's "[" is written only
  * when its first response starts, so an all-notification batch writes nothing at all.
  * A notification runs like a request but its handler writes into a discarding writer.
- * MCP methods (mcp.c) are found before MCP/U's methods and the tools; they and fw_log see the
- * message's session and output through dev->msg, so an MCP tools/call may write notifications
+ * A layer above JSON-RPC (dev->layer: MCP, when the build has it) hooks in through the table
+ * of fw_rpc_layer_t: its methods are found before MCP/U's methods and the tools; it and fw_log
+ * see the message's session and output through dev->msg, so a layer's call may write notifications
  * before its response when the output frames messages.
  */
 
@@ -68,7 +69,7 @@ static void count_error(fw_device_t *dev, const fw_resp_t *r, int code)
 {
     if (r->id == NULL) return;
     dev->counters.errors++;
-    if (code == -32700) dev->counters.parse_errors++;
+    if (code == FW_RPC_PARSE_ERROR) dev->counters.parse_errors++;
 }
 
 static void write_issues(fw_jw_t *w, const fw_resp_t *r)
@@ -88,7 +89,7 @@ static void write_issues(fw_jw_t *w, const fw_resp_t *r)
 static void write_error_data(fw_jw_t *w, const fw_resp_t *r, fw_err_t err, int code)
 {
     bool issues = err == FW_ERR_INVALID_PARAMS && r->issue_count > 0;
-    bool hw = code <= -32000 && code >= -32099;
+    bool hw = code >= FW_RPC_HW_FIRST && code <= FW_RPC_HW_LAST;
     if (!issues && !hw) return;
     fw_jw_key(w, "data");
     fw_jw_obj_begin(w);
@@ -176,7 +177,8 @@ const fw_arg_t *fw_call_arg(const fw_call_t *call, const char *name)
 fw_jw_t *fw_call_result(fw_call_t *call)
 {
     fw_resp_t *r = call->priv;
-    fw_mcp_ask_end(call->dev);
+    const fw_rpc_layer_t *layer = call->dev->layer;
+    if (layer != NULL && layer->result_begins != NULL) layer->result_begins(call->dev);
     if (r->tool_w == NULL && call->dev->msg != NULL) call->dev->msg->live = false;
     if (r->tool_w == NULL) return fw_resp_result(r);
     if (!r->tool_started) fw_jw_obj_begin(r->tool_w);
@@ -287,9 +289,12 @@ static bool dispatch(fw_device_t *dev, const fw_json_doc_t *doc, uint32_t req, f
 {
     int32_t method = fw_json_obj_get(doc, req, "method");
     int32_t params = fw_json_obj_get(doc, req, "params");
-    const fw_mcp_method_t *mcp = fw_mcp_method_find(doc, (uint32_t)method);
-    const fw_tool_t *tool = mcp != NULL ? NULL : find_method(dev, doc, (uint32_t)method);
-    if (mcp == NULL && tool == NULL) {
+    const fw_rpc_layer_t *layer = dev->layer;
+    const void *lm = layer != NULL && layer->method_find != NULL
+                         ? layer->method_find(doc, (uint32_t)method)
+                         : NULL;
+    const fw_tool_t *tool = lm != NULL ? NULL : find_method(dev, doc, (uint32_t)method);
+    if (lm == NULL && tool == NULL) {
         char name[48];
         resp_fail(r, FW_ERR_METHOD_NOT_FOUND, "method '%s' not found",
                   tok_name(doc, (uint32_t)method, name, sizeof name));
@@ -301,14 +306,14 @@ static bool dispatch(fw_device_t *dev, const fw_json_doc_t *doc, uint32_t req, f
     call.tool = tool;
     call.priv = r;
     fw_err_t err;
-    if (mcp != NULL) {
-        err = fw_mcp_run(mcp, &call, doc, params);
+    if (lm != NULL) {
+        err = layer->run(lm, &call, doc, params);
     } else {
         err = fw_schema_bind(&call, doc, params);
         if (err == FW_OK) err = tool->handler(&call);
         if (!r->result_started) fw_log_tool_failure(&call, err);
     }
-    fw_mcp_observe(dev);
+    fw_layer_observe(dev);
     return resp_finish(dev, r, err);
 }
 
@@ -364,10 +369,12 @@ static const char *type_name(uint8_t type)
  */
 static bool handle_answer(fw_device_t *dev, const fw_json_doc_t *doc, uint32_t msg, fw_resp_t *r)
 {
-    bool taken;
-    fw_err_t err = fw_mcp_answer(dev, doc, msg, r, &taken);
+    bool taken = false;
+    const fw_rpc_layer_t *layer = dev->layer;
+    fw_err_t err = FW_OK;
+    if (layer != NULL && layer->answer != NULL) err = layer->answer(dev, doc, msg, r, &taken);
     if (!taken) return false;
-    fw_mcp_observe(dev);
+    fw_layer_observe(dev);
     bool answered = resp_finish(dev, r, err);
     if (answered && r->batch_open == NULL) dev->msg->resumed = true;
     return answered;
@@ -397,8 +404,9 @@ static bool handle_one(fw_device_t *dev, const fw_json_doc_t *doc, uint32_t req,
         resp_fail(&r, FW_ERR_INVALID_REQUEST, "%s", problem);
         return resp_error(dev, &r, FW_ERR_INVALID_REQUEST);
     }
-    if (id >= 0 && fw_mcp_take_cancelled(dev, r.id, r.id_len))
-        return false; /* MCP: a cancelled request gets no response */
+    if (id >= 0 && dev->layer != NULL && dev->layer->take_cancelled != NULL &&
+        dev->layer->take_cancelled(dev, r.id, r.id_len))
+        return false; /* the layer cancelled it: a cancelled request gets no response */
     if (id >= 0) return dispatch(dev, doc, req, &r);
     fw_jw_t discard; /* a notification runs, but what it writes goes nowhere */
     fw_jw_init(&discard, (fw_sink_t){NULL, NULL});
@@ -425,6 +433,11 @@ static bool reject_message(fw_device_t *dev, fw_jw_t *w, fw_err_t err, const cha
 
 static bool reject_unparsed(fw_device_t *dev, fw_jw_t *w, const fw_json_doc_t *doc, fw_err_t err)
 {
+    if (err == FW_ERR_JSON_NOMEM && doc->len > FW_MSG_MAX - 1u)
+        return reject_message(dev, w, FW_ERR_JSON_NOMEM,
+                              "request of %u bytes is over the %u the JSON reader indexes "
+                              "(FW_MSG_MAX)",
+                              (unsigned)doc->len, (unsigned)FW_MSG_MAX - 1u);
     if (err == FW_ERR_JSON_NOMEM)
         return reject_message(dev, w, FW_ERR_JSON_NOMEM,
                               "request has more than %u JSON tokens (FW_JSON_TOKENS_MAX)",
@@ -469,19 +482,16 @@ void fw_msg_sink_end(const fw_msg_sink_t *out)
  * the same message is forgotten with it: requests run one at a time, so a later message can
  * only name one that has already finished.
  */
-static bool handle_msg(fw_device_t *dev, fw_session_t *session, const char *msg, size_t len,
-                       fw_msg_sink_t out, bool framed)
+bool fw_rpc_handle(fw_device_t *dev, void *session, const char *msg, size_t len,
+                   fw_msg_sink_t out, bool framed)
 {
-    fw_msg_t m = {.session = session != NULL ? session : &dev->session,
-                  .out = out,
-                  .framed = framed,
-                  .progress = -1};
+    fw_msg_t m = {.session = session, .out = out, .framed = framed, .progress = -1};
     fw_msg_t *outer = dev->msg;
     fw_jw_t w;
     fw_json_doc_t doc;
     bool answered;
     dev->msg = &m;
-    m.session->cancelled_len = 0;
+    if (dev->layer != NULL && dev->layer->msg_begin != NULL) dev->layer->msg_begin(dev, &m, session);
     fw_jw_init(&w, (fw_sink_t){out.write, out.ctx});
     fw_err_t err = fw_json_parse(&doc, msg, len, dev->toks, FW_JSON_TOKENS_MAX, FW_JSON_DEPTH_MAX);
     m.doc = &doc;
@@ -495,7 +505,7 @@ static bool handle_msg(fw_device_t *dev, fw_session_t *session, const char *msg,
     }
     fw_jw_flush(&w);
     if (answered && framed) fw_msg_sink_end(&out);
-    m.session->cancelled_len = 0;
+    if (dev->layer != NULL && dev->layer->msg_end != NULL) dev->layer->msg_end(dev, &m);
     dev->msg = outer;
     dev->scratch_used = 0;
     /* a framed output tells apart a deferred call's response from this message's reply */
@@ -504,13 +514,7 @@ static bool handle_msg(fw_device_t *dev, fw_session_t *session, const char *msg,
 
 bool fw_device_handle(fw_device_t *dev, const char *msg, size_t len, fw_sink_t out)
 {
-    return handle_msg(dev, NULL, msg, len, (fw_msg_sink_t){out.write, out.ctx, NULL}, false);
-}
-
-bool fw_device_handle_session(fw_device_t *dev, fw_session_t *session, const char *msg, size_t len,
-                              fw_msg_sink_t out)
-{
-    return handle_msg(dev, session, msg, len, out, true);
+    return fw_rpc_handle(dev, NULL, msg, len, (fw_msg_sink_t){out.write, out.ctx, NULL}, false);
 }
 
 /* ---------------------------------------------------------------- byte streams */
@@ -530,8 +534,8 @@ static void write_overlong(fw_device_t *dev, const fw_msg_sink_t *out)
 }
 
 /* Every message is a line: the sink has no end hook, so fw_msg_sink_end writes "\n". */
-void fw_device_feed_session(fw_device_t *dev, fw_session_t *session, fw_framer_t *fr,
-                            const uint8_t *data, size_t len, fw_sink_t out)
+void fw_rpc_feed(fw_device_t *dev, void *session, fw_framer_t *fr, const uint8_t *data,
+                 size_t len, fw_sink_t out)
 {
     const fw_msg_sink_t lines = {out.write, out.ctx, NULL};
     while (len > 0) {
@@ -540,7 +544,7 @@ void fw_device_feed_session(fw_device_t *dev, fw_session_t *session, fw_framer_t
         data += used;
         len -= used;
         if (ev == FW_FRAME_LINE) {
-            handle_msg(dev, session, fr->line, fr->len, lines, true);
+            fw_rpc_handle(dev, session, fr->line, fr->len, lines, true);
         } else if (ev == FW_FRAME_OVERFLOW) {
             write_overlong(dev, &lines);
         } else if (used == 0) {
@@ -552,5 +556,5 @@ void fw_device_feed_session(fw_device_t *dev, fw_session_t *session, fw_framer_t
 void fw_device_feed(fw_device_t *dev, fw_framer_t *fr, const uint8_t *data, size_t len,
                     fw_sink_t out)
 {
-    fw_device_feed_session(dev, NULL, fr, data, len, out);
+    fw_rpc_feed(dev, NULL, fr, data, len, out);
 }

@@ -1,13 +1,22 @@
-/* sampling.c: periodic sampling of input pins into rings, summaries and the event queue. */
+/* sampling.c: periodic sampling of input pins into rings, summaries and the event queue, and
+   the readers of what it collected. */
+#include <string.h>
+
 #include "fw_internal.h"
+#include "fw_sampling.h"
+
+#if FW_WITH_SAMPLING
 
 /*
  * Timing: a sampled pin has ticks at init + n * interval. Poll takes ONE sample per call for a pin
  * whose tick is due, stamped with the latest due tick; ticks skipped because poll came late are
  * counted in `missed` and the next deadline keeps the phase. A failed HAL read counts in
  * read_errors and stores nothing, so sample seqs stay contiguous (a gap in seq is always an
- * overwrite, never a failure). The event queue is a ring whose oldest event is at ev_head; an
- * event that finds it full still consumes its seq, so a gap in event seqs shows a drop.
+ * overwrite, never a failure) and a ring slot need not store its seq: slot k of a ring holding
+ * count samples has seq next_seq - count + k. The event queue is a ring whose oldest event is at
+ * ev_head; an event that finds it full still consumes its seq, so a gap in event seqs shows a
+ * drop. Times are stored as their low 32 bits and placed next to the clock when read (a sample
+ * older than 49 days is long overwritten).
  */
 
 static size_t pin_count(const fw_device_t *dev)
@@ -21,29 +30,30 @@ bool fw_pin_sampled(const fw_pin_def_t *def)
            (def->type == FW_PIN_DIGITAL_INPUT || def->type == FW_PIN_ADC_INPUT);
 }
 
-/* Slots of the pin's ring actually used: 0 when buffering is off. */
+/* Slots of the pin's ring: 0 when it does not buffer. */
 static uint16_t ring_cap(const fw_pin_def_t *def)
 {
-    if (!def->buffer) return 0;
-    return def->buffer_size < FW_SAMPLE_BUF_MAX ? def->buffer_size : FW_SAMPLE_BUF_MAX;
+    return def->buffer && fw_pin_sampled(def) ? def->buffer_size : 0u;
+}
+
+fw_err_t fw_sampling_check(const fw_board_t *board)
+{
+    size_t need = fw_board_sample_slots(board);
+    if (need > board->sample_store_len) return FW_ERR_NO_SPACE;
+    return need > 0 && board->sample_store == NULL ? FW_ERR_ARG : FW_OK;
 }
 
 void fw_sampling_init(fw_device_t *dev, uint64_t now_ms)
 {
+    uint16_t first = 0;
     for (size_t i = 0; i < pin_count(dev); i++) {
         const fw_pin_def_t *def = &dev->board->pins[i];
-        fw_pin_state_t *st = &dev->pins[i];
+        fw_pin_sampling_t *st = &dev->sampling[i];
+        memset(st, 0, sizeof *st);
         st->next_sample_ms = fw_pin_sampled(def) ? now_ms + def->sample_interval_ms : UINT64_MAX;
         st->next_seq = 1;
-        st->ring_head = 0;
-        st->ring_count = 0;
-        st->sum = 0;
-        st->count = 0;
-        st->min = st->max = st->latest = 0;
-        st->above = false;
-        st->primed = false;
-        st->missed = 0;
-        st->read_errors = 0;
+        st->ring_first = first;
+        first = (uint16_t)(first + ring_cap(def));
     }
     dev->ev_head = 0;
     dev->ev_count = 0;
@@ -66,15 +76,20 @@ static fw_err_t read_value(const fw_device_t *dev, const fw_pin_def_t *def, uint
     return err;
 }
 
-static void ring_put(fw_pin_state_t *st, uint16_t cap, const fw_sample_t *s)
+static void ring_put(fw_device_t *dev, size_t i, uint32_t value, uint64_t t_ms)
 {
+    fw_pin_sampling_t *st = &dev->sampling[i];
+    uint16_t cap = ring_cap(&dev->board->pins[i]);
     if (cap == 0) return;
-    st->ring[st->ring_head] = *s;
+    fw_sample_slot_t *slot = &dev->board->sample_store[st->ring_first + st->ring_head];
+    slot->value = (uint16_t)value;
+    slot->t_lo = (uint16_t)t_ms;
+    slot->t_hi = (uint16_t)(t_ms >> 16);
     st->ring_head = (uint16_t)((st->ring_head + 1u) % cap);
     if (st->ring_count < cap) st->ring_count++;
 }
 
-static void summary_add(fw_pin_state_t *st, uint32_t value)
+static void summary_add(fw_pin_sampling_t *st, uint32_t value)
 {
     if (st->count == 0 || value < st->min) st->min = value;
     if (st->count == 0 || value > st->max) st->max = value;
@@ -95,8 +110,8 @@ static void event_push(fw_device_t *dev, size_t pin_index, fw_event_kind_t kind,
     e->seq = seq;
     e->pin_index = (uint8_t)pin_index;
     e->kind = (uint8_t)kind;
-    e->value = value;
-    e->t_ms = t_ms;
+    e->value = (uint16_t)value;
+    e->t_ms = (uint32_t)t_ms;
     dev->ev_count++;
 }
 
@@ -114,7 +129,7 @@ static bool next_level(const fw_pin_def_t *def, bool above, uint32_t value)
 static void track_level(fw_device_t *dev, size_t i, uint32_t value, uint64_t t_ms)
 {
     const fw_pin_def_t *def = &dev->board->pins[i];
-    fw_pin_state_t *st = &dev->pins[i];
+    fw_pin_sampling_t *st = &dev->sampling[i];
     bool was = st->above;
     st->above = next_level(def, was, value);
     if (!st->primed) {
@@ -128,18 +143,15 @@ static void track_level(fw_device_t *dev, size_t i, uint32_t value, uint64_t t_m
 static void take_sample(fw_device_t *dev, size_t i, uint64_t t_ms)
 {
     const fw_pin_def_t *def = &dev->board->pins[i];
-    fw_pin_state_t *st = &dev->pins[i];
+    fw_pin_sampling_t *st = &dev->sampling[i];
     uint32_t value = 0;
     if (read_value(dev, def, &value) != FW_OK) {
         st->read_errors++;
         return;
     }
-    if (def->type == FW_PIN_DIGITAL_INPUT) {
-        st->have_level = true;
-        st->level = value != 0;
-    }
-    fw_sample_t s = {st->next_seq++, value, t_ms};
-    ring_put(st, ring_cap(def), &s);
+    if (def->type == FW_PIN_DIGITAL_INPUT) fw_device_pin_note_level(dev, (uint8_t)i, value != 0);
+    st->next_seq++;
+    ring_put(dev, i, value, t_ms);
     summary_add(st, value);
     track_level(dev, i, value, t_ms);
 }
@@ -148,7 +160,7 @@ void fw_sampling_poll(fw_device_t *dev, uint64_t now_ms)
 {
     for (size_t i = 0; i < pin_count(dev); i++) {
         const fw_pin_def_t *def = &dev->board->pins[i];
-        fw_pin_state_t *st = &dev->pins[i];
+        fw_pin_sampling_t *st = &dev->sampling[i];
         if (!fw_pin_sampled(def) || now_ms < st->next_sample_ms) continue;
         uint64_t late = (now_ms - st->next_sample_ms) / def->sample_interval_ms;
         uint64_t tick = st->next_sample_ms + late * def->sample_interval_ms;
@@ -161,20 +173,79 @@ void fw_sampling_poll(fw_device_t *dev, uint64_t now_ms)
 
 /* ---------------------------------------------------------------- readers */
 
-const fw_sample_t *fw_sampling_sample(const fw_device_t *dev, uint8_t pin_index, uint16_t k)
+const fw_pin_sampling_t *fw_sampling_state(const fw_device_t *dev, uint8_t pin_index)
 {
-    if (pin_index >= pin_count(dev)) return NULL;
-    const fw_pin_state_t *st = &dev->pins[pin_index];
+    FW_ASSERT(pin_index < pin_count(dev));
+    return &dev->sampling[pin_index];
+}
+
+bool fw_sampling_sample(const fw_device_t *dev, uint8_t pin_index, uint16_t k, fw_sample_t *out)
+{
+    if (pin_index >= pin_count(dev)) return false;
+    const fw_pin_sampling_t *st = &dev->sampling[pin_index];
     uint16_t cap = ring_cap(&dev->board->pins[pin_index]);
-    if (k >= st->ring_count || cap == 0) return NULL;
+    if (k >= st->ring_count || cap == 0) return false;
     uint16_t oldest = (uint16_t)((st->ring_head + cap - st->ring_count) % cap);
-    return &st->ring[(oldest + k) % cap];
+    const fw_sample_slot_t *slot = &dev->board->sample_store[st->ring_first + (oldest + k) % cap];
+    out->seq = st->next_seq - st->ring_count + k;
+    out->value = slot->value;
+    out->t_ms = fw_time_unwrap(fw_hal_now(dev), (uint32_t)slot->t_hi << 16 | slot->t_lo);
+    return true;
+}
+
+/* Average in hundredths, rounded half up, computed in integers so it stays exact for any count. */
+static uint64_t avg_hundredths(const fw_pin_sampling_t *st)
+{
+    uint64_t q = st->sum / st->count, r = st->sum % st->count;
+    return q * 100u + (r * 100u + st->count / 2u) / st->count;
+}
+
+static void kv_u64(fw_jw_t *w, const char *key, uint64_t v)
+{
+    fw_jw_key(w, key);
+    fw_jw_u64(w, v);
+}
+
+void fw_sampling_write_stats(fw_jw_t *w, const fw_device_t *dev, uint8_t pin_index)
+{
+    const fw_pin_def_t *def = &dev->board->pins[pin_index];
+    const fw_pin_sampling_t *st = fw_sampling_state(dev, pin_index);
+    bool adc = def->type == FW_PIN_ADC_INPUT;
+    const char *vkey = "latest_volts", *mkey = "latest_mv";
+    if (st->count == 0) {
+        static const char *const keys[] = {"min", "max", "avg", "latest"};
+        for (size_t i = 0; i < FW_ARRAY_LEN(keys); i++) {
+            fw_jw_key(w, keys[i]);
+            fw_jw_null(w);
+        }
+        if (adc) {
+            fw_jw_key(w, dev->board->adc_report == FW_ADC_REPORT_MV ? mkey : vkey);
+            fw_jw_null(w);
+        }
+        return;
+    }
+    kv_u64(w, "min", st->min);
+    kv_u64(w, "max", st->max);
+    fw_jw_key(w, "avg");
+    fw_jw_hundredths(w, (int64_t)avg_hundredths(st));
+    kv_u64(w, "latest", st->latest);
+    if (adc) fw_adc_write_scaled_as(w, dev->board, st->latest, vkey, mkey);
+}
+
+uint16_t fw_event_count(const fw_device_t *dev)
+{
+    return dev->ev_count;
 }
 
 const fw_event_t *fw_event_at(const fw_device_t *dev, uint16_t k)
 {
     if (k >= dev->ev_count) return NULL;
     return &dev->events[(dev->ev_head + k) % FW_EVENT_QUEUE_MAX];
+}
+
+uint64_t fw_event_time(const fw_device_t *dev, const fw_event_t *e)
+{
+    return fw_time_unwrap(fw_hal_now(dev), e->t_ms);
 }
 
 static bool event_matches(const fw_event_t *e, int pin_index, uint32_t after_seq)
@@ -197,36 +268,4 @@ uint16_t fw_events_remove(fw_device_t *dev, int pin_index, uint32_t after_seq)
     return removed;
 }
 
-/* ---------------------------------------------------------------- ADC scaling */
-
-/* 2^bits - 1, or 0 for a board without a usable ADC profile. */
-static uint64_t adc_full_scale(const fw_board_t *board)
-{
-    if (board->adc_bits == 0 || board->adc_bits > 31) return 0;
-    return ((uint64_t)1 << board->adc_bits) - 1u;
-}
-
-uint32_t fw_adc_to_mv(const fw_board_t *board, uint32_t raw)
-{
-    uint64_t full = adc_full_scale(board);
-    if (full == 0) return 0;
-    return (uint32_t)(((uint64_t)raw * board->adc_ref_mv) / full);
-}
-
-void fw_adc_write_scaled_as(fw_jw_t *w, const fw_board_t *board, uint32_t raw,
-                            const char *volts_key, const char *mv_key)
-{
-    if (board->adc_report == FW_ADC_REPORT_MV) {
-        fw_jw_kv_i64(w, mv_key, fw_adc_to_mv(board, raw));
-        return;
-    }
-    uint64_t full = adc_full_scale(board);
-    double volts = full ? (double)raw * board->adc_ref_mv / (double)full / 1000.0 : 0.0;
-    fw_jw_key(w, volts_key);
-    fw_jw_fixed(w, volts, 2);
-}
-
-void fw_adc_write_scaled(fw_jw_t *w, const fw_board_t *board, uint32_t raw)
-{
-    fw_adc_write_scaled_as(w, board, raw, "volts", "mv");
-}
+#endif

@@ -9,6 +9,7 @@ _Static_assert(FW_PARAMS_MAX <= 32, "bind tracks seen parameters in a uint32_t")
 #define XSTR(x) #x
 #define STR(x) XSTR(x)
 
+#if FW_WITH_FLOAT
 /* Below 2^53 every integral double is exact, so it is written and compared as an integer. */
 #define EXACT_INT_LIMIT 9007199254740992.0
 
@@ -22,7 +23,7 @@ static bool is_finite(double v)
     return v == v && v - v == 0.0;
 }
 
-/* The one way a limit or default number is written, in schemas and in messages alike. */
+/* The one way a NUMBER limit or default is written, in schemas and in messages alike. */
 static void write_num(fw_jw_t *w, double v)
 {
     if (is_integral(v)) {
@@ -31,6 +32,7 @@ static void write_num(fw_jw_t *w, double v)
         fw_jw_double(w, v);
     }
 }
+#endif
 
 typedef struct text_buf {
     char *p;
@@ -47,7 +49,19 @@ static void text_write(void *ctx, const char *data, size_t len)
     t->p[t->len] = 0;
 }
 
-/* A number as message text ("255", "0.5"); out holds at least 32 bytes. */
+/* A number as message text ("255", "0.5"); out holds at least 24 bytes. */
+static const char *int_text(char *out, size_t cap, int64_t v)
+{
+    text_buf_t t = {out, cap, 0};
+    fw_jw_t w;
+    out[0] = 0;
+    fw_jw_init(&w, (fw_sink_t){text_write, &t});
+    fw_jw_i64(&w, v);
+    fw_jw_flush(&w);
+    return out;
+}
+
+#if FW_WITH_FLOAT
 static const char *num_text(char *out, size_t cap, double v)
 {
     text_buf_t t = {out, cap, 0};
@@ -58,6 +72,7 @@ static const char *num_text(char *out, size_t cap, double v)
     fw_jw_flush(&w);
     return out;
 }
+#endif
 
 static const char *json_type_name(uint8_t type)
 {
@@ -98,21 +113,37 @@ static fw_err_t wrong_type(const bind_ctx_t *b, const char *want)
     return fw_call_param_error(b->call, b->param->name, "must be %s (got %s)", want, got);
 }
 
-/* min/max of INTEGER/NUMBER values and of STRING/BYTES lengths. */
-static fw_err_t check_range(const bind_ctx_t *b, double v, const char *unit)
+/* min/max of INTEGER values and of STRING/BYTES lengths. */
+static fw_err_t check_range(const bind_ctx_t *b, int64_t v, const char *unit)
 {
     const fw_param_t *p = b->param;
-    char num[32];
+    char num[24];
     if (p->has_min && v < p->min)
         return fw_call_param_error(b->call, p->name,
                                    unit ? "must have at least %s %s" : "must be >= %s",
-                                   num_text(num, sizeof num, p->min), unit);
+                                   int_text(num, sizeof num, p->min), unit);
     if (p->has_max && v > p->max)
         return fw_call_param_error(b->call, p->name,
                                    unit ? "must have at most %s %s" : "must be <= %s",
-                                   num_text(num, sizeof num, p->max), unit);
+                                   int_text(num, sizeof num, p->max), unit);
     return FW_OK;
 }
+
+#if FW_WITH_FLOAT
+/* num_min/num_max of NUMBER values. */
+static fw_err_t check_num_range(const bind_ctx_t *b, double v)
+{
+    const fw_param_t *p = b->param;
+    char num[32];
+    if (p->has_min && v < p->num_min)
+        return fw_call_param_error(b->call, p->name, "must be >= %s",
+                                   num_text(num, sizeof num, p->num_min));
+    if (p->has_max && v > p->num_max)
+        return fw_call_param_error(b->call, p->name, "must be <= %s",
+                                   num_text(num, sizeof num, p->num_max));
+    return FW_OK;
+}
+#endif
 
 static fw_err_t bind_integer(const bind_ctx_t *b)
 {
@@ -124,10 +155,13 @@ static fw_err_t bind_integer(const bind_ctx_t *b)
     if (fw_json_get_i64(b->doc, b->tok, &b->arg->i) != FW_OK)
         return issue(b, "%s does not fit a 64-bit integer",
                      tok_text(text, sizeof text, b->doc, b->tok));
+#if FW_WITH_FLOAT
     b->arg->num = (double)b->arg->i;
-    return check_range(b, b->arg->num, NULL);
+#endif
+    return check_range(b, b->arg->i, NULL);
 }
 
+#if FW_WITH_FLOAT
 static fw_err_t bind_number(const bind_ctx_t *b)
 {
     char text[24];
@@ -136,15 +170,18 @@ static fw_err_t bind_number(const bind_ctx_t *b)
         return issue(b, "%s is out of range", tok_text(text, sizeof text, b->doc, b->tok));
     double v = b->arg->num;
     b->arg->i = v > -9.2e18 && v < 9.2e18 ? (int64_t)v : 0;
-    return check_range(b, v, NULL);
+    return check_num_range(b, v);
 }
+#endif
 
 static fw_err_t bind_boolean(const bind_ctx_t *b)
 {
     uint8_t type = b->doc->toks[b->tok].type;
     if (type != FW_JSON_TRUE && type != FW_JSON_FALSE) return wrong_type(b, "true or false");
     b->arg->i = type == FW_JSON_TRUE;
+#if FW_WITH_FLOAT
     b->arg->num = (double)b->arg->i;
+#endif
     return FW_OK;
 }
 
@@ -199,7 +236,7 @@ static fw_err_t bind_string(const bind_ctx_t *b)
     char *s = decode_to_scratch(b, &len);
     if (s == NULL) return FW_ERR_INVALID_PARAMS;
     if (memchr(s, 0, len) != NULL) return issue(b, "%s", "must not contain NUL characters");
-    fw_err_t err = check_range(b, (double)utf8_chars(s, len), "characters");
+    fw_err_t err = check_range(b, (int64_t)utf8_chars(s, len), "characters");
     if (err == FW_OK) err = check_enum(b, s);
     b->arg->str = s;
     b->arg->len = len;
@@ -232,7 +269,9 @@ static fw_err_t bind_pin_index(const bind_ctx_t *b, int idx)
             def->name, fw_pin_type_name((fw_pin_type_t)type), mask_text(need, sizeof need, mask));
     }
     b->arg->i = def->number;
+#if FW_WITH_FLOAT
     b->arg->num = def->number;
+#endif
     b->arg->pin = def;
     b->arg->pin_index = (uint8_t)idx;
     return FW_OK;
@@ -295,7 +334,7 @@ static fw_err_t bind_bytes(const bind_ctx_t *b)
 {
     const fw_json_tok_t *t = &b->doc->toks[b->tok];
     if (t->type != FW_JSON_ARRAY) return wrong_type(b, "an array of bytes");
-    fw_err_t err = check_range(b, t->count, "items");
+    fw_err_t err = check_range(b, (int64_t)t->count, "items");
     if (err != FW_OK) return err;
     uint8_t *out = fw_scratch_alloc(b->call->dev, t->count);
     if (out == NULL)
@@ -316,9 +355,11 @@ static fw_err_t bind_value(fw_call_t *call, const fw_json_doc_t *doc, size_t idx
     case FW_PARAM_INTEGER:
         err = bind_integer(&b);
         break;
+#if FW_WITH_FLOAT
     case FW_PARAM_NUMBER:
         err = bind_number(&b);
         break;
+#endif
     case FW_PARAM_BOOLEAN:
         err = bind_boolean(&b);
         break;
@@ -410,19 +451,22 @@ static fw_err_t fill_default(fw_call_t *call, size_t idx)
 {
     const fw_param_t *p = &call->tool->params[idx];
     fw_arg_t *a = &call->args[idx];
-    a->i = (int64_t)p->def_num;
-    a->num = p->def_num;
+    a->i = p->def_int;
+#if FW_WITH_FLOAT
+    a->num = p->type == FW_PARAM_NUMBER ? p->def_num : (double)p->def_int;
+    if (p->type == FW_PARAM_NUMBER) a->i = (int64_t)p->def_num;
+#endif
     if (p->type == FW_PARAM_STRING) {
         a->str = p->def_str ? p->def_str : "";
         a->len = strlen(a->str);
     }
     if (p->type == FW_PARAM_PIN) {
-        int pin = p->def_num >= 0 && p->def_num <= UINT16_MAX
-                      ? fw_device_pin_index(call->dev, (uint16_t)p->def_num)
+        int pin = p->def_int >= 0 && p->def_int <= UINT16_MAX
+                      ? fw_device_pin_index(call->dev, (uint16_t)p->def_int)
                       : -1;
         if (pin < 0)
             return fw_call_param_error(call, p->name, "default pin %d is not on this board",
-                                       (int)p->def_num);
+                                       (int)p->def_int);
         bind_ctx_t b = {call, NULL, p, a, 0};
         fw_err_t err = bind_pin_index(&b, pin);
         if (err != FW_OK) return err;
@@ -468,10 +512,10 @@ static const char *schema_type(uint8_t type)
     return type < FW_ARRAY_LEN(names) ? names[type] : "null";
 }
 
-static void kv_num(fw_jw_t *w, const char *key, double v)
+static void kv_int(fw_jw_t *w, const char *key, int64_t v)
 {
     fw_jw_key(w, key);
-    write_num(w, v);
+    fw_jw_i64(w, v);
 }
 
 static void chunk(fw_jw_t *w, const char *s)
@@ -507,8 +551,21 @@ static void write_ranges(fw_jw_t *w, const fw_param_t *p)
         [FW_PARAM_BYTES] = {"minItems", "maxItems"},
     };
     if (p->type >= FW_ARRAY_LEN(keys) || keys[p->type][0] == NULL) return;
-    if (p->has_min) kv_num(w, keys[p->type][0], p->min);
-    if (p->has_max) kv_num(w, keys[p->type][1], p->max);
+#if FW_WITH_FLOAT
+    if (p->type == FW_PARAM_NUMBER) {
+        if (p->has_min) {
+            fw_jw_key(w, "minimum");
+            write_num(w, p->num_min);
+        }
+        if (p->has_max) {
+            fw_jw_key(w, "maximum");
+            write_num(w, p->num_max);
+        }
+        return;
+    }
+#endif
+    if (p->has_min) kv_int(w, keys[p->type][0], p->min);
+    if (p->has_max) kv_int(w, keys[p->type][1], p->max);
 }
 
 static void write_default(fw_jw_t *w, const fw_param_t *p)
@@ -516,11 +573,15 @@ static void write_default(fw_jw_t *w, const fw_param_t *p)
     if (!p->has_default || p->type == FW_PARAM_BYTES) return;
     fw_jw_key(w, "default");
     if (p->type == FW_PARAM_BOOLEAN) {
-        fw_jw_bool(w, p->def_num != 0);
+        fw_jw_bool(w, p->def_int != 0);
     } else if (p->type == FW_PARAM_STRING) {
         fw_jw_str(w, p->def_str ? p->def_str : "");
-    } else {
+#if FW_WITH_FLOAT
+    } else if (p->type == FW_PARAM_NUMBER) {
         write_num(w, p->def_num);
+#endif
+    } else {
+        fw_jw_i64(w, p->def_int);
     }
 }
 

@@ -1,7 +1,10 @@
 /* at24c.c: driver for AT24C-family I2C EEPROMs (24C01 .. 24CM02): eeprom_read, eeprom_write. */
 #include <string.h>
 
-#include "fw_internal.h"
+#include "at24c.h"
+#include "fw_device.h"
+
+#if FW_WITH_I2C
 
 /*
  * Addressing (Microchip AT24C01..AT24CM02 datasheets): the memory offset is split between the
@@ -44,31 +47,56 @@ static uint16_t default_page(uint32_t size)
     return size <= 65536u ? 128 : 256;
 }
 
-/* A board declaring an impossible chip is a configuration error of ours: FW_ERR_ARG. */
-static fw_err_t geometry_of(fw_call_t *call, const fw_i2c_dev_def_t *d, geometry_t *g)
+typedef enum geo_problem { GEO_OK = 0, GEO_SIZE, GEO_PAGE, GEO_BLOCK } geo_problem_t;
+
+/* The chip's geometry from its configuration, and what is impossible about it. */
+static geo_problem_t geometry_check(const fw_chip_t *d, geometry_t *g)
 {
-    g->size = d->size_bytes;
+    static const fw_at24c_config_t fallback = {4096, 32};
+    const fw_at24c_config_t *cfg = d->config != NULL ? d->config : &fallback;
+    g->size = cfg->size_bytes;
     g->addr_bytes = g->size <= 2048u ? 1 : 2;
     g->span = g->addr_bytes == 1 ? 256u : 65536u;
-    g->page = d->page_bytes ? d->page_bytes : default_page(g->size);
+    g->page = cfg->page_bytes ? cfg->page_bytes : default_page(g->size);
     uint32_t blocks = g->size > g->span ? g->size / g->span : 1u;
     if (!power_of_two(g->size) || g->size < CHIP_SIZE_MIN || g->size > CHIP_SIZE_MAX)
+        return GEO_SIZE;
+    if (!power_of_two(g->page) || g->page > 256u || g->page > g->size) return GEO_PAGE;
+    return (d->addr & (blocks - 1u)) != 0 ? GEO_BLOCK : GEO_OK;
+}
+
+/* A board declaring an impossible chip is a configuration error of ours: FW_ERR_ARG (the device
+   refuses to start with it, so this is a second line of defence). */
+static fw_err_t geometry_of(fw_call_t *call, const fw_chip_t *d, geometry_t *g)
+{
+    switch (geometry_check(d, g)) {
+    case GEO_SIZE:
         return fw_call_errorf(call, FW_ERR_ARG,
                               "board declares eeprom 0x%x with size %u: not a "
                               "power of two in 128..262144",
                               (unsigned)d->addr, (unsigned)g->size);
-    if (!power_of_two(g->page) || g->page > 256u || g->page > g->size)
+    case GEO_PAGE:
         return fw_call_errorf(call, FW_ERR_ARG, "board declares eeprom 0x%x with page size %u",
                               (unsigned)d->addr, (unsigned)g->page);
-    if ((d->addr & (blocks - 1u)) != 0)
+    case GEO_BLOCK:
         return fw_call_errorf(call, FW_ERR_ARG,
                               "eeprom 0x%x: a %u-byte chip needs the low "
                               "address bits free for block select",
                               (unsigned)d->addr, (unsigned)g->size);
-    return FW_OK;
+    default:
+        return FW_OK;
+    }
 }
 
-static uint8_t device_addr(const fw_i2c_dev_def_t *d, const geometry_t *g, uint32_t offset)
+/* At start: a chip whose configuration cannot be right stops the device from starting. */
+static fw_err_t at24c_probe(fw_device_t *dev, const fw_chip_t *chip)
+{
+    geometry_t g;
+    (void)dev;
+    return geometry_check(chip, &g) == GEO_OK ? FW_OK : FW_ERR_ARG;
+}
+
+static uint8_t device_addr(const fw_chip_t *d, const geometry_t *g, uint32_t offset)
 {
     return (uint8_t)(d->addr | (offset / g->span));
 }
@@ -86,10 +114,10 @@ static size_t word_addr(const geometry_t *g, uint32_t offset, uint8_t *out)
     return 2;
 }
 
-static fw_err_t find_eeprom(fw_call_t *call, const fw_i2c_dev_def_t **out)
+static fw_err_t find_eeprom(fw_call_t *call, const fw_chip_t **out)
 {
     const fw_arg_t *dev = fw_call_arg(call, "device");
-    *out = fw_board_i2c_find(call->dev->board, "at24c", dev->present ? (int)dev->i : -1);
+    *out = fw_device_chip(call->dev, &fw_driver_at24c, dev->present ? (int)dev->i : -1);
     if (*out != NULL) return FW_OK;
     if (!dev->present)
         return fw_call_errorf(call, FW_ERR_UNSUPPORTED, "this board declares no eeprom");
@@ -119,11 +147,11 @@ static fw_err_t check_range(fw_call_t *call, const geometry_t *g, uint32_t offse
 
 /* Acknowledge polling: the chip ignores its address until the internal write cycle ends. A
    device that acknowledges at once (no write cycle to wait for) is ready. */
-static fw_err_t ack_poll(fw_call_t *call, const fw_i2c_dev_def_t *d, uint8_t addr)
+static fw_err_t ack_poll(fw_call_t *call, const fw_chip_t *d, uint8_t addr)
 {
     uint64_t start = fw_hal_now(call->dev);
     for (unsigned polls = 1; polls <= POLL_MAX; polls++) {
-        fw_err_t err = fw_hal_i2c(call->dev, d->bus, addr, NULL, 0, NULL, 0);
+        fw_err_t err = fw_i2c_transfer(call->dev, d->bus, addr, NULL, 0, NULL, 0);
         if (err == FW_OK) return FW_OK;
         if (err != FW_ERR_I2C_NACK) return fw_i2c_call_error(call, err, "eeprom", d->bus, addr);
         if (fw_hal_now(call->dev) - start > WRITE_CYCLE_MS) break;
@@ -135,7 +163,7 @@ static fw_err_t ack_poll(fw_call_t *call, const fw_i2c_dev_def_t *d, uint8_t add
 }
 
 typedef struct span_args {
-    const fw_i2c_dev_def_t *def;
+    const fw_chip_t *def;
     geometry_t geo;
     uint32_t offset;
 } span_args_t;
@@ -231,15 +259,15 @@ static fw_err_t eeprom_write_fn(fw_call_t *call)
     {                                                                                              \
         .name = "device", .type = FW_PARAM_INTEGER, .has_min = true, .has_max = true, .min = 0x08, \
         .max = 0x77,                                                                               \
-        .description = "I2C address of the EEPROM as the board declares it (e.g. 80 = 0x50); "     \
-                       "default: the board's first EEPROM"                                         \
+        .description = FW_DESC("I2C address of the EEPROM as the board declares it (e.g. 80 = "   \
+                               "0x50); default: the board's first EEPROM")                         \
     }
 
 #define OFFSET_PARAM                                                                               \
     {                                                                                              \
         .name = "offset", .type = FW_PARAM_INTEGER, .required = true, .has_min = true,             \
         .has_max = true, .min = 0, .max = CHIP_SIZE_MAX - 1u,                                      \
-        .description = "Memory offset (byte position inside the EEPROM), 0 .. size - 1"            \
+        .description = FW_DESC("Memory offset (byte position inside the EEPROM), 0 .. size - 1")            \
     }
 
 static const fw_param_t read_params[] = {
@@ -251,8 +279,8 @@ static const fw_param_t read_params[] = {
      .min = 1,
      .max = FW_I2C_XFER_MAX,
      .has_default = true,
-     .def_num = 1,
-     .description = "Bytes to read from offset (default 1); may cross pages, not the end"},
+     .def_int = 1,
+     .description = FW_DESC("Bytes to read from offset (default 1); may cross pages, not the end")},
     DEVICE_PARAM,
 };
 
@@ -265,26 +293,31 @@ static const fw_param_t write_params[] = {
      .has_max = true,
      .min = 1,
      .max = FW_I2C_XFER_MAX,
-     .description = "Bytes to store from offset (integers 0..255); may cross pages, not the end"},
+     .description = FW_DESC("Bytes to store from offset (integers 0..255); may cross pages, not the end")},
     DEVICE_PARAM,
 };
 
 static const fw_tool_t at24c_tools[] = {
     {.name = "eeprom_read",
-     .description = "Read bytes from an AT24C I2C EEPROM starting at a memory offset. `offset` "
-                    "is the position in memory, `device` the chip's I2C address.",
+     .description = FW_DESC("Read bytes from an AT24C I2C EEPROM starting at a memory offset. `offset` "
+                    "is the position in memory, `device` the chip's I2C address."),
      .params = read_params,
      .param_count = FW_ARRAY_LEN(read_params),
      .flags = FW_TOOL_READ_ONLY,
      .handler = eeprom_read_fn},
     {.name = "eeprom_write",
-     .description = "Store bytes in an AT24C I2C EEPROM from a memory offset, page by page, "
+     .description = FW_DESC("Store bytes in an AT24C I2C EEPROM from a memory offset, page by page, "
                     "waiting out each write cycle. `offset` is the position in memory, `device` "
-                    "the chip's I2C address. Returns written bytes and page writes used.",
+                    "the chip's I2C address. Returns written bytes and page writes used."),
      .params = write_params,
      .param_count = FW_ARRAY_LEN(write_params),
      .flags = FW_TOOL_DESTRUCTIVE,
      .handler = eeprom_write_fn},
 };
 
-const fw_toolset_t fw_driver_at24c = {"at24c", at24c_tools, FW_ARRAY_LEN(at24c_tools)};
+const fw_driver_t fw_driver_at24c = {.name = "at24c",
+                                     .tools = at24c_tools,
+                                     .tool_count = FW_ARRAY_LEN(at24c_tools),
+                                     .probe = at24c_probe};
+
+#endif

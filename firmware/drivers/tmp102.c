@@ -1,5 +1,8 @@
 /* tmp102.c: driver for the TI TMP102 temperature sensor (datasheet SBOS397): read_temperature. */
-#include "fw_internal.h"
+#include "fw_device.h"
+#include "tmp102.h"
+
+#if FW_WITH_I2C
 
 /* Pointer register values (SBOS397 table "Pointer Addresses"). */
 #define REG_TEMPERATURE 0x00u
@@ -22,14 +25,14 @@ typedef struct reading {
 } reading_t;
 
 /* Reads a 16-bit register (MSB first) through the pointer register. */
-static fw_err_t read_reg(fw_call_t *call, const fw_i2c_dev_def_t *d, uint8_t reg, uint8_t out[2])
+static fw_err_t read_reg(fw_call_t *call, const fw_chip_t *d, uint8_t reg, uint8_t out[2])
 {
     return fw_i2c_call_xfer(call, "tmp102", d->bus, d->addr, &reg, 1, out, 2);
 }
 
 /* The format (12- or 13-bit, left-justified two's complement) is taken from the configuration
    register's EM bit, as the datasheet describes; the register's fixed zero bits are checked. */
-static fw_err_t read_raw(fw_call_t *call, const fw_i2c_dev_def_t *d, reading_t *r)
+static fw_err_t read_raw(fw_call_t *call, const fw_chip_t *d, reading_t *r)
 {
     uint8_t cfg[2], t[2];
     fw_err_t err = read_reg(call, d, REG_CONFIG, cfg);
@@ -50,10 +53,10 @@ static fw_err_t read_raw(fw_call_t *call, const fw_i2c_dev_def_t *d, reading_t *
     return FW_OK;
 }
 
-static const fw_i2c_dev_def_t *find_sensor(fw_call_t *call)
+static const fw_chip_t *find_sensor(fw_call_t *call)
 {
     const fw_arg_t *addr = fw_call_arg(call, "address");
-    return fw_board_i2c_find(call->dev->board, "tmp102", addr->present ? (int)addr->i : -1);
+    return fw_device_chip(call->dev, &fw_driver_tmp102, addr->present ? (int)addr->i : -1);
 }
 
 static fw_err_t no_sensor(fw_call_t *call)
@@ -61,7 +64,7 @@ static fw_err_t no_sensor(fw_call_t *call)
     const fw_arg_t *addr = fw_call_arg(call, "address");
     if (!addr->present)
         return fw_call_errorf(call, FW_ERR_UNSUPPORTED, "this board declares no tmp102");
-    const fw_i2c_dev_def_t *first = fw_board_i2c_find(call->dev->board, "tmp102", -1);
+    const fw_chip_t *first = fw_device_chip(call->dev, &fw_driver_tmp102, -1);
     return fw_call_param_error(call, "address",
                                "no tmp102 at 0x%x on this board (the first is at "
                                "0x%x)",
@@ -70,7 +73,7 @@ static fw_err_t no_sensor(fw_call_t *call)
 
 static fw_err_t read_temperature_fn(fw_call_t *call)
 {
-    const fw_i2c_dev_def_t *d = find_sensor(call);
+    const fw_chip_t *d = find_sensor(call);
     if (d == NULL) return no_sensor(call);
     reading_t r = {0, false};
     fw_err_t err = read_raw(call, d, &r);
@@ -81,19 +84,20 @@ static fw_err_t read_temperature_fn(fw_call_t *call)
                               "%d..%d °C range",
                               (unsigned)d->addr, (int)(r.raw / 16), (int)r.raw, RANGE_MIN_C,
                               RANGE_MAX_C);
-    double celsius = r.raw * 0.0625;
-    double fahrenheit = celsius * 1.8 + 32.0;
+    /* In ten-thousandths, exactly: 0.0625 °C per count, and F = C * 1.8 + 32. */
+    int64_t celsius = (int64_t)r.raw * 625;
+    int64_t fahrenheit = (int64_t)r.raw * 1125 + 320000;
     bool want_f = fw_call_arg(call, "unit")->str[0] == 'F';
     fw_jw_t *w = fw_call_result(call);
     fw_jw_kv_i64(w, "address", d->addr);
     fw_jw_kv_i64(w, "bus", d->bus);
     fw_jw_kv_str(w, "unit", want_f ? "F" : "C");
     fw_jw_key(w, "temperature");
-    fw_jw_double(w, want_f ? fahrenheit : celsius);
+    fw_jw_decimal(w, want_f ? fahrenheit : celsius, 4, true);
     fw_jw_key(w, "celsius");
-    fw_jw_double(w, celsius);
+    fw_jw_decimal(w, celsius, 4, true);
     fw_jw_key(w, "fahrenheit");
-    fw_jw_double(w, fahrenheit);
+    fw_jw_decimal(w, fahrenheit, 4, true);
     fw_jw_kv_i64(w, "raw", r.raw);
     fw_jw_kv_bool(w, "extended", r.extended);
     return FW_OK;
@@ -108,26 +112,29 @@ static const fw_param_t read_temperature_params[] = {
      .has_max = true,
      .min = 0x08,
      .max = 0x77,
-     .description = "I2C address of the TMP102 (72..75 = 0x48..0x4B); default: the board's "
-                    "first TMP102"},
+     .description = FW_DESC("I2C address of the TMP102 (72..75 = 0x48..0x4B); default: the board's "
+                    "first TMP102")},
     {.name = "unit",
      .type = FW_PARAM_STRING,
      .has_default = true,
      .def_str = "C",
      .enum_values = unit_names,
-     .description = "Unit of \"temperature\": \"C\" (default) or \"F\"; celsius and fahrenheit "
-                    "are always both returned"},
+     .description = FW_DESC("Unit of \"temperature\": \"C\" (default) or \"F\"; celsius and fahrenheit "
+                    "are always both returned")},
 };
 
 static const fw_tool_t tmp102_tools[] = {
     {.name = "read_temperature",
-     .description = "Read a TMP102 temperature sensor (0.0625 °C resolution, -55..150 °C). "
+     .description = FW_DESC("Read a TMP102 temperature sensor (0.0625 °C resolution, -55..150 °C). "
                     "Returns temperature (in unit), celsius, fahrenheit, raw (signed count of "
-                    "0.0625 °C) and extended (13-bit mode).",
+                    "0.0625 °C) and extended (13-bit mode)."),
      .params = read_temperature_params,
      .param_count = FW_ARRAY_LEN(read_temperature_params),
      .flags = FW_TOOL_READ_ONLY,
      .handler = read_temperature_fn},
 };
 
-const fw_toolset_t fw_driver_tmp102 = {"tmp102", tmp102_tools, FW_ARRAY_LEN(tmp102_tools)};
+const fw_driver_t fw_driver_tmp102 = {
+    .name = "tmp102", .tools = tmp102_tools, .tool_count = FW_ARRAY_LEN(tmp102_tools)};
+
+#endif

@@ -36,7 +36,7 @@
 #define FW_PROFILE_NAME "full"
 #endif
 
-/* MCP (initialize, tools/*, resources/*, prompts/*, sessions, notifications, the log). Off: the
+/* MCP (initialize, tools, resources, prompts, sessions, notifications, the log). Off: the
    MCP modules are not linked and their public functions answer "unsupported". */
 #ifndef FW_WITH_MCP
 #define FW_WITH_MCP (!FW_MIN)

@@ -26,17 +26,24 @@ typedef enum fw_json_type {
 #define FW_JSON_F_INTEGER 0x02u  /* number: no fraction and no exponent */
 #define FW_JSON_F_NEGATIVE 0x04u /* number: leading minus */
 
+/* Byte offsets into a message: 16 bits when FW_MSG_MAX allows (4 bytes less per token). */
+#if FW_MSG_MAX <= 65535u
+typedef uint16_t fw_json_off_t;
+#else
+typedef uint32_t fw_json_off_t;
+#endif
+
 /*
  * One token. Tokens are stored in document (pre-order) order. An object's children alternate
  * key (a STRING token) and value. For strings, [start, end) excludes the quotes.
  */
 typedef struct fw_json_tok {
-    uint8_t type;   /* fw_json_type_t */
-    uint8_t flags;  /* FW_JSON_F_* */
-    uint16_t count; /* ARRAY: elements; OBJECT: members (key/value pairs); else 0 */
-    uint32_t start; /* byte offset of the first byte in the buffer */
-    uint32_t end;   /* byte offset one past the last byte */
-    uint32_t next;  /* index of the token after this one's whole subtree */
+    uint8_t type;        /* fw_json_type_t */
+    uint8_t flags;       /* FW_JSON_F_* */
+    uint16_t count;      /* ARRAY: elements; OBJECT: members (key/value pairs); else 0 */
+    uint16_t next;       /* index of the token after this one's whole subtree */
+    fw_json_off_t start; /* byte offset of the first byte in the buffer */
+    fw_json_off_t end;   /* byte offset one past the last byte */
 } fw_json_tok_t;
 
 /* A parsed document: the caller owns buf and toks; both must outlive it. */
@@ -78,9 +85,11 @@ int32_t fw_json_str_decode(const fw_json_doc_t *doc, uint32_t tok, char *out, si
    exponent), FW_ERR_NO_SPACE if it does not fit int64_t. */
 fw_err_t fw_json_get_i64(const fw_json_doc_t *doc, uint32_t tok, int64_t *out);
 
+#if FW_WITH_FLOAT
 /* Value of any number token as a double (correct to within one unit in the last place for
    ordinary magnitudes; huge exponents give +-inf, tiny ones 0). FW_ERR_ARG if not a number. */
 fw_err_t fw_json_get_double(const fw_json_doc_t *doc, uint32_t tok, double *out);
+#endif
 
 /* ---------------------------------------------------------------- writer */
 
@@ -118,11 +127,17 @@ void fw_jw_str(fw_jw_t *w, const char *s); /* NUL-terminated, escaped as needed 
 void fw_jw_strn(fw_jw_t *w, const char *s, size_t n);
 void fw_jw_i64(fw_jw_t *w, int64_t v);
 void fw_jw_u64(fw_jw_t *w, uint64_t v);
+/* scaled / 10^decimals (decimals 0..9) in fixed notation, computed in integers: exactly
+   `decimals` fraction digits, or with trim the trailing zeros (and a bare point) dropped
+   (fw_jw_decimal(w, 165, 2, false) writes 1.65; (-5000, 4, true) writes -0.5). */
+void fw_jw_decimal(fw_jw_t *w, int64_t scaled, unsigned decimals, bool trim);
+#if FW_WITH_FLOAT
 /* v with exactly `decimals` digits after the point (0..9), rounded half away from zero, no
    printf; NaN/inf are written as null (JSON has no such numbers). */
 void fw_jw_fixed(fw_jw_t *w, double v, unsigned decimals);
 /* v with up to 9 significant fraction digits, trailing zeros trimmed (e.g. 1.65, 3, -0.5). */
 void fw_jw_double(fw_jw_t *w, double v);
+#endif
 void fw_jw_bool(fw_jw_t *w, bool v);
 void fw_jw_null(fw_jw_t *w);
 /* A value that is already valid JSON text (e.g. an id echoed byte for byte). */

@@ -2,9 +2,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../../boards/boards.h"
 #include "fw_device.h"
 #include "hal_template.h"
+
+/* The board: the build names a generated board's header and const (board_<stem>.h, fw_board_
+   <stem>, from the board's JSON); without them, the esp32-demo board compiled into the core. */
+#ifdef FW_TEMPLATE_BOARD_HEADER
+#include FW_TEMPLATE_BOARD_HEADER
+#else
+#include "../../boards/boards.h"
+#endif
+#ifndef FW_TEMPLATE_BOARD
+#define FW_TEMPLATE_BOARD fw_board_esp32_demo
+#endif
 
 /*
  * The port owns the device instance, its HAL context and the UART's framer. They are static:
@@ -50,7 +60,7 @@ static void uart_write(void *ctx, const char *data, size_t len)
 int main(void)
 {
     hal_template_init(&hal);
-    if (fw_device_init(&device, &fw_board_esp32_demo, &hal_template_api, &hal) != FW_OK) {
+    if (fw_device_init(&device, &FW_TEMPLATE_BOARD, &hal_template_api, &hal) != FW_OK) {
         /* The board does not fit this build's limits (fw_config.h): nothing can be served. */
         for (;;) {
         }

@@ -1,4 +1,4 @@
-/* gpio.c: the built-in digital pin tools: gpio_write, gpio_read and pin_mode. */
+/* gpio.c: the built-in digital pin tools: gpio_write and gpio_read, and pin_mode. */
 #include <string.h>
 
 #include "fw_builtins.h"
@@ -116,6 +116,13 @@ static const fw_tool_t gpio_tools[] = {
      .param_count = FW_ARRAY_LEN(gpio_read_params),
      .flags = FW_TOOL_READ_ONLY,
      .handler = gpio_read_fn},
+};
+
+const fw_toolset_t fw_builtin_gpio = {"gpio", gpio_tools, FW_ARRAY_LEN(gpio_tools)};
+
+/* pin_mode is a set of its own: MCP/U's tool set has no run-time reconfiguration, and the
+   mcpu-min profile leaves it out of its standard list. */
+static const fw_tool_t pin_mode_tools[] = {
     {.name = "pin_mode",
      .description = FW_DESC("Reconfigure a digital pin at run time: mode \"output\" makes it a "
                     "digital_output (for gpio_write); \"input\", \"input_pullup\" or "
@@ -125,4 +132,5 @@ static const fw_tool_t gpio_tools[] = {
      .handler = pin_mode_fn},
 };
 
-const fw_toolset_t fw_builtin_gpio = {"gpio", gpio_tools, FW_ARRAY_LEN(gpio_tools)};
+const fw_toolset_t fw_builtin_pin_mode = {"pin_mode", pin_mode_tools,
+                                          FW_ARRAY_LEN(pin_mode_tools)};

@@ -437,7 +437,8 @@ uint32_t fw_adc_to_mv(const fw_board_t *board, uint32_t raw)
 {
     uint32_t full = adc_full_scale(board);
     if (full == 0) return 0;
-    return (uint32_t)(((uint64_t)raw * board->adc_ref_mv) / full);
+    /* raw and ref are below 2^16: the product fits 32 bits (no 64-bit division) */
+    return (uint32_t)(uint16_t)raw * (uint32_t)board->adc_ref_mv / full;
 }
 
 /* Volts with two decimals from the truncated millivolts, rounded half up: the same text as

@@ -26,12 +26,16 @@ static const err_entry_t err_table[] = {
     {FW_ERR_NO_SPACE, FW_RPC_INTERNAL_ERROR, "no space left in a fixed pool"},
     {FW_ERR_EXISTS, FW_RPC_INTERNAL_ERROR, "already exists"},
     {FW_ERR_ARG, FW_RPC_INTERNAL_ERROR, "invalid argument"},
+#if FW_WITH_MCP
     {FW_ERR_RESOURCE_NOT_FOUND, FW_RPC_RESOURCE_NOT_FOUND, "resource not found"},
+#endif
     {FW_ERR_HW, FW_RPC_HW_FAILURE, "hardware failure"},
     {FW_ERR_UNSUPPORTED, FW_RPC_UNSUPPORTED, "not supported by this port or build"},
+#if FW_WITH_I2C
     {FW_ERR_I2C_NACK, FW_RPC_I2C_NACK, "i2c device did not acknowledge"},
     {FW_ERR_I2C_BUS, FW_RPC_I2C_BUS, "i2c bus error"},
     {FW_ERR_I2C_TIMEOUT, FW_RPC_I2C_TIMEOUT, "i2c transfer timed out"},
+#endif
     {FW_ERR_ADC, FW_RPC_ADC, "adc conversion failed"},
     {FW_ERR_TIMEOUT, FW_RPC_HW_TIMEOUT, "hardware operation timed out"},
     {FW_ERR_DEVICE_DATA, FW_RPC_DEVICE_DATA, "device returned implausible data"},

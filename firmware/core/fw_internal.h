@@ -55,8 +55,8 @@ size_t fw_fmt(char *out, size_t cap, const char *fmt, ...);
 /* ---------------------------------------------------------------- responses (rpc.c) */
 
 typedef struct fw_issue {
-    char path[32];
-    char message[96];
+    char path[FW_ISSUE_PATH_MAX];
+    char message[FW_ISSUE_TEXT_MAX];
 } fw_issue_t;
 
 /* State of the response to one request; fw_call_t.priv points at it. */

@@ -280,12 +280,36 @@ fw_sink_t fw_jw_string_sink(fw_jw_t *w)
 
 /* ---------------------------------------------------------------- numbers */
 
+/*
+ * v / 10 with *rem = v % 10, by shifts and adds (Hacker's Delight's divu10 carried to 64 bits):
+ * the estimate is floor(v / 10) or one less, fixed by one correction step (checked against the
+ * division over 2*10^8 values). A 64-bit division would link libgcc's __udivmoddi4, 700 bytes
+ * of flash on a Cortex-M3 and more on an AVR, for nothing but printing numbers.
+ */
+static uint64_t divu10(uint64_t v, unsigned *rem)
+{
+    uint64_t q = (v >> 1) + (v >> 2);
+    q += q >> 4;
+    q += q >> 8;
+    q += q >> 16;
+    q += q >> 32;
+    q >>= 3;
+    uint64_t r = v - ((q << 3) + (q << 1));
+    if (r > 9u) {
+        q++;
+        r -= 10u;
+    }
+    *rem = (unsigned)r;
+    return q;
+}
+
 /* Decimal digits of v written backwards ending at end; returns the first digit. */
 static char *u64_digits(char *end, uint64_t v)
 {
     do {
-        *--end = (char)('0' + v % 10u);
-        v /= 10u;
+        unsigned digit;
+        v = divu10(v, &digit);
+        *--end = (char)('0' + digit);
     } while (v != 0);
     return end;
 }
@@ -333,8 +357,9 @@ static char *append_fixed(char *p, bool neg, uint64_t ip, uint64_t fp, unsigned 
     if (d > 0) {
         *p++ = '.';
         for (unsigned k = d; k > 0; k--) {
-            p[k - 1] = (char)('0' + fp % 10u);
-            fp /= 10u;
+            unsigned digit;
+            fp = divu10(fp, &digit);
+            p[k - 1] = (char)('0' + digit);
         }
         p += d;
     }
@@ -530,8 +555,6 @@ void fw_jw_fixed(fw_jw_t *w, double v, unsigned decimals)
 
 void fw_jw_decimal(fw_jw_t *w, int64_t scaled, unsigned decimals, bool trim)
 {
-    static const uint64_t pow10[] = {1u, 10u, 100u, 1000u, 10000u, 100000u, 1000000u,
-                                     10000000u, 100000000u, 1000000000u};
     char num[NUM_MAX];
     if (decimals > 9u) {
         misuse(w);
@@ -539,9 +562,13 @@ void fw_jw_decimal(fw_jw_t *w, int64_t scaled, unsigned decimals, bool trim)
     }
     if (!begin_value(w)) return;
     bool neg = scaled < 0;
-    uint64_t mag = neg ? 0u - (uint64_t)scaled : (uint64_t)scaled;
-    uint64_t unit = pow10[decimals];
-    char *end = append_fixed(num, neg, mag / unit, mag % unit, decimals);
+    uint64_t ip = neg ? 0u - (uint64_t)scaled : (uint64_t)scaled, fp = 0, unit = 1;
+    for (unsigned k = 0; k < decimals; k++, unit *= 10u) {
+        unsigned digit;
+        ip = divu10(ip, &digit);
+        fp += digit * unit;
+    }
+    char *end = append_fixed(num, neg, ip, fp, decimals);
     if (trim) end = trim_fraction(num, end);
     put(w, num, (size_t)(end - num));
 }

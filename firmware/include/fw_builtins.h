@@ -4,8 +4,10 @@
 
 #include "fw_tool.h"
 
-/* gpio_write, gpio_read, pin_mode */
+/* gpio_write, gpio_read */
 extern const fw_toolset_t fw_builtin_gpio;
+/* pin_mode */
+extern const fw_toolset_t fw_builtin_pin_mode;
 /* pwm_write */
 extern const fw_toolset_t fw_builtin_pwm;
 /* adc_read */
@@ -22,7 +24,9 @@ extern const fw_toolset_t fw_builtin_i2c;
 #endif
 
 /* The standard lists, NULL-terminated, for fw_board_t.toolsets: every built-in this build has,
-   without and with the I2C tools. */
+   without and with the I2C tools. In the mcpu-min profile the standard list is MCP/U's own:
+   gpio, pwm and adc (pin_mode and system_info are there to be listed by a board that wants
+   them). */
 extern const fw_toolset_t *const fw_builtins[];
 #if FW_WITH_I2C
 extern const fw_toolset_t *const fw_builtins_i2c[];

@@ -5,7 +5,8 @@
 
 #if FW_WITH_SAMPLING
 
-#define UINT32_MAX_I 4294967295
+/* Sequence numbers are 32-bit; a 32-bit argument reaches half of them. */
+#define SEQ_MAX_I (FW_INT_MAX < 4294967295 ? FW_INT_MAX : 4294967295)
 
 /* The -32602 answer for a pin that lacks a sampling capability. */
 static fw_err_t no_capability(fw_call_t *call, const fw_pin_def_t *def, const char *what)
@@ -166,7 +167,7 @@ static const fw_param_t buffer_params[] = {
      .has_max = true,
      .has_default = true,
      .min = 0,
-     .max = UINT32_MAX_I,
+     .max = SEQ_MAX_I,
      .def_int = 0,
      .description = FW_DESC("Return only samples with seq greater than this: pass the previous "
                     "next_since (0 = all buffered)")},
@@ -194,7 +195,7 @@ static const fw_param_t events_params[] = {
      .has_max = true,
      .has_default = true,
      .min = 0,
-     .max = UINT32_MAX_I,
+     .max = SEQ_MAX_I,
      .def_int = 0,
      .description = FW_DESC("Return only events with seq greater than this: pass the previous "
                     "next_since when reading with clear false")},

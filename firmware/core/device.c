@@ -141,9 +141,9 @@ static bool params_valid(const fw_tool_t *tool)
     for (size_t i = 0; i < tool->param_count; i++) {
         const fw_param_t *p = &tool->params[i];
         if (!nonempty(p->name) || p->type > FW_PARAM_BYTES) return false;
-#if !FW_WITH_FLOAT
-        if (p->type == FW_PARAM_NUMBER) return false; /* a build without floating point */
-#endif
+        /* types a build left out (fw_config.h) */
+        if (!FW_WITH_FLOAT && p->type == FW_PARAM_NUMBER) return false;
+        if (!FW_WITH_PARAM_BYTES && p->type == FW_PARAM_BYTES) return false;
         for (size_t j = 0; j < i; j++)
             if (strcmp(tool->params[j].name, p->name) == 0) return false;
     }
@@ -217,6 +217,10 @@ static fw_err_t add_apps(fw_device_t *dev)
    start; a chip that does not answer is logged and its tools will report the failure. */
 static fw_err_t probe_chips(fw_device_t *dev)
 {
+#if !FW_WITH_I2C
+    (void)dev; /* a board with chips was refused by check_i2c */
+    return FW_OK;
+#else
     const fw_board_t *b = dev->board;
     for (size_t i = 0; i < b->chip_count; i++) {
         const fw_chip_t *c = &b->chips[i];
@@ -227,6 +231,7 @@ static fw_err_t probe_chips(fw_device_t *dev)
                    (unsigned)c->addr, (unsigned)c->bus, fw_err_str(err));
     }
     return FW_OK;
+#endif
 }
 
 /* ---------------------------------------------------------------- init */
@@ -470,8 +475,8 @@ uint64_t fw_time_unwrap(uint64_t now, uint32_t t32)
 
 /* ---------------------------------------------------------------- the log */
 
-/* The log belongs to the layer that can deliver it (MCP's notifications/message); a build
-   without one has no log and the entry is dropped. */
+#if FW_WITH_MCP
+/* The log belongs to the layer that can deliver it (MCP's notifications/message). */
 void fw_log(fw_device_t *dev, fw_log_level_t level, const char *fmt, ...)
 {
     if (dev->layer == NULL || dev->layer->vlog == NULL) return;
@@ -480,3 +485,4 @@ void fw_log(fw_device_t *dev, fw_log_level_t level, const char *fmt, ...)
     dev->layer->vlog(dev, level, fmt, ap);
     va_end(ap);
 }
+#endif

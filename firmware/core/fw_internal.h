@@ -54,29 +54,8 @@ size_t fw_fmt(char *out, size_t cap, const char *fmt, ...);
 
 /* ---------------------------------------------------------------- responses (rpc.c) */
 
-typedef struct fw_issue {
-    char path[FW_ISSUE_PATH_MAX];
-    char message[FW_ISSUE_TEXT_MAX];
-} fw_issue_t;
-
-/* State of the response to one request; fw_call_t.priv points at it. */
-typedef struct fw_resp {
-    fw_jw_t *w;     /* the message writer (shared by a whole batch) */
-    const char *id; /* raw JSON text of the id; NULL for a notification */
-    size_t id_len;
-    bool *batch_open; /* non-NULL inside a batch: whether "[" has been written */
-    bool result_started;
-    fw_err_t err;
-    char message[FW_ERRMSG_MAX];
-    fw_issue_t issues[FW_ISSUES_MAX];
-    uint8_t issue_count;
-    uint8_t issues_dropped;
-    fw_jw_t *tool_w;   /* non-NULL while a tool runs inside MCP tools/call: its result
-                          object goes here, bare (fw_rpc_run_tool) */
-    bool tool_started; /* the tool started its result in tool_w */
-    bool deferred;     /* the response waits for the client's answer (fw_call_ask):
-                          nothing is written for this request now */
-} fw_resp_t;
+/* fw_issue_t and fw_resp_t, the response state of one request, are in fw_device.h: the
+   device holds the one response being written (requests are handled one at a time). */
 
 /* Starts the response's result object (once: the envelope, "result" and "{") and returns the
    message writer, even while a nested tool's result goes to tool_w. */
@@ -233,6 +212,9 @@ void fw_sampling_init(fw_device_t *dev, uint64_t now_ms);
 /* Runs due sampling ticks up to now_ms. */
 void fw_sampling_poll(fw_device_t *dev, uint64_t now_ms);
 #endif
+
+/* The decimal text of v into out (NUL-terminated, at most 20 characters); returns its length. */
+size_t fw_i64_text(char out[21], int64_t v);
 
 /* Writes an integer count of hundredths as a JSON number with exactly two decimals
    ("1.65", "-0.05"). */

@@ -719,6 +719,32 @@ fw_err_t fw_json_get_i64(const fw_json_doc_t *doc, uint32_t tok, int64_t *out)
     return FW_OK;
 }
 
+/* As fw_json_get_i64 in 32 bits (a build without 64-bit arithmetic on its hot paths). */
+fw_err_t fw_json_get_i32(const fw_json_doc_t *doc, uint32_t tok, int32_t *out)
+{
+    const fw_json_tok_t *t = tok_of(doc, tok, FW_JSON_NUMBER);
+    if (t == NULL || out == NULL || (t->flags & FW_JSON_F_INTEGER) == 0) {
+        return FW_ERR_ARG;
+    }
+    bool neg = (t->flags & FW_JSON_F_NEGATIVE) != 0;
+    const uint32_t cutoff = (uint32_t)INT32_MAX / 10u;
+    const uint32_t last = neg ? 8u : 7u;
+    uint32_t mag = 0;
+    for (uint32_t i = t->start + (neg ? 1u : 0u); i < t->end; i++) {
+        uint32_t d = (uint32_t)(doc->buf[i] - '0');
+        if (mag > cutoff || (mag == cutoff && d > last)) {
+            return FW_ERR_NO_SPACE;
+        }
+        mag = mag * 10u + d;
+    }
+    if (!neg) {
+        *out = (int32_t)mag;
+    } else {
+        *out = mag > (uint32_t)INT32_MAX ? INT32_MIN : -(int32_t)mag;
+    }
+    return FW_OK;
+}
+
 #if FW_WITH_FLOAT
 
 /* A decimal number as w * 10^e10 (w holds up to 19 significant digits, the rest truncated). */

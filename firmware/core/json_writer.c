@@ -324,6 +324,18 @@ static char *append_u64(char *p, uint64_t v)
     return p + n;
 }
 
+size_t fw_i64_text(char out[21], int64_t v)
+{
+    char tmp[20];
+    uint64_t mag = v < 0 ? 0u - (uint64_t)v : (uint64_t)v;
+    char *first = u64_digits(tmp + sizeof tmp, mag);
+    size_t n = (size_t)(tmp + sizeof tmp - first), sign = v < 0 ? 1u : 0u;
+    out[0] = '-';
+    memcpy(out + sign, first, n);
+    out[sign + n] = 0;
+    return sign + n;
+}
+
 void fw_jw_u64(fw_jw_t *w, uint64_t v)
 {
     char tmp[20];

@@ -45,6 +45,7 @@ static void write_mcpu_flags(fw_jw_t *w, const fw_tool_t *t)
     }
 }
 
+#if FW_WITH_MCP
 /* MCP's annotations, both always written: MCP presumes a tool that is not read-only to be
    destructive unless destructiveHint says false. */
 static void write_annotations(fw_jw_t *w, const fw_tool_t *t)
@@ -55,6 +56,7 @@ static void write_annotations(fw_jw_t *w, const fw_tool_t *t)
     fw_jw_kv_bool(w, "destructiveHint", (t->flags & FW_TOOL_DESTRUCTIVE) != 0);
     fw_jw_obj_end(w);
 }
+#endif
 
 /* MCP requires inputSchema, so a board's omit_schemas applies to MCP/U only. */
 void fw_write_tool(fw_jw_t *w, const fw_board_t *b, const fw_tool_t *t, bool mcp)
@@ -66,11 +68,14 @@ void fw_write_tool(fw_jw_t *w, const fw_board_t *b, const fw_tool_t *t, bool mcp
         fw_jw_key(w, "inputSchema");
         fw_schema_write(w, t);
     }
+#if FW_WITH_MCP
     if (mcp) {
         write_annotations(w, t);
-    } else {
-        write_mcpu_flags(w, t);
+        fw_jw_obj_end(w);
+        return;
     }
+#endif
+    write_mcpu_flags(w, t);
     fw_jw_obj_end(w);
 }
 
@@ -143,12 +148,12 @@ static void write_capabilities(fw_jw_t *w)
     fw_jw_obj_begin(w);
     fw_jw_kv_bool(w, "sampling", FW_WITH_SAMPLING != 0);
     fw_jw_kv_bool(w, "events", FW_WITH_SAMPLING != 0);
-    fw_jw_kv_bool(w, "batch", true);
+    fw_jw_kv_bool(w, "batch", FW_WITH_BATCH != 0);
     fw_jw_obj_end(w);
     fw_jw_key(w, "limits");
     fw_jw_obj_begin(w);
     fw_jw_kv_i64(w, "line_max", FW_LINE_MAX);
-    fw_jw_kv_i64(w, "batch_max", FW_BATCH_MAX);
+    fw_jw_kv_i64(w, "batch_max", FW_WITH_BATCH ? FW_BATCH_MAX : 1);
     fw_jw_obj_end(w);
 }
 

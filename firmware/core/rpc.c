@@ -224,9 +224,9 @@ void fw_log_tool_failure(fw_call_t *call, fw_err_t err)
 {
     const fw_resp_t *r = call->priv;
     if (err == FW_OK || err == FW_ERR_INVALID_PARAMS) return;
-    bool worded = r->err == err && r->message[0] != 0;
-    fw_log(call->dev, FW_LOG_ERROR, "tool %s failed: %s", call->tool->name,
-           worded ? r->message : fw_err_str(err));
+    const char *why = r->err == err && r->message[0] != 0 ? r->message : fw_err_str(err);
+    fw_log(call->dev, FW_LOG_ERROR, "tool %s failed: %s", call->tool->name, why);
+    (void)why; /* a build without a log drops the entry */
 }
 
 /* A result that is not one balanced object (the writer must be back inside it) is a bug. */
@@ -300,18 +300,18 @@ static bool dispatch(fw_device_t *dev, const fw_json_doc_t *doc, uint32_t req, f
                   tok_name(doc, (uint32_t)method, name, sizeof name));
         return resp_error(dev, r, FW_ERR_METHOD_NOT_FOUND);
     }
-    fw_call_t call;
-    memset(&call, 0, sizeof call);
-    call.dev = dev;
-    call.tool = tool;
-    call.priv = r;
+    fw_call_t *call = &dev->call;
+    memset(call, 0, sizeof *call);
+    call->dev = dev;
+    call->tool = tool;
+    call->priv = r;
     fw_err_t err;
     if (lm != NULL) {
-        err = layer->run(lm, &call, doc, params);
+        err = layer->run(lm, call, doc, params);
     } else {
-        err = fw_schema_bind(&call, doc, params);
-        if (err == FW_OK) err = tool->handler(&call);
-        if (!r->result_started) fw_log_tool_failure(&call, err);
+        err = fw_schema_bind(call, doc, params);
+        if (err == FW_OK) err = tool->handler(call);
+        if (!r->result_started) fw_log_tool_failure(call, err);
     }
     fw_layer_observe(dev);
     return resp_finish(dev, r, err);
@@ -384,37 +384,37 @@ static bool handle_answer(fw_device_t *dev, const fw_json_doc_t *doc, uint32_t m
 static bool handle_one(fw_device_t *dev, const fw_json_doc_t *doc, uint32_t req, fw_jw_t *w,
                        bool *batch_open)
 {
-    fw_resp_t r;
-    resp_init(&r, w, batch_open);
+    fw_resp_t *r = &dev->resp;
+    resp_init(r, w, batch_open);
     dev->scratch_used = 0;
     if (doc->toks[req].type != FW_JSON_OBJECT) {
         dev->counters.requests++;
-        resp_fail(&r, FW_ERR_INVALID_REQUEST, "request must be a JSON object (got %s)",
+        resp_fail(r, FW_ERR_INVALID_REQUEST, "request must be a JSON object (got %s)",
                   type_name(doc->toks[req].type));
-        return resp_error(dev, &r, FW_ERR_INVALID_REQUEST);
+        return resp_error(dev, r, FW_ERR_INVALID_REQUEST);
     }
     int32_t id = fw_json_obj_get(doc, req, "id");
     if (fw_json_obj_get(doc, req, "method") < 0 &&
         (fw_json_obj_get(doc, req, "result") >= 0 || fw_json_obj_get(doc, req, "error") >= 0))
-        return handle_answer(dev, doc, req, &r); /* a response to us: nothing to answer */
+        return handle_answer(dev, doc, req, r); /* a response to us: nothing to answer */
     dev->counters.requests++;
-    if (id >= 0 && valid_id_type(doc->toks[id].type)) take_id(&r, doc, (uint32_t)id);
+    if (id >= 0 && valid_id_type(doc->toks[id].type)) take_id(r, doc, (uint32_t)id);
     const char *problem = envelope_problem(doc, req);
     if (problem != NULL) {
-        resp_fail(&r, FW_ERR_INVALID_REQUEST, "%s", problem);
-        return resp_error(dev, &r, FW_ERR_INVALID_REQUEST);
+        resp_fail(r, FW_ERR_INVALID_REQUEST, "%s", problem);
+        return resp_error(dev, r, FW_ERR_INVALID_REQUEST);
     }
     if (id >= 0 && dev->layer != NULL && dev->layer->take_cancelled != NULL &&
-        dev->layer->take_cancelled(dev, r.id, r.id_len))
+        dev->layer->take_cancelled(dev, r->id, r->id_len))
         return false; /* the layer cancelled it: a cancelled request gets no response */
-    if (id >= 0) return dispatch(dev, doc, req, &r);
+    if (id >= 0) return dispatch(dev, doc, req, r);
     fw_jw_t discard; /* a notification runs, but what it writes goes nowhere */
     fw_jw_init(&discard, (fw_sink_t){NULL, NULL});
     dev->counters.notifications++;
-    r.w = &discard;
-    r.batch_open = NULL;
-    r.id = NULL;
-    return dispatch(dev, doc, req, &r);
+    r->w = &discard;
+    r->batch_open = NULL;
+    r->id = NULL;
+    return dispatch(dev, doc, req, r);
 }
 
 /* ---------------------------------------------------------------- whole messages */
@@ -422,13 +422,13 @@ static bool handle_one(fw_device_t *dev, const fw_json_doc_t *doc, uint32_t req,
 /* An error about the whole message (id null, never inside a batch array). */
 static bool reject_message(fw_device_t *dev, fw_jw_t *w, fw_err_t err, const char *fmt, ...)
 {
-    fw_resp_t r;
+    fw_resp_t *r = &dev->resp;
     va_list ap;
-    resp_init(&r, w, NULL);
+    resp_init(r, w, NULL);
     va_start(ap, fmt);
-    resp_vfail(&r, err, fmt, ap);
+    resp_vfail(r, err, fmt, ap);
     va_end(ap);
-    return resp_error(dev, &r, err);
+    return resp_error(dev, r, err);
 }
 
 static bool reject_unparsed(fw_device_t *dev, fw_jw_t *w, const fw_json_doc_t *doc, fw_err_t err)
@@ -450,6 +450,7 @@ static bool reject_unparsed(fw_device_t *dev, fw_jw_t *w, const fw_json_doc_t *d
                           (unsigned)doc->err_pos);
 }
 
+#if FW_WITH_BATCH
 static bool handle_batch(fw_device_t *dev, const fw_json_doc_t *doc, fw_jw_t *w)
 {
     uint32_t n = doc->toks[0].count;
@@ -466,6 +467,16 @@ static bool handle_batch(fw_device_t *dev, const fw_json_doc_t *doc, fw_jw_t *w)
     if (open) fw_jw_arr_end(w);
     return open;
 }
+#else
+/* A build without batches answers an array with one -32600 (list_tools reports batch false). */
+static bool handle_batch(fw_device_t *dev, const fw_json_doc_t *doc, fw_jw_t *w)
+{
+    (void)doc;
+    return reject_message(dev, w, FW_ERR_INVALID_REQUEST,
+                          "batches are not supported by this build (FW_WITH_BATCH 0): send "
+                          "one request per message");
+}
+#endif
 
 void fw_msg_sink_end(const fw_msg_sink_t *out)
 {

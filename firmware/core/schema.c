@@ -34,6 +34,20 @@ static void write_num(fw_jw_t *w, double v)
 }
 #endif
 
+/* The integer reader of the build's argument width. */
+#if FW_WITH_INT64
+#define get_int fw_json_get_i64
+#else
+#define get_int fw_json_get_i32
+#endif
+
+static const char *int_text(char out[21], fw_int_t v)
+{
+    fw_i64_text(out, v);
+    return out;
+}
+
+#if FW_WITH_FLOAT
 typedef struct text_buf {
     char *p;
     size_t cap, len;
@@ -50,18 +64,6 @@ static void text_write(void *ctx, const char *data, size_t len)
 }
 
 /* A number as message text ("255", "0.5"); out holds at least 24 bytes. */
-static const char *int_text(char *out, size_t cap, int64_t v)
-{
-    text_buf_t t = {out, cap, 0};
-    fw_jw_t w;
-    out[0] = 0;
-    fw_jw_init(&w, (fw_sink_t){text_write, &t});
-    fw_jw_i64(&w, v);
-    fw_jw_flush(&w);
-    return out;
-}
-
-#if FW_WITH_FLOAT
 static const char *num_text(char *out, size_t cap, double v)
 {
     text_buf_t t = {out, cap, 0};
@@ -114,18 +116,18 @@ static fw_err_t wrong_type(const bind_ctx_t *b, const char *want)
 }
 
 /* min/max of INTEGER values and of STRING/BYTES lengths. */
-static fw_err_t check_range(const bind_ctx_t *b, int64_t v, const char *unit)
+static fw_err_t check_range(const bind_ctx_t *b, fw_int_t v, const char *unit)
 {
     const fw_param_t *p = b->param;
-    char num[24];
+    char num[21];
     if (p->has_min && v < p->min)
         return fw_call_param_error(b->call, p->name,
                                    unit ? "must have at least %s %s" : "must be >= %s",
-                                   int_text(num, sizeof num, p->min), unit);
+                                   int_text(num, p->min), unit);
     if (p->has_max && v > p->max)
         return fw_call_param_error(b->call, p->name,
                                    unit ? "must have at most %s %s" : "must be <= %s",
-                                   int_text(num, sizeof num, p->max), unit);
+                                   int_text(num, p->max), unit);
     return FW_OK;
 }
 
@@ -152,8 +154,8 @@ static fw_err_t bind_integer(const bind_ctx_t *b)
     if (t->type != FW_JSON_NUMBER) return wrong_type(b, "an integer");
     if (!(t->flags & FW_JSON_F_INTEGER))
         return issue(b, "must be an integer (got %s)", tok_text(text, sizeof text, b->doc, b->tok));
-    if (fw_json_get_i64(b->doc, b->tok, &b->arg->i) != FW_OK)
-        return issue(b, "%s does not fit a 64-bit integer",
+    if (get_int(b->doc, b->tok, &b->arg->i) != FW_OK)
+        return issue(b, "%s does not fit a " STR(FW_INT_BITS) "-bit integer",
                      tok_text(text, sizeof text, b->doc, b->tok));
 #if FW_WITH_FLOAT
     b->arg->num = (double)b->arg->i;
@@ -193,9 +195,10 @@ static char *decode_to_scratch(const bind_ctx_t *b, size_t *len)
     char *s = fw_scratch_alloc(b->call->dev, raw + 1);
     int32_t n = s ? fw_json_str_decode(b->doc, b->tok, s, raw + 1) : FW_ERR_NO_SPACE;
     if (n < 0) {
-        issue(b, "%s",
-              "is too long for the argument buffer (FW_SCRATCH_SIZE " STR(
-                  FW_SCRATCH_SIZE) " bytes per call)");
+        fw_call_param_error(b->call, b->param->name,
+                            "is too long for the argument buffer (FW_SCRATCH_SIZE %u bytes per "
+                            "call)",
+                            (unsigned)FW_SCRATCH_SIZE);
         return NULL;
     }
     *len = (size_t)n;
@@ -236,7 +239,7 @@ static fw_err_t bind_string(const bind_ctx_t *b)
     char *s = decode_to_scratch(b, &len);
     if (s == NULL) return FW_ERR_INVALID_PARAMS;
     if (memchr(s, 0, len) != NULL) return issue(b, "%s", "must not contain NUL characters");
-    fw_err_t err = check_range(b, (int64_t)utf8_chars(s, len), "characters");
+    fw_err_t err = check_range(b, (fw_int_t)utf8_chars(s, len), "characters");
     if (err == FW_OK) err = check_enum(b, s);
     b->arg->str = s;
     b->arg->len = len;
@@ -277,7 +280,7 @@ static fw_err_t bind_pin_index(const bind_ctx_t *b, int idx)
     return FW_OK;
 }
 
-static fw_err_t bind_pin_number(const bind_ctx_t *b, int64_t number)
+static fw_err_t bind_pin_number(const bind_ctx_t *b, fw_int_t number)
 {
     int idx = number >= 0 && number <= UINT16_MAX
                   ? fw_device_pin_index(b->call->dev, (uint16_t)number)
@@ -292,8 +295,8 @@ static fw_err_t bind_pin_number(const bind_ctx_t *b, int64_t number)
 static fw_err_t bind_pin(const bind_ctx_t *b)
 {
     const fw_json_tok_t *t = &b->doc->toks[b->tok];
-    int64_t number;
-    if (t->type == FW_JSON_NUMBER && fw_json_get_i64(b->doc, b->tok, &number) == FW_OK)
+    fw_int_t number;
+    if (t->type == FW_JSON_NUMBER && get_int(b->doc, b->tok, &number) == FW_OK)
         return bind_pin_number(b, number);
     if (t->type == FW_JSON_NUMBER) {
         char text[24];
@@ -313,13 +316,14 @@ static fw_err_t bind_pin(const bind_ctx_t *b)
     return bind_pin_index(b, idx);
 }
 
+#if FW_WITH_PARAM_BYTES
 static fw_err_t bind_byte_items(const bind_ctx_t *b, uint8_t *out)
 {
     uint32_t e = b->tok + 1;
     for (uint32_t i = 0; i < b->doc->toks[b->tok].count; i++, e = b->doc->toks[e].next) {
         const fw_json_tok_t *t = &b->doc->toks[e];
-        int64_t v = -1;
-        if (t->type == FW_JSON_NUMBER) (void)fw_json_get_i64(b->doc, e, &v);
+        fw_int_t v = -1;
+        if (t->type == FW_JSON_NUMBER) (void)get_int(b->doc, e, &v);
         if (v < 0 || v > 255) {
             char path[sizeof((fw_issue_t *)0)->path];
             fw_fmt(path, sizeof path, "%s[%u]", b->param->name, (unsigned)i);
@@ -334,18 +338,20 @@ static fw_err_t bind_bytes(const bind_ctx_t *b)
 {
     const fw_json_tok_t *t = &b->doc->toks[b->tok];
     if (t->type != FW_JSON_ARRAY) return wrong_type(b, "an array of bytes");
-    fw_err_t err = check_range(b, (int64_t)t->count, "items");
+    fw_err_t err = check_range(b, (fw_int_t)t->count, "items");
     if (err != FW_OK) return err;
     uint8_t *out = fw_scratch_alloc(b->call->dev, t->count);
     if (out == NULL)
-        return issue(b, "%s",
-                     "is too long for the argument buffer (FW_SCRATCH_SIZE " STR(
-                         FW_SCRATCH_SIZE) " bytes per call)");
+        return fw_call_param_error(b->call, b->param->name,
+                                   "is too long for the argument buffer (FW_SCRATCH_SIZE %u "
+                                   "bytes per call)",
+                                   (unsigned)FW_SCRATCH_SIZE);
     err = bind_byte_items(b, out);
     b->arg->bytes = out;
     b->arg->len = t->count;
     return err;
 }
+#endif
 
 static fw_err_t bind_value(fw_call_t *call, const fw_json_doc_t *doc, size_t idx, uint32_t tok)
 {
@@ -369,8 +375,14 @@ static fw_err_t bind_value(fw_call_t *call, const fw_json_doc_t *doc, size_t idx
     case FW_PARAM_PIN:
         err = bind_pin(&b);
         break;
-    default:
+#if FW_WITH_PARAM_BYTES
+    case FW_PARAM_BYTES:
         err = bind_bytes(&b);
+        break;
+#endif
+    default: /* fw_device_add_tool refused every other type */
+        FW_ASSERT(false);
+        err = FW_ERR_INTERNAL;
         break;
     }
     b.arg->present = err == FW_OK;
@@ -512,7 +524,7 @@ static const char *schema_type(uint8_t type)
     return type < FW_ARRAY_LEN(names) ? names[type] : "null";
 }
 
-static void kv_int(fw_jw_t *w, const char *key, int64_t v)
+static void kv_int(fw_jw_t *w, const char *key, fw_int_t v)
 {
     fw_jw_key(w, key);
     fw_jw_i64(w, v);
@@ -595,7 +607,7 @@ static void write_property(fw_jw_t *w, const fw_param_t *p)
     } else if (p->description != NULL) {
         fw_jw_kv_str(w, "description", p->description);
     }
-    if (p->type == FW_PARAM_BYTES) {
+    if (FW_WITH_PARAM_BYTES && p->type == FW_PARAM_BYTES) {
         fw_jw_key(w, "items");
         fw_jw_obj_begin(w);
         fw_jw_kv_str(w, "type", "integer");

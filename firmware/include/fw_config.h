@@ -48,11 +48,32 @@
 #define FW_WITH_FLOAT (!FW_MIN)
 #endif
 
+/* 64-bit tool arguments and parameter ranges (fw_int_t). Off: 32-bit, as an 8-bit or 32-bit
+   part computes fastest and smallest (no 64-bit helpers on the argument paths). */
+#ifndef FW_WITH_INT64
+#define FW_WITH_INT64 (!FW_MIN)
+#endif
+
 /* Tool and parameter descriptions in listings (off: descriptors keep NULL and listings write
    "", schemas keep types, ranges, enums, defaults and required). Off in mcpu-min: about 1.3 KB
    of flash. */
 #ifndef FW_WITH_DESCRIPTIONS
 #define FW_WITH_DESCRIPTIONS (!FW_MIN)
+#endif
+
+/* FW_PARAM_BYTES parameters (arrays of 0..255: the I2C tools use them). Off: a tool that
+   declares one is refused by fw_device_add_tool. */
+#ifndef FW_WITH_PARAM_BYTES
+#define FW_WITH_PARAM_BYTES (!FW_MIN)
+#endif
+#if FW_WITH_I2C && !FW_WITH_PARAM_BYTES
+#error "FW_WITH_I2C needs FW_WITH_PARAM_BYTES (i2c_write takes bytes)"
+#endif
+
+/* JSON-RPC batches (an array of requests in one message). Off: an array is answered with one
+   -32600 and list_tools reports capabilities.batch false. */
+#ifndef FW_WITH_BATCH
+#define FW_WITH_BATCH (!FW_MIN)
 #endif
 
 /* Periodic sampling of input pins: rings, summaries, events, the pin buffer tools. */

@@ -222,6 +222,36 @@ typedef struct fw_msg_sink {
 
 struct fw_msg;
 struct fw_rpc_layer;
+
+/* ---------------------------------------------------------------- the core's response state */
+
+/* The response to the request being handled (core-private: fw_call_t.priv points at it). It
+   lives in the device, not on the stack: requests are handled one at a time. */
+/* One validation issue of an invalid-params error. */
+typedef struct fw_issue {
+    char path[FW_ISSUE_PATH_MAX];
+    char message[FW_ISSUE_TEXT_MAX];
+} fw_issue_t;
+
+/* State of the response to one request; fw_call_t.priv points at it. */
+typedef struct fw_resp {
+    fw_jw_t *w;     /* the message writer (shared by a whole batch) */
+    const char *id; /* raw JSON text of the id; NULL for a notification */
+    size_t id_len;
+    bool *batch_open; /* non-NULL inside a batch: whether "[" has been written */
+    bool result_started;
+    fw_err_t err;
+    char message[FW_ERRMSG_MAX];
+    fw_issue_t issues[FW_ISSUES_MAX];
+    uint8_t issue_count;
+    uint8_t issues_dropped;
+    fw_jw_t *tool_w;   /* non-NULL while a tool runs inside MCP tools/call: its result
+                          object goes here, bare (fw_rpc_run_tool) */
+    bool tool_started; /* the tool started its result in tool_w */
+    bool deferred;     /* the response waits for the client's answer (fw_call_ask):
+                          nothing is written for this request now */
+} fw_resp_t;
+
 struct fw_resource;
 struct fw_prompt;
 
@@ -242,6 +272,8 @@ typedef struct fw_device {
     uint8_t scratch[FW_SCRATCH_SIZE];
     size_t scratch_used;
     const struct fw_rpc_layer *layer; /* methods and hooks above JSON-RPC (MCP), or NULL */
+    fw_resp_t resp;                   /* the response being written */
+    fw_call_t call;                   /* the call being run (a tool, a method) */
     struct fw_msg *msg;               /* the message being handled; NULL between messages */
 #if FW_WITH_SAMPLING
     fw_pin_sampling_t sampling[FW_PINS_MAX];
@@ -417,7 +449,13 @@ bool fw_mcp_version_supported(const char *version, size_t len);
  * the text is cut at FW_LOG_TEXT_MAX - 1 bytes). Sessions receive it as notifications/message
  * from fw_device_drain, or at once, before the result, while an MCP tools/call of theirs runs.
  */
+#if FW_WITH_MCP
 void fw_log(fw_device_t *dev, fw_log_level_t level, const char *fmt, ...);
+#else
+/* Without MCP nothing can deliver the log: entries are dropped where they are written, and
+   their texts are not linked (the format's arguments are not evaluated). */
+#define fw_log(dev, level, ...) ((void)(dev), (void)(level))
+#endif
 
 /* MCP name of a level ("warning"); NULL for an invalid value. */
 const char *fw_log_level_name(fw_log_level_t level);

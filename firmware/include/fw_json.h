@@ -85,6 +85,9 @@ int32_t fw_json_str_decode(const fw_json_doc_t *doc, uint32_t tok, char *out, si
    exponent), FW_ERR_NO_SPACE if it does not fit int64_t. */
 fw_err_t fw_json_get_i64(const fw_json_doc_t *doc, uint32_t tok, int64_t *out);
 
+/* As fw_json_get_i64 for int32_t (FW_ERR_NO_SPACE when it does not fit). */
+fw_err_t fw_json_get_i32(const fw_json_doc_t *doc, uint32_t tok, int32_t *out);
+
 #if FW_WITH_FLOAT
 /* Value of any number token as a double (correct to within one unit in the last place for
    ordinary magnitudes; huge exponents give +-inf, tiny ones 0). FW_ERR_ARG if not a number. */

@@ -13,6 +13,19 @@
 struct fw_device;
 struct fw_pin_def;
 
+/* The integer of tool arguments and parameter ranges (FW_WITH_INT64: 64 bits, else 32). */
+#if FW_WITH_INT64
+typedef int64_t fw_int_t;
+#define FW_INT_MAX INT64_MAX
+#define FW_INT_MIN INT64_MIN
+#define FW_INT_BITS 64
+#else
+typedef int32_t fw_int_t;
+#define FW_INT_MAX INT32_MAX
+#define FW_INT_MIN INT32_MIN
+#define FW_INT_BITS 32
+#endif
+
 /* Parameter types. FW_PARAM_PIN accepts a pin number or a pin name and resolves it against the
    registry (published as "integer"); FW_PARAM_BYTES is an array of integers 0..255. */
 typedef enum fw_param_type {
@@ -40,8 +53,8 @@ typedef struct fw_param {
     bool has_min, has_max, has_default;
     uint8_t pin_types; /* PIN: mask of FW_PINMASK(FW_PIN_*) accepted; 0 = any */
     const char *description;
-    int64_t min, max;
-    int64_t def_int;     /* default for INTEGER, BOOLEAN (0 or 1), PIN (a number) */
+    fw_int_t min, max;
+    fw_int_t def_int;    /* default for INTEGER, BOOLEAN (0 or 1), PIN (a number) */
     const char *def_str; /* default for STRING */
     const char *const *enum_values;
 #if FW_WITH_FLOAT
@@ -53,7 +66,7 @@ typedef struct fw_param {
 typedef struct fw_arg {
     bool present;      /* given by the caller or filled from the default */
     uint8_t pin_index; /* PIN: index in the registry */
-    int64_t i;         /* INTEGER, BOOLEAN (0/1), PIN (pin number) */
+    fw_int_t i;        /* INTEGER, BOOLEAN (0/1), PIN (pin number) */
 #if FW_WITH_FLOAT
     double num; /* NUMBER (and INTEGER as double) */
 #endif

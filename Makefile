@@ -10,24 +10,25 @@ TOOLCHAIN := cmake/arm-none-eabi.cmake
 BUILD_CMD := env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL $(CMAKE) --build
 
 .PHONY: all build bootstrap test unit asan tsan coverage cross bench run conformance clean \
-        format tidy help fuzz workflows docker-test interop
+        format tidy help fuzz workflows docker-test interop layering
 
 all: build
 
 help:
 	@echo "make            build (build/)"
 	@echo "make run        build and start the simulator (esp32-demo board, pty + tcp 7000)"
-	@echo "make test       unit, interop, cross, workflows, tsan, asan (the test command CI runs)"
+	@echo "make test       unit, layering, interop, cross, workflows, tsan, asan (the test command CI runs)"
 	@echo "make unit       build and the normal build's tests (ctest)"
 	@echo "make asan       build-asan/ (clang, ASan+UBSan) and its tests"
 	@echo "make tsan       build-tsan/ (clang, ThreadSanitizer) and its tests"
 	@echo "make coverage   build-cov/, tests, line coverage of firmware/ (fails below $(COV_MIN)%)"
-	@echo "make cross      build-arm/ (Cortex-M3) and tools/cross-size-check"
+	@echo "make cross      build-arm/{full,mcpu-min,avr}: Cortex-M3 per profile, AVR mcpu-min, budgets"
 	@echo "make bench      core throughput and instructions per message (BENCH_ARGS=--detail: per kind)"
 	@echo "make conformance DEVICE=sim   run the conformance runner against a target"
 	@echo "make format     clang-format -i the C sources; make tidy: clang-tidy"
 	@echo "make fuzz       libFuzzer runs of the core's harnesses (FUZZ_SECONDS each, default 60)"
 	@echo "make workflows  validate .github/workflows and action.yml (tools/check-workflows --self-test)"
+	@echo "make layering   who may include whom (tools/check-layering --self-test)"
 	@echo "make docker-test  build the image, run it on 127.0.0.1, conformance against it (slow)"
 	@echo "make interop    official MCP conformance suite + TypeScript SDK / Inspector interop (npm)"
 	@echo "make clean      remove every build directory"
@@ -39,11 +40,12 @@ build: bootstrap
 	$(CMAKE) -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo
 	$(BUILD_CMD) build -j$(JOBS)
 
-# The test command: the normal build's tests, the official MCP suite and client interop, the
-# cross build's checks, the workflow validation, then the ThreadSanitizer and ASan+UBSan builds'
-# tests (one after the other, so the last lines are CTest's summary).
+# The test command: the normal build's tests, the layering rules, the official MCP suite and
+# client interop, the cross build's checks, the workflow validation, then the ThreadSanitizer and
+# ASan+UBSan builds' tests (one after the other, so the last lines are CTest's summary).
 test:
 	$(MAKE) --no-print-directory unit
+	$(MAKE) --no-print-directory layering
 	$(MAKE) --no-print-directory interop
 	$(MAKE) --no-print-directory cross
 	$(MAKE) --no-print-directory workflows
@@ -72,10 +74,18 @@ coverage: bootstrap
 	gcovr --root . --filter 'firmware/' --exclude 'firmware/tests/' \
 	    --exclude-unreachable-branches --print-summary --fail-under-line $(COV_MIN) build-cov
 
+# Each firmware profile for Cortex-M3 in build-arm/<profile>, mcpu-min for AVR in build-arm/avr
+# (tools/avr-size-check builds it), then the footprints against the budgets in
+# tools/cross-size-check (MCPSIM_BUDGET_WARN_ONLY=1: report without failing).
 cross: bootstrap
-	$(CMAKE) -S . -B build-arm -DCMAKE_TOOLCHAIN_FILE=$(TOOLCHAIN) -DCMAKE_BUILD_TYPE=MinSizeRel
-	$(BUILD_CMD) build-arm -j$(JOBS)
-	tools/cross-size-check build-arm
+	@[ ! -f build-arm/CMakeCache.txt ] || rm -rf build-arm  # the one-profile layout before
+	@for p in full mcpu-min; do \
+	    $(CMAKE) -S . -B build-arm/$$p -DCMAKE_TOOLCHAIN_FILE=$(TOOLCHAIN) \
+	        -DCMAKE_BUILD_TYPE=MinSizeRel -DMCPSIM_PROFILE=$$p -DCMAKE_RULE_MESSAGES=OFF \
+	        --log-level=WARNING --no-warn-unused-cli >/dev/null && \
+	    echo "cross: $$p (build-arm/$$p)" && $(BUILD_CMD) build-arm/$$p -j$(JOBS) || exit 1; \
+	done
+	@JOBS=$(JOBS) CMAKE=$(CMAKE) tools/cross-size-check --avr build-arm/avr build-arm/full build-arm/mcpu-min
 
 bench: build
 	tools/bench-core $(BENCH_ARGS) build/bin/bench_core
@@ -111,6 +121,10 @@ fuzz: bootstrap
 
 workflows: bootstrap
 	tools/check-workflows --self-test
+
+# Include and symbol rules between firmware/, sim/ and conformance/ (docs/building.md).
+layering: bootstrap
+	tools/check-layering --self-test
 
 docker-test: build
 	tools/docker-test

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "discovery.h"
+#include "fw_codes.h"
 #include "match.h"
 
 static const char *const schema_types[] = {"integer", "number", "boolean", "string",
@@ -112,10 +113,11 @@ static void gen_tool(const json_t *tool, conf_library_t *lib)
         snprintf(sname, sizeof sname, "%s/missing-required", name);
         snprintf(desc, sizeof desc,
                  "Calling %s without its required parameters is answered "
-                 "with -32602 Invalid params (MCP/U error codes).",
-                 name);
+                 "with %d Invalid params (MCP/U error codes).",
+                 name, FW_RPC_INVALID_PARAMS);
         conf_library_add(
-            lib, gen_new(sname, desc, json_pack("[o]", error_step(name, json_object(), -32602))));
+            lib, gen_new(sname, desc,
+                         json_pack("[o]", error_step(name, json_object(), FW_RPC_INVALID_PARAMS))));
     } else if (read_only && json_is_array(required)) {
         snprintf(sname, sizeof sname, "%s/callable", name);
         snprintf(desc, sizeof desc,
@@ -148,10 +150,11 @@ static void gen_tool(const json_t *tool, conf_library_t *lib)
         snprintf(sname, sizeof sname, "%s/wrong-type/%s", name, pname);
         snprintf(desc, sizeof desc,
                  "%s with parameter %s of another type than its schema's "
-                 "\"%s\" is answered with -32602 Invalid params.",
-                 name, pname, type);
-        conf_library_add(lib,
-                         gen_new(sname, desc, json_pack("[o]", error_step(name, params, -32602))));
+                 "\"%s\" is answered with %d Invalid params.",
+                 name, pname, type, FW_RPC_INVALID_PARAMS);
+        conf_library_add(
+            lib, gen_new(sname, desc,
+                         json_pack("[o]", error_step(name, params, FW_RPC_INVALID_PARAMS))));
         json_t *bad = out_of_range(prop);
         if (!bad) continue;
         params = fill_required(schema, pname);
@@ -159,10 +162,11 @@ static void gen_tool(const json_t *tool, conf_library_t *lib)
         snprintf(sname, sizeof sname, "%s/out-of-range/%s", name, pname);
         snprintf(desc, sizeof desc,
                  "%s with parameter %s outside the range or choices its "
-                 "schema declares is answered with -32602 Invalid params.",
-                 name, pname);
-        conf_library_add(lib,
-                         gen_new(sname, desc, json_pack("[o]", error_step(name, params, -32602))));
+                 "schema declares is answered with %d Invalid params.",
+                 name, pname, FW_RPC_INVALID_PARAMS);
+        conf_library_add(
+            lib, gen_new(sname, desc,
+                         json_pack("[o]", error_step(name, params, FW_RPC_INVALID_PARAMS))));
     }
 }
 
@@ -293,19 +297,23 @@ static bool check_manifest(conf_run_ctx_t *ctx, const conf_scenario_t *sc, conf_
 
 static void gen_protocol(conf_library_t *lib)
 {
-    conf_library_add(
-        lib,
-        gen_new("jsonrpc/unknown-method",
-                "An unknown method is answered with -32601 Method not found, with the "
-                "request's id.",
-                json_pack("[o]", error_step("conformance_no_such_method", json_object(), -32601))));
-    conf_scenario_t *sc = gen_new(
-        "jsonrpc/garbage-then-answers",
-        "A line that is not JSON is answered with -32700 Parse error (id null), and the device "
-        "keeps answering the next request.",
-        json_pack("[{s:s, s:{s:n, s:{s:i}}}, {s:{s:s}, s:{s:{s:s}}}]", "send_raw",
-                  "this is not json {]\n", "expect", "id", "error", "code", -32700, "send",
-                  "method", "get_info", "expect", "result", "$match", "any"));
+    char desc[256];
+    snprintf(desc, sizeof desc,
+             "An unknown method is answered with %d Method not found, with the request's id.",
+             FW_RPC_METHOD_NOT_FOUND);
+    conf_library_add(lib,
+                     gen_new("jsonrpc/unknown-method", desc,
+                             json_pack("[o]", error_step("conformance_no_such_method",
+                                                         json_object(), FW_RPC_METHOD_NOT_FOUND))));
+    snprintf(desc, sizeof desc,
+             "A line that is not JSON is answered with %d Parse error (id null), and the device "
+             "keeps answering the next request.",
+             FW_RPC_PARSE_ERROR);
+    conf_scenario_t *sc = gen_new("jsonrpc/garbage-then-answers", desc,
+                                  json_pack("[{s:s, s:{s:n, s:{s:i}}}, {s:{s:s}, s:{s:{s:s}}}]",
+                                            "send_raw", "this is not json {]\n", "expect", "id",
+                                            "error", "code", FW_RPC_PARSE_ERROR, "send", "method",
+                                            "get_info", "expect", "result", "$match", "any"));
     sc->needs_stream = true;
     conf_library_add(lib, sc);
     const char *ids[] = {"\"conformance-\\u00e9\\u2713 id\"",
@@ -317,7 +325,7 @@ static void gen_protocol(conf_library_t *lib)
     const char *names[] = {"string", "empty-string", "2^53+1", "int64-max", "negative", "zero"};
     for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
         json_t *id = json_loads(ids[i], JSON_DECODE_ANY, NULL);
-        char name[128], desc[256];
+        char name[128];
         snprintf(name, sizeof name, "jsonrpc/id-echoed/%s", names[i]);
         snprintf(desc, sizeof desc, "The response carries the request's id exactly: %s.", ids[i]);
         json_t *steps =
@@ -357,14 +365,15 @@ static void mcpify_steps(json_t *steps)
 
 static void gen_mcp(conf_library_t *lib)
 {
+    char desc[256];
+    snprintf(desc, sizeof desc,
+             "tools/call of a tool the server does not list is a JSON-RPC error %d Invalid params "
+             "(MCP: unknown tools are protocol errors).",
+             FW_RPC_INVALID_PARAMS);
+    json_t *params = json_pack("{s:s, s:{}}", "name", "conformance_no_such_tool", "arguments");
     conf_library_add(
-        lib, gen_new("mcp/unknown-tool",
-                     "tools/call of a tool the server does not list is a JSON-RPC error -32602 "
-                     "Invalid params (MCP: unknown tools are protocol errors).",
-                     json_pack("[o]", error_step("tools/call",
-                                                 json_pack("{s:s, s:{}}", "name",
-                                                           "conformance_no_such_tool", "arguments"),
-                                                 -32602))));
+        lib, gen_new("mcp/unknown-tool", desc,
+                     json_pack("[o]", error_step("tools/call", params, FW_RPC_INVALID_PARAMS))));
 }
 
 void conf_generate(const conf_run_ctx_t *ctx, conf_library_t *lib)

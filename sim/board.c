@@ -5,7 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fw_internal.h" /* fw_app_tool_find: app_tools names are checked where they are written */
+#include "apps.h" /* fw_app_tool_find: app_tools names become the tools they name */
+#include "fw_builtins.h"
 #include "sim_internal.h"
 
 /*
@@ -356,29 +357,38 @@ static bool device_unique(loader_t *L, size_t k)
     return true;
 }
 
-/* The model checks its own keys: it is created once here and dropped. */
-static bool device_model(loader_t *L, const json_t *d, sim_i2c_cfg_t *c, fw_i2c_dev_def_t *def)
+/* The model checks its own keys: it is created once here and dropped. A chip's driver
+   configuration is taken from it, into storage the board owns. */
+static bool device_model(loader_t *L, const json_t *d, sim_i2c_cfg_t *c, fw_chip_t *chip)
 {
     void *m = c->ops->create(d, L->b->dir, &L->e);
     if (m == NULL) return false;
     c->span = c->ops->address_span(m);
-    if (def != NULL && c->ops->fw_def != NULL) c->ops->fw_def(m, def);
+    bool configured = chip == NULL || c->ops->config_size == 0;
+    if (!configured) {
+        void *config = calloc(1, c->ops->config_size);
+        if (config != NULL) c->ops->fw_config(m, config);
+        L->b->chip_config[chip - L->b->chips] = config;
+        chip->config = config;
+        configured = config != NULL;
+    }
     c->ops->destroy(m);
-    return true;
+    return configured || sim_cfg_fail(&L->e, "", "out of memory");
 }
 
-static bool device_driver(loader_t *L, sim_i2c_cfg_t *c, fw_i2c_dev_def_t **def)
+/* The chip the firmware sees, for a device whose model has a driver (*chip NULL: none). */
+static bool device_chip(loader_t *L, sim_i2c_cfg_t *c, fw_chip_t **chip)
 {
     fw_board_t *fw = &L->b->fw;
-    *def = NULL;
+    *chip = NULL;
     if (c->ops->driver == NULL) return true;
-    if (fw->i2c_device_count >= FW_I2C_DEVICES_MAX)
+    if (fw->chip_count >= FW_I2C_DEVICES_MAX)
         return sim_cfg_fail(&L->e, "model",
                             "more than %d devices with a firmware driver "
                             "(FW_I2C_DEVICES_MAX)",
                             FW_I2C_DEVICES_MAX);
-    *def = &L->b->fw_i2c[fw->i2c_device_count++];
-    (*def)->driver = c->ops->driver;
+    *chip = &L->b->chips[fw->chip_count++];
+    (*chip)->driver = c->ops->driver;
     return true;
 }
 
@@ -388,7 +398,7 @@ static bool load_device(loader_t *L, const json_t *d, size_t k)
     const char *model = NULL;
     long long bus = 0;
     unsigned buses = L->b->fw.i2c_bus_count;
-    fw_i2c_dev_def_t *def = NULL;
+    fw_chip_t *chip = NULL;
     if (!sim_cfg_object(d, "", &L->e) || !sim_cfg_string(d, "model", true, NULL, &model, &L->e) ||
         !sim_cfg_string(d, "name", false, "", &c->name, &L->e) ||
         !sim_cfg_int(d, "bus", false, 0, 0, 255, &bus, &L->e))
@@ -404,12 +414,12 @@ static bool load_device(loader_t *L, const json_t *d, size_t k)
                             "(i2c.buses)",
                             bus, buses);
     c->bus = (uint8_t)bus;
-    if (!device_driver(L, c, &def) || !device_model(L, d, c, def) || !device_address(L, d, c) ||
+    if (!device_chip(L, c, &chip) || !device_model(L, d, c, chip) || !device_address(L, d, c) ||
         !device_unique(L, k))
         return false;
-    if (def != NULL) {
-        def->bus = c->bus;
-        def->addr = c->addr;
+    if (chip != NULL) {
+        chip->bus = c->bus;
+        chip->addr = c->addr;
     }
     return true;
 }
@@ -471,12 +481,12 @@ static bool app_item(loader_t *L, const json_t *item, size_t i)
     if (!json_is_string(item))
         return sim_cfg_fail(&L->e, "", "must be a string, not %s", sim_cfg_kind(item));
     const char *name = json_string_value(item);
-    if (fw_app_tool_find(name) == NULL)
-        return sim_cfg_fail(&L->e, "", "unknown application tool \"%s\"", name);
+    const fw_tool_t *tool = fw_app_tool_find(name);
+    if (tool == NULL) return sim_cfg_fail(&L->e, "", "unknown application tool \"%s\"", name);
     for (size_t j = 0; j < i; j++)
-        if (strcmp(L->b->app_tools[j], name) == 0)
+        if (L->b->app_tools[j] == tool)
             return sim_cfg_fail(&L->e, "", "\"%s\" is already listed (app_tools[%zu])", name, j);
-    L->b->app_tools[i] = name;
+    L->b->app_tools[i] = tool;
     return true;
 }
 
@@ -492,6 +502,33 @@ static bool load_i2c(loader_t *L, const json_t *i2c)
     L->b->i2c = calloc(array_len(i2c, "devices") + 1, sizeof *L->b->i2c);
     if (L->b->i2c == NULL) return sim_cfg_fail(&L->e, "devices", "out of memory");
     return each(L, i2c, "devices", 255, device_item);
+}
+
+/* ---------------------------------------------------------------- the firmware's view */
+
+/* The built-in tool sets, as a generated board names them: with the I2C tools when the board
+   has a bus. */
+static const fw_toolset_t *const *board_toolsets(const fw_board_t *fw)
+{
+#if FW_WITH_I2C
+    if (fw->i2c_bus_count > 0) return fw_builtins_i2c;
+#endif
+    (void)fw;
+    return fw_builtins;
+}
+
+/* Storage for the sample rings of the buffered pins (a generated board's static array). */
+static bool sample_store(loader_t *L)
+{
+    fw_board_t *fw = &L->b->fw;
+    size_t slots = fw_board_sample_slots(fw);
+    if (slots > UINT16_MAX)
+        return sim_cfg_fail(&L->e, "pins", "the sample rings need %zu slots, more than %u", slots,
+                            (unsigned)UINT16_MAX);
+    fw->sample_store_len = (uint16_t)slots;
+    if (slots == 0) return true;
+    fw->sample_store = calloc(slots, sizeof *fw->sample_store);
+    return fw->sample_store != NULL || sim_cfg_fail(&L->e, "pins", "out of memory");
 }
 
 /* ---------------------------------------------------------------- the whole file */
@@ -526,10 +563,11 @@ static bool load_all(loader_t *L)
     bool ok = each(L, r, "wires", 256, wire_item) &&
               under(L, "i2c", load_i2c(L, json_object_get(r, "i2c"))) &&
               each(L, r, "app_tools", 64, app_item);
-    b->fw.pins = b->pins;
-    b->fw.i2c_devices = b->fw_i2c;
+    b->fw.pins = b->fw.pin_count > 0 ? b->pins : NULL;
+    b->fw.chips = b->fw.chip_count > 0 ? b->chips : NULL;
+    b->fw.toolsets = board_toolsets(&b->fw);
     b->fw.app_tools = b->app_tools[0] ? b->app_tools : NULL;
-    return ok;
+    return ok && sample_store(L);
 }
 
 /* ---------------------------------------------------------------- locating errors */
@@ -648,7 +686,9 @@ void sim_board_free(sim_board_t *b)
     free(b->hw);
     free(b->wires);
     free(b->i2c);
+    for (size_t i = 0; i < FW_I2C_DEVICES_MAX; i++) free(b->chip_config[i]);
     free(b->app_tools);
+    free(b->fw.sample_store);
     json_decref(b->root);
     free(b->path);
     free(b->dir);

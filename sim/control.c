@@ -5,15 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fw_codes.h"
 #include "sim_internal.h"
-
-#define RPC_PARSE_ERROR -32700
-#define RPC_INVALID_REQUEST -32600
-#define RPC_METHOD_NOT_FOUND -32601
-#define RPC_INVALID_PARAMS -32602
-#define RPC_INTERNAL_ERROR -32603
-/* The request is valid but the sim's state does not allow it (sim.advance in real time). */
-#define RPC_STATE_ERROR -32000
 
 #define ADVANCE_MS_MAX 1e12
 #define FAULT_US_MAX 60000000LL
@@ -44,12 +37,12 @@ static json_t *rpc_fail(rpc_err_t *err, int code, const char *path, const char *
     return NULL;
 }
 
-/* -32602 from a configuration error whose path is relative to params. */
+/* FW_RPC_INVALID_PARAMS from a configuration error whose path is relative to params. */
 static json_t *bad_params(rpc_err_t *err, const sim_cfg_err_t *e)
 {
     char path[sizeof err->path];
     sim_cfg_path_key(path, sizeof path, "params", e->path);
-    err->code = RPC_INVALID_PARAMS;
+    err->code = FW_RPC_INVALID_PARAMS;
     sim_cfg_printf(err->path, sizeof err->path, "%s", path);
     if (e->file[0])
         sim_cfg_printf(err->message, sizeof err->message, "%s:%d:%d: %s", e->file, e->line,
@@ -187,7 +180,7 @@ static json_t *m_set_analog(sim_t *sim, const json_t *params, rpc_err_t *err)
     if (!sim_cfg_number(params, raw ? "raw" : "volts", true, 0, raw ? 0 : -max, max, &v, &e))
         return bad_params(err, &e);
     sim_waveform_t *wf = sim_waveform_constant(v);
-    if (wf == NULL) return rpc_fail(err, RPC_INTERNAL_ERROR, "", "out of memory");
+    if (wf == NULL) return rpc_fail(err, FW_RPC_INTERNAL_ERROR, "", "out of memory");
     sim_pin_set_waveform(p, wf, raw ? SIM_UNIT_COUNTS : SIM_UNIT_VOLTS);
     return sim_pin_json(sim, p);
 }
@@ -263,7 +256,7 @@ static json_t *m_advance(sim_t *sim, const json_t *params, rpc_err_t *err)
         !sim_cfg_number(params, "ms", true, 0, 0, ADVANCE_MS_MAX, &ms, &e))
         return bad_params(err, &e);
     if (!sim_advance(sim, (uint64_t)(ms * 1000.0 + 0.5)))
-        return rpc_fail(err, RPC_STATE_ERROR, "",
+        return rpc_fail(err, FW_RPC_SIM_STATE, "",
                         "sim.advance needs the virtual clock (start mcpsim "
                         "with --clock virtual); this sim runs in real time");
     return time_json(sim);
@@ -434,7 +427,7 @@ static json_t *m_fault_inject(sim_t *sim, const json_t *params, rpc_err_t *err)
     f.kind = (sim_fault_kind_t)kind;
     if (!fault_targets(sim, params, &f, &e)) return bad_params(err, &e);
     f.id = sim_faults_add(&sim->faults, &f);
-    if (f.id == 0) return rpc_fail(err, RPC_INTERNAL_ERROR, "", "out of memory");
+    if (f.id == 0) return rpc_fail(err, FW_RPC_INTERNAL_ERROR, "", "out of memory");
     return json_pack("{s:I, s:o}", "id", (json_int_t)f.id, "fault", sim_fault_json(&f));
 }
 
@@ -564,7 +557,7 @@ static bool valid_id(const json_t *id)
     return json_is_string(id) || json_is_number(id) || json_is_null(id);
 }
 
-/* Checks the envelope; false with err set (-32600). */
+/* Checks the envelope; false with err set (FW_RPC_INVALID_REQUEST). */
 static bool check_envelope(const json_t *req, rpc_err_t *err)
 {
     static const char *const keys[] = {"jsonrpc", "id", "method", "params", NULL};
@@ -573,15 +566,16 @@ static bool check_envelope(const json_t *req, rpc_err_t *err)
     const json_t *m = json_object_get(req, "method");
     const json_t *id = json_object_get(req, "id");
     if (!json_is_string(v) || strcmp(json_string_value(v), "2.0") != 0)
-        rpc_fail(err, RPC_INVALID_REQUEST, "jsonrpc", "Invalid Request: jsonrpc must be \"2.0\"");
+        rpc_fail(err, FW_RPC_INVALID_REQUEST, "jsonrpc",
+                 "Invalid Request: jsonrpc must be \"2.0\"");
     else if (!json_is_string(m))
-        rpc_fail(err, RPC_INVALID_REQUEST, "method", "Invalid Request: method must be a string");
+        rpc_fail(err, FW_RPC_INVALID_REQUEST, "method", "Invalid Request: method must be a string");
     else if (id != NULL && !valid_id(id))
-        rpc_fail(err, RPC_INVALID_REQUEST, "id",
+        rpc_fail(err, FW_RPC_INVALID_REQUEST, "id",
                  "Invalid Request: id must be a string, a number "
                  "or null");
     else if (!sim_cfg_keys(req, keys, &e))
-        rpc_fail(err, RPC_INVALID_REQUEST, e.path, "Invalid Request: %s", e.msg);
+        rpc_fail(err, FW_RPC_INVALID_REQUEST, e.path, "Invalid Request: %s", e.msg);
     else
         return true;
     return false;
@@ -592,8 +586,8 @@ static json_t *handle_one(sim_t *sim, const json_t *req)
 {
     rpc_err_t err = {0, "", ""};
     if (!json_is_object(req)) {
-        rpc_fail(&err, RPC_INVALID_REQUEST, "", "Invalid Request: a request is an object, not %s",
-                 sim_cfg_kind(req));
+        rpc_fail(&err, FW_RPC_INVALID_REQUEST, "",
+                 "Invalid Request: a request is an object, not %s", sim_cfg_kind(req));
         return error_response(NULL, &err);
     }
     const json_t *id = json_object_get(req, "id");
@@ -604,12 +598,12 @@ static json_t *handle_one(sim_t *sim, const json_t *req)
     const json_t *params = json_object_get(req, "params");
     json_t *result = NULL, *empty = json_object();
     if (m == NULL)
-        rpc_fail(&err, RPC_METHOD_NOT_FOUND, "method",
+        rpc_fail(&err, FW_RPC_METHOD_NOT_FOUND, "method",
                  "Method not found: \"%s\" (see "
                  "docs/control-channel.md for the sim.* methods)",
                  name);
     else if (params != NULL && !json_is_object(params))
-        rpc_fail(&err, RPC_INVALID_PARAMS, "params",
+        rpc_fail(&err, FW_RPC_INVALID_PARAMS, "params",
                  "params: must be an object of named "
                  "parameters, not %s",
                  sim_cfg_kind(params));
@@ -628,7 +622,7 @@ static json_t *handle_batch(sim_t *sim, const json_t *batch)
 {
     if (json_array_size(batch) == 0) {
         rpc_err_t err = {0, "", ""};
-        rpc_fail(&err, RPC_INVALID_REQUEST, "", "Invalid Request: empty batch");
+        rpc_fail(&err, FW_RPC_INVALID_REQUEST, "", "Invalid Request: empty batch");
         return error_response(NULL, &err);
     }
     json_t *out = json_array();
@@ -650,7 +644,7 @@ char *sim_control_handle(sim_t *sim, const char *msg, size_t len)
         rpc_err_t err = {0, "", ""};
         char what[300];
         sim_cfg_printf(what, sizeof what, "%s (line %d, column %d)", je.text, je.line, je.column);
-        rpc_fail(&err, RPC_PARSE_ERROR, "", "Parse error: %s", what);
+        rpc_fail(&err, FW_RPC_PARSE_ERROR, "", "Parse error: %s", what);
         resp = error_response(NULL, &err);
     } else {
         resp = json_is_array(req) ? handle_batch(sim, req) : handle_one(sim, req);

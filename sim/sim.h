@@ -31,7 +31,9 @@ sim_board_t *sim_board_load_text(const char *name, const char *text, size_t len,
 
 void sim_board_free(sim_board_t *board);
 
-/* The firmware's view of the board (valid while the board lives). */
+/* The firmware's view of the board (valid while the board lives; its chips' configurations,
+   application tools and sample_store are the board's). The same fw_board_t as the C that
+   cmake/board2c.cmake generates from the same file. */
 const fw_board_t *sim_board_fw(const sim_board_t *board);
 
 /* ---------------------------------------------------------------- the simulated device */

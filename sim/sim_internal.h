@@ -44,11 +44,13 @@ typedef struct sim_i2c_cfg {
     const char *name;
 } sim_i2c_cfg_t;
 
+/* A loaded board file. fw is what the firmware sees: the same fw_board_t as the C that
+   cmake/board2c.cmake generates from the file (sim/tests/test_board.c compares them). */
 struct sim_board {
-    char *path;   /* as given (error messages) */
-    char *dir;    /* its directory: relative file names resolve against it */
-    json_t *root; /* the parsed file; strings of fw point into it */
-    fw_board_t fw;
+    char *path;    /* as given (error messages) */
+    char *dir;     /* its directory: relative file names resolve against it */
+    json_t *root;  /* the parsed file; strings of fw point into it */
+    fw_board_t fw; /* fw.sample_store is the board's (calloc'd, freed with it) */
     fw_pin_def_t pins[FW_PINS_MAX];
     sim_pin_cfg_t *hw; /* registry pins (in order), then channels */
     size_t hw_count, hw_cap;
@@ -56,8 +58,9 @@ struct sim_board {
     size_t wire_count;
     sim_i2c_cfg_t *i2c;
     size_t i2c_count;
-    fw_i2c_dev_def_t fw_i2c[FW_I2C_DEVICES_MAX];
-    const char **app_tools; /* NULL-terminated */
+    fw_chip_t chips[FW_I2C_DEVICES_MAX];   /* the devices with a firmware driver, in file order */
+    void *chip_config[FW_I2C_DEVICES_MAX]; /* chips[i].config (malloc'd), or NULL */
+    const fw_tool_t **app_tools;           /* NULL-terminated */
     uint32_t pwm_default_hz;
 };
 

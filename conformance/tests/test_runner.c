@@ -4,6 +4,7 @@
 
 #include "ctest_util.h"
 #include "discovery.h"
+#include "fw_codes.h"
 #include "runner.h"
 #include "stream.h"
 
@@ -65,7 +66,7 @@ static int fake_send(conf_target_t *t, const char *msg, size_t len, char *err, s
     json_t *resp;
     if (strcmp(method, "fail") == 0)
         resp = json_pack("{s:s, s:O, s:{s:i, s:s}}", "jsonrpc", "2.0", "id", id, "error", "code",
-                         -32601, "message", "method 'fail' not found");
+                         FW_RPC_METHOD_NOT_FOUND, "message", "method 'fail' not found");
     else
         resp = json_pack("{s:s, s:O, s:o}", "jsonrpc", "2.0", "id", id, "result",
                          answer(method, json_object_get(req, "params")));
@@ -91,8 +92,8 @@ static int fake_send_raw(conf_target_t *t, const void *b, size_t len, char *err,
     (void)len;
     (void)err;
     (void)cap;
-    emit(t->impl,
-         json_pack("{s:s, s:n, s:{s:i}}", "jsonrpc", "2.0", "id", "error", "code", -32700));
+    emit(t->impl, json_pack("{s:s, s:n, s:{s:i}}", "jsonrpc", "2.0", "id", "error", "code",
+                            FW_RPC_PARSE_ERROR));
     return 0;
 }
 

@@ -492,9 +492,13 @@ fw_err_t fw_json_parse(fw_json_doc_t *doc, const char *buf, size_t len, fw_json_
     doc->ntoks = ntoks;
     doc->count = 0;
     doc->err_pos = 0;
-    if ((uint64_t)len >= OFF_LIMIT || (uint64_t)len > FW_MSG_MAX) {
-        return FW_ERR_JSON_NOMEM; /* offsets would not fit fw_json_off_t */
+    /* offsets must fit fw_json_off_t (with room for the end) and FW_MSG_MAX; the test is
+       left out where size_t cannot exceed them (an AVR's 16-bit size_t) */
+#if SIZE_MAX >= 65535u
+    if ((uint64_t)len >= OFF_LIMIT || (uint64_t)len >= FW_MSG_MAX) {
+        return FW_ERR_JSON_NOMEM;
     }
+#endif
     parser_t ps = {
         .s = (const uint8_t *)buf,
         .len = (uint32_t)len,

@@ -36,8 +36,18 @@ static uint16_t ring_cap(const fw_pin_def_t *def)
     return def->buffer && fw_pin_sampled(def) ? def->buffer_size : 0u;
 }
 
+/* The sampling state of pin i, which must be sampled. */
+static fw_pin_sampling_t *state_of(fw_device_t *dev, size_t i)
+{
+    FW_ASSERT(dev->sampling_of[i] < FW_SAMPLED_PINS_MAX);
+    return &dev->sampling[dev->sampling_of[i]];
+}
+
 fw_err_t fw_sampling_check(const fw_board_t *board)
 {
+    size_t sampled = 0;
+    for (size_t i = 0; i < board->pin_count; i++) sampled += fw_pin_sampled(&board->pins[i]);
+    if (sampled > FW_SAMPLED_PINS_MAX) return FW_ERR_NO_SPACE;
     size_t need = fw_board_sample_slots(board);
     if (need > board->sample_store_len) return FW_ERR_NO_SPACE;
     return need > 0 && board->sample_store == NULL ? FW_ERR_ARG : FW_OK;
@@ -46,11 +56,15 @@ fw_err_t fw_sampling_check(const fw_board_t *board)
 void fw_sampling_init(fw_device_t *dev, uint64_t now_ms)
 {
     uint16_t first = 0;
+    uint8_t slot = 0;
+    memset(dev->sampling_of, 0xff, sizeof dev->sampling_of);
     for (size_t i = 0; i < pin_count(dev); i++) {
         const fw_pin_def_t *def = &dev->board->pins[i];
-        fw_pin_sampling_t *st = &dev->sampling[i];
+        if (!fw_pin_sampled(def)) continue;
+        dev->sampling_of[i] = slot; /* fw_sampling_check bounded the count */
+        fw_pin_sampling_t *st = &dev->sampling[slot++];
         memset(st, 0, sizeof *st);
-        st->next_sample_ms = fw_pin_sampled(def) ? now_ms + def->sample_interval_ms : UINT64_MAX;
+        st->next_sample_ms = now_ms + def->sample_interval_ms;
         st->next_seq = 1;
         st->ring_first = first;
         first = (uint16_t)(first + ring_cap(def));
@@ -78,7 +92,7 @@ static fw_err_t read_value(const fw_device_t *dev, const fw_pin_def_t *def, uint
 
 static void ring_put(fw_device_t *dev, size_t i, uint32_t value, uint64_t t_ms)
 {
-    fw_pin_sampling_t *st = &dev->sampling[i];
+    fw_pin_sampling_t *st = state_of(dev, i);
     uint16_t cap = ring_cap(&dev->board->pins[i]);
     if (cap == 0) return;
     fw_sample_slot_t *slot = &dev->board->sample_store[st->ring_first + st->ring_head];
@@ -129,7 +143,7 @@ static bool next_level(const fw_pin_def_t *def, bool above, uint32_t value)
 static void track_level(fw_device_t *dev, size_t i, uint32_t value, uint64_t t_ms)
 {
     const fw_pin_def_t *def = &dev->board->pins[i];
-    fw_pin_sampling_t *st = &dev->sampling[i];
+    fw_pin_sampling_t *st = state_of(dev, i);
     bool was = st->above;
     st->above = next_level(def, was, value);
     if (!st->primed) {
@@ -143,7 +157,7 @@ static void track_level(fw_device_t *dev, size_t i, uint32_t value, uint64_t t_m
 static void take_sample(fw_device_t *dev, size_t i, uint64_t t_ms)
 {
     const fw_pin_def_t *def = &dev->board->pins[i];
-    fw_pin_sampling_t *st = &dev->sampling[i];
+    fw_pin_sampling_t *st = state_of(dev, i);
     uint32_t value = 0;
     if (read_value(dev, def, &value) != FW_OK) {
         st->read_errors++;
@@ -160,8 +174,9 @@ void fw_sampling_poll(fw_device_t *dev, uint64_t now_ms)
 {
     for (size_t i = 0; i < pin_count(dev); i++) {
         const fw_pin_def_t *def = &dev->board->pins[i];
-        fw_pin_sampling_t *st = &dev->sampling[i];
-        if (!fw_pin_sampled(def) || now_ms < st->next_sample_ms) continue;
+        if (!fw_pin_sampled(def)) continue;
+        fw_pin_sampling_t *st = state_of(dev, i);
+        if (now_ms < st->next_sample_ms) continue;
         uint64_t late = (now_ms - st->next_sample_ms) / def->sample_interval_ms;
         uint64_t tick = st->next_sample_ms + late * def->sample_interval_ms;
         uint64_t missed = st->missed + late;
@@ -175,16 +190,17 @@ void fw_sampling_poll(fw_device_t *dev, uint64_t now_ms)
 
 const fw_pin_sampling_t *fw_sampling_state(const fw_device_t *dev, uint8_t pin_index)
 {
-    FW_ASSERT(pin_index < pin_count(dev));
-    return &dev->sampling[pin_index];
+    FW_ASSERT(pin_index < pin_count(dev) && dev->sampling_of[pin_index] < FW_SAMPLED_PINS_MAX);
+    return &dev->sampling[dev->sampling_of[pin_index]];
 }
 
 bool fw_sampling_sample(const fw_device_t *dev, uint8_t pin_index, uint16_t k, fw_sample_t *out)
 {
     if (pin_index >= pin_count(dev)) return false;
-    const fw_pin_sampling_t *st = &dev->sampling[pin_index];
     uint16_t cap = ring_cap(&dev->board->pins[pin_index]);
-    if (k >= st->ring_count || cap == 0) return false;
+    if (cap == 0) return false;
+    const fw_pin_sampling_t *st = fw_sampling_state(dev, pin_index);
+    if (k >= st->ring_count) return false;
     uint16_t oldest = (uint16_t)((st->ring_head + cap - st->ring_count) % cap);
     const fw_sample_slot_t *slot = &dev->board->sample_store[st->ring_first + (oldest + k) % cap];
     out->seq = st->next_seq - st->ring_count + k;

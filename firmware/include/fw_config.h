@@ -104,10 +104,11 @@
 #define FW_LINE_MAX (FW_MIN ? 200 : 1024)
 #endif
 
-/* Largest whole message (fw_device_handle) the JSON reader indexes: 65535 lets tokens keep
-   16-bit offsets. */
+/* Largest whole message (fw_device_handle) the JSON reader indexes, plus one: up to 65535,
+   tokens keep 16-bit offsets (10 bytes a token instead of 16). A longer message is refused
+   with -32600 naming this limit. */
 #ifndef FW_MSG_MAX
-#define FW_MSG_MAX (FW_MIN ? 65535u : 4294967295u)
+#define FW_MSG_MAX 65535u
 #endif
 
 /* JSON tokens available to parse one message (a batch shares one pool). */
@@ -143,6 +144,11 @@
 /* Parameters one tool may declare. */
 #ifndef FW_PARAMS_MAX
 #define FW_PARAMS_MAX (FW_MIN ? 3 : 8)
+#endif
+
+/* Pins of one board that sample (each has its sampling state in the device). */
+#ifndef FW_SAMPLED_PINS_MAX
+#define FW_SAMPLED_PINS_MAX 8
 #endif
 
 /* Most samples one pin's ring may hold (its buffer_size; the board supplies the storage). */

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "fw_builtins.h"
 #include "fw_device.h"
 #include "fw_json.h"
 #include "mock_hal.h"
@@ -37,10 +38,12 @@ static const bench_msg_t mix[] = {
      "\"on\"}}",
      1, "-32602"},
     {"{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"gpio_read\",\"params\":{\"pin\":", 1, "-32700"},
+#if FW_WITH_BATCH
     {"[{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"gpio_read\",\"params\":{\"pin\":2}},"
      "{\"jsonrpc\":\"2.0\",\"id\":10,\"method\":\"adc_read\",\"params\":{\"pin\":34}},"
      "{\"jsonrpc\":\"2.0\",\"id\":11,\"method\":\"get_info\"}]",
      3, "\"id\":11"},
+#endif
 };
 #define MIX_LEN (sizeof mix / sizeof mix[0])
 
@@ -59,6 +62,7 @@ static const fw_board_t bench_board = {
     .adc_bits = 12,
     .adc_ref_mv = 3300,
     .adc_report = FW_ADC_REPORT_VOLTS,
+    .toolsets = fw_builtins,
 };
 
 /* The discarding sink counts bytes; the capturing one keeps the last reply for the check. */

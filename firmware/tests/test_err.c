@@ -9,27 +9,27 @@ typedef struct err_case {
 
 /* Every value of fw_err_t (keep in step with fw_err.h) and the code it must map to. */
 static const err_case_t cases[] = {
-    {FW_ERR_JSON_INVALID, -32700},
-    {FW_ERR_JSON_NOMEM, -32600},
-    {FW_ERR_JSON_DEPTH, -32600},
-    {FW_ERR_LINE_TOO_LONG, -32700},
-    {FW_ERR_INVALID_REQUEST, -32600},
-    {FW_ERR_METHOD_NOT_FOUND, -32601},
-    {FW_ERR_INVALID_PARAMS, -32602},
-    {FW_ERR_INTERNAL, -32603},
-    {FW_ERR_BATCH_TOO_LARGE, -32600},
-    {FW_ERR_NO_SPACE, -32603},
-    {FW_ERR_EXISTS, -32603},
-    {FW_ERR_ARG, -32603},
-    {FW_ERR_RESOURCE_NOT_FOUND, -32002},
-    {FW_ERR_HW, -32000},
-    {FW_ERR_UNSUPPORTED, -32001},
-    {FW_ERR_I2C_NACK, -32002},
-    {FW_ERR_I2C_BUS, -32003},
-    {FW_ERR_I2C_TIMEOUT, -32004},
-    {FW_ERR_ADC, -32005},
-    {FW_ERR_TIMEOUT, -32006},
-    {FW_ERR_DEVICE_DATA, -32007},
+    {FW_ERR_JSON_INVALID, FW_RPC_PARSE_ERROR},
+    {FW_ERR_JSON_NOMEM, FW_RPC_INVALID_REQUEST},
+    {FW_ERR_JSON_DEPTH, FW_RPC_INVALID_REQUEST},
+    {FW_ERR_LINE_TOO_LONG, FW_RPC_PARSE_ERROR},
+    {FW_ERR_INVALID_REQUEST, FW_RPC_INVALID_REQUEST},
+    {FW_ERR_METHOD_NOT_FOUND, FW_RPC_METHOD_NOT_FOUND},
+    {FW_ERR_INVALID_PARAMS, FW_RPC_INVALID_PARAMS},
+    {FW_ERR_INTERNAL, FW_RPC_INTERNAL_ERROR},
+    {FW_ERR_BATCH_TOO_LARGE, FW_RPC_INVALID_REQUEST},
+    {FW_ERR_NO_SPACE, FW_RPC_INTERNAL_ERROR},
+    {FW_ERR_EXISTS, FW_RPC_INTERNAL_ERROR},
+    {FW_ERR_ARG, FW_RPC_INTERNAL_ERROR},
+    {FW_ERR_RESOURCE_NOT_FOUND, FW_RPC_RESOURCE_NOT_FOUND},
+    {FW_ERR_HW, FW_RPC_HW_FAILURE},
+    {FW_ERR_UNSUPPORTED, FW_RPC_UNSUPPORTED},
+    {FW_ERR_I2C_NACK, FW_RPC_I2C_NACK},
+    {FW_ERR_I2C_BUS, FW_RPC_I2C_BUS},
+    {FW_ERR_I2C_TIMEOUT, FW_RPC_I2C_TIMEOUT},
+    {FW_ERR_ADC, FW_RPC_ADC},
+    {FW_ERR_TIMEOUT, FW_RPC_HW_TIMEOUT},
+    {FW_ERR_DEVICE_DATA, FW_RPC_DEVICE_DATA},
 };
 
 #define NCASES ((int)(sizeof cases / sizeof cases[0]))
@@ -49,18 +49,22 @@ START_TEST(test_codes_in_documented_ranges)
 {
     int code = fw_err_rpc_code(cases[_i].err);
     if (is_hardware(cases[_i].err)) {
-        /* server errors: -32000..-32099, one distinct code per hardware error */
-        ck_assert_int_le(code, -32000);
-        ck_assert_int_ge(code, -32099);
+        /* the hardware range (-32010..-32029, apart from the transports' and MCP's codes),
+           one distinct code per hardware error */
+        ck_assert_int_le(code, FW_RPC_HW_LAST);
+        ck_assert_int_ge(code, FW_RPC_HW_FIRST);
+        ck_assert_int_le(code, -32010);
+        ck_assert_int_ge(code, -32029);
         for (int j = 0; j < NCASES; j++) {
             if (j != _i && is_hardware(cases[j].err)) {
                 ck_assert_int_ne(code, fw_err_rpc_code(cases[j].err));
             }
         }
     } else if (cases[_i].err == FW_ERR_RESOURCE_NOT_FOUND) {
-        ck_assert_int_eq(code, -32002); /* fixed by the MCP specification */
+        ck_assert_int_eq(code, FW_RPC_RESOURCE_NOT_FOUND); /* fixed by the MCP specification */
     } else {
-        ck_assert(code == -32700 || (code <= -32600 && code >= -32603));
+        ck_assert(code == FW_RPC_PARSE_ERROR ||
+                  (code <= FW_RPC_INVALID_REQUEST && code >= FW_RPC_INTERNAL_ERROR));
     }
 }
 END_TEST
@@ -93,8 +97,30 @@ START_TEST(test_unknown_values)
     for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++) {
         fw_err_t e = (fw_err_t)unknown[i];
         ck_assert_str_eq(fw_err_str(e), "unknown error");
-        ck_assert_int_eq(fw_err_rpc_code(e), -32603);
+        ck_assert_int_eq(fw_err_rpc_code(e), FW_RPC_INTERNAL_ERROR);
     }
+}
+END_TEST
+
+/* The codes on the wire are protocol: the constants must keep their published values. */
+START_TEST(test_wire_values_of_the_codes)
+{
+    ck_assert_int_eq(FW_RPC_PARSE_ERROR, -32700);
+    ck_assert_int_eq(FW_RPC_INVALID_REQUEST, -32600);
+    ck_assert_int_eq(FW_RPC_METHOD_NOT_FOUND, -32601);
+    ck_assert_int_eq(FW_RPC_INVALID_PARAMS, -32602);
+    ck_assert_int_eq(FW_RPC_INTERNAL_ERROR, -32603);
+    ck_assert_int_eq(FW_RPC_RESOURCE_NOT_FOUND, -32002);
+    ck_assert_int_eq(FW_RPC_HW_FAILURE, -32010);
+    ck_assert_int_eq(FW_RPC_UNSUPPORTED, -32011);
+    ck_assert_int_eq(FW_RPC_I2C_NACK, -32012);
+    ck_assert_int_eq(FW_RPC_I2C_BUS, -32013);
+    ck_assert_int_eq(FW_RPC_I2C_TIMEOUT, -32014);
+    ck_assert_int_eq(FW_RPC_ADC, -32015);
+    ck_assert_int_eq(FW_RPC_HW_TIMEOUT, -32016);
+    ck_assert_int_eq(FW_RPC_DEVICE_DATA, -32017);
+    ck_assert_int_eq(FW_RPC_HW_FIRST, -32017);
+    ck_assert_int_eq(FW_RPC_HW_LAST, -32010);
 }
 END_TEST
 
@@ -115,6 +141,7 @@ Suite *err_suite(void)
     tcase_add_loop_test(t, test_each_error_has_its_own_name, 0, NCASES);
     tcase_add_test(t, test_ok);
     tcase_add_test(t, test_unknown_values);
+    tcase_add_test(t, test_wire_values_of_the_codes);
     tcase_add_test(t, test_example_wording);
     suite_add_tcase(s, t);
     return s;

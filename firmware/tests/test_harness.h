@@ -6,8 +6,11 @@
 #include <jansson.h>
 #include <stdio.h>
 
-#include "fw_internal.h"
+#include "fw_device.h"
+#include "fw_driver.h"
+#include "fw_sampling.h"
 #include "mock_hal.h"
+#include "test_boards.h"
 #include "test_util.h"
 
 /* The one device of a test program (each test_*.c is its own program). */
@@ -16,7 +19,9 @@ static fw_device_t dev;
 static cap_t out;
 static json_t *reply; /* the last reply, freed by the next call or by harness_teardown */
 
-/* Pins several tests share: an ESP32-like ADC sensor with events, a buffered button. */
+/* Pins several tests share: an ESP32-like ADC sensor with events, a buffered button (without
+   their sampling in a build that has none). */
+#if FW_WITH_SAMPLING
 #define TEST_PIN_SENSOR                                                                            \
     {.number = 34,                                                                                 \
      .type = FW_PIN_ADC_INPUT,                                                                     \
@@ -37,6 +42,10 @@ static json_t *reply; /* the last reply, freed by the next call or by harness_te
      .summary = true,                                                                              \
      .buffer = true,                                                                               \
      .events = true}
+#else
+#define TEST_PIN_SENSOR {.number = 34, .type = FW_PIN_ADC_INPUT, .name = "sensor"}
+#define TEST_PIN_BUTTON {.number = 4, .type = FW_PIN_DIGITAL_INPUT, .name = "button"}
+#endif
 
 static inline void harness_reset(void)
 {

@@ -1,6 +1,7 @@
 /* test_i2c.c: the I2C tools, the TMP102 and AT24C drivers, over JSON-RPC on mock I2C devices. */
-#include "../boards/boards.h"
 #include "test_harness.h"
+
+#if FW_WITH_I2C && FW_WITH_SAMPLING
 
 static mock_i2c_dev_t *tmp;    /* TMP102 at 0x48 */
 static mock_i2c_dev_t *eeprom; /* 24C32 at 0x50 */
@@ -61,7 +62,7 @@ static void setup(void)
     tmp = mock_hal_add_i2c(&mock, 0, 0x48, 1, 4, 0);
     eeprom = mock_hal_add_i2c(&mock, 0, 0x50, 2, 4096, 32); /* the mock keeps 1024 of them */
     set_tmp102(0x19, 0x00, false);                          /* 25 °C */
-    start(&fw_board_greenhouse_min);
+    start(test_board_greenhouse_min());
 }
 
 /* The call succeeds with exactly want_json (single quotes for double ones). */
@@ -87,15 +88,25 @@ static const char *fails(const char *method, const char *params, int code)
     return json_string_value(json_object_get(error, "message"));
 }
 
-/* An invalid-params failure whose first issue is at `path`; returns that issue's message. */
+/* An invalid-params failure whose first issue is at `path`; returns the wording the error's
+   message gives it ("invalid params: <path>: <text>"), of which the issue's message is the
+   start (cut to FW_ISSUE_TEXT_MAX - 1 bytes). */
 static const char *bad_param(const char *method, const char *params, const char *path)
 {
-    fails(method, params, -32602);
+    const char *message = fails(method, params, FW_RPC_INVALID_PARAMS);
     json_t *issue = json_array_get(
         json_object_get(json_object_get(json_object_get(reply, "error"), "data"), "issues"), 0);
     ck_assert_msg(issue != NULL, "no issues in %s", out.buf);
     ck_assert_str_eq(json_string_value(json_object_get(issue, "path")), path);
-    return json_string_value(json_object_get(issue, "message"));
+    char head[96];
+    snprintf(head, sizeof head, "invalid params: %s: ", path);
+    ck_assert_msg(strncmp(message, head, strlen(head)) == 0, "%s", message);
+    const char *text = message + strlen(head);
+    const char *issue_text = json_string_value(json_object_get(issue, "message"));
+    ck_assert_uint_le(strlen(issue_text), FW_ISSUE_TEXT_MAX - 1);
+    ck_assert_msg(strncmp(text, issue_text, strlen(issue_text)) == 0, "'%s' vs '%s'", text,
+                  issue_text);
+    return text;
 }
 
 static void assert_contains(const char *text, const char *part)
@@ -139,7 +150,7 @@ END_TEST
 START_TEST(test_scan_stops_at_a_stuck_bus)
 {
     eeprom->fail = FW_ERR_I2C_BUS;
-    const char *msg = fails("i2c_scan", NULL, -32003);
+    const char *msg = fails("i2c_scan", NULL, FW_RPC_I2C_BUS);
     assert_contains(msg, "bus 0 is stuck");
     assert_contains(msg, "0x50");
     ck_assert_uint_eq(script.probes, 0x50 - 0x08 + 1); /* nothing after the failure */
@@ -178,9 +189,9 @@ END_TEST
 
 START_TEST(test_nack_is_reported_with_address_and_bus)
 {
-    ck_assert_str_eq(fails("i2c_read", "{'address':73}", -32002),
+    ck_assert_str_eq(fails("i2c_read", "{'address':73}", FW_RPC_I2C_NACK),
                      "no acknowledge from i2c device 0x49 on bus 0");
-    ck_assert_str_eq(fails("i2c_write", "{'address':9,'bytes':[0]}", -32002),
+    ck_assert_str_eq(fails("i2c_write", "{'address':9,'bytes':[0]}", FW_RPC_I2C_NACK),
                      "no acknowledge from i2c device 0x09 on bus 0");
 }
 END_TEST
@@ -188,11 +199,11 @@ END_TEST
 START_TEST(test_bus_errors_and_timeouts_are_distinct)
 {
     tmp->fail = FW_ERR_I2C_BUS;
-    assert_contains(fails("i2c_read", "{'address':72}", -32003), "stuck or lost arbitration");
+    assert_contains(fails("i2c_read", "{'address':72}", FW_RPC_I2C_BUS), "stuck or lost arbitration");
     tmp->fail = FW_ERR_I2C_TIMEOUT;
-    assert_contains(fails("i2c_write", "{'address':72,'bytes':[0]}", -32004), "timed out");
+    assert_contains(fails("i2c_write", "{'address':72,'bytes':[0]}", FW_RPC_I2C_TIMEOUT), "timed out");
     tmp->fail = FW_ERR_HW;
-    assert_contains(fails("i2c_read", "{'address':72}", -32000), "hardware failure");
+    assert_contains(fails("i2c_read", "{'address':72}", FW_RPC_HW_FAILURE), "hardware failure");
 }
 END_TEST
 
@@ -266,26 +277,26 @@ END_TEST
 START_TEST(test_implausible_temperatures_are_device_data_errors)
 {
     set_tmp102(0x50, 0x01, true); /* 13-bit 0x0A00 = 160 °C */
-    assert_contains(fails("read_temperature", NULL, -32007), "outside the sensor's -55..150");
+    assert_contains(fails("read_temperature", NULL, FW_RPC_DEVICE_DATA), "outside the sensor's -55..150");
     set_tmp102(0xC4, 0x00, false); /* 12-bit 0xC40 = -60 °C */
-    assert_contains(fails("read_temperature", NULL, -32007), "about -60 °C");
+    assert_contains(fails("read_temperature", NULL, FW_RPC_DEVICE_DATA), "about -60 °C");
     set_tmp102(0x19, 0x08, false); /* a bit that always reads 0 in 12-bit mode */
-    assert_contains(fails("read_temperature", NULL, -32007), "bits set");
+    assert_contains(fails("read_temperature", NULL, FW_RPC_DEVICE_DATA), "bits set");
     set_tmp102(0x19, 0x04, true); /* D2 reads 0 in 13-bit mode too */
-    fails("read_temperature", NULL, -32007);
+    fails("read_temperature", NULL, FW_RPC_DEVICE_DATA);
 }
 END_TEST
 
 START_TEST(test_tmp102_bus_failures)
 {
     tmp->present = false;
-    ck_assert_str_eq(fails("read_temperature", NULL, -32002),
+    ck_assert_str_eq(fails("read_temperature", NULL, FW_RPC_I2C_NACK),
                      "no acknowledge from tmp102 0x48 on bus 0");
     tmp->present = true;
     tmp->fail = FW_ERR_I2C_BUS;
-    assert_contains(fails("read_temperature", NULL, -32003), "tmp102 0x48");
+    assert_contains(fails("read_temperature", NULL, FW_RPC_I2C_BUS), "tmp102 0x48");
     tmp->fail = FW_ERR_I2C_TIMEOUT;
-    fails("read_temperature", NULL, -32004);
+    fails("read_temperature", NULL, FW_RPC_I2C_TIMEOUT);
 }
 END_TEST
 
@@ -379,7 +390,7 @@ START_TEST(test_eeprom_ack_polling_is_bounded_by_count_on_a_frozen_clock)
 {
     script.busy_probes = 100000;
     script.ms_per_probe = 0;
-    assert_contains(fails("eeprom_write", "{'offset':30,'bytes':[1,2,3,4]}", -32006),
+    assert_contains(fails("eeprom_write", "{'offset':30,'bytes':[1,2,3,4]}", FW_RPC_HW_TIMEOUT),
                     "eeprom 0x50 on bus 0 still busy");
     ck_assert_uint_eq(script.probes, 1000);
     ck_assert_uint_eq(script.transfers, 1); /* the second page was not attempted */
@@ -390,7 +401,7 @@ START_TEST(test_eeprom_ack_polling_is_bounded_by_time)
 {
     script.busy_probes = 100000;
     script.ms_per_probe = 1;
-    fails("eeprom_write", "{'offset':0,'bytes':[1]}", -32006);
+    fails("eeprom_write", "{'offset':0,'bytes':[1]}", FW_RPC_HW_TIMEOUT);
     ck_assert_uint_ge(script.probes, 10);
     ck_assert_uint_le(script.probes, 12);
 }
@@ -400,12 +411,35 @@ START_TEST(test_eeprom_failure_after_a_page_says_what_was_written)
 {
     script.fail_at = 2;
     script.fail_err = FW_ERR_I2C_BUS;
-    assert_contains(fails("eeprom_write", "{'offset':28,'bytes':[1,2,3,4,5,6,7,8]}", -32003),
+    assert_contains(fails("eeprom_write", "{'offset':28,'bytes':[1,2,3,4,5,6,7,8]}", FW_RPC_I2C_BUS),
                     "after 4 of 8 bytes were written");
     ck_assert_uint_eq(eeprom->mem[31], 4);
     eeprom->present = false;
-    ck_assert_str_eq(fails("eeprom_read", "{'offset':0}", -32002),
+    ck_assert_str_eq(fails("eeprom_read", "{'offset':0}", FW_RPC_I2C_NACK),
                      "no acknowledge from eeprom 0x50 on bus 0");
+}
+END_TEST
+
+/* A chip without configuration is the driver's default part, a 24C32: 4096 bytes in 32-byte
+   pages behind two address bytes. */
+START_TEST(test_eeprom_without_config_is_a_24c32)
+{
+    static const fw_chip_t plain[] = {{.driver = &fw_driver_at24c, .bus = 0, .addr = 0x50}};
+    static const fw_board_t b = {.device = "plain",
+                                 .version = "1",
+                                 .platform = "test",
+                                 .i2c_bus_count = 1,
+                                 .chips = plain,
+                                 .chip_count = 1,
+                                 .toolsets = fw_builtins_i2c};
+    start(&b);
+    fill(eeprom, 0xEE);
+    expect("eeprom_write", "{'offset':30,'bytes':[1,2,3,4]}",
+           "{'device':80,'bus':0,'offset':30,'written':4,'pages':2}");
+    const uint8_t want[] = {0xEE, 1, 2, 3, 4, 0xEE};
+    ck_assert_mem_eq(eeprom->mem + 29, want, sizeof want);
+    assert_contains(bad_param("eeprom_read", "{'offset':4096}", "offset"), "last offset 4095");
+    ok("eeprom_read", "{'offset':4095}");
 }
 END_TEST
 
@@ -413,17 +447,20 @@ END_TEST
 
 /* A 24C04 (512 bytes: device addresses 0x50 and 0x51, default 16-byte page), a 24C02 at 0x57
    (256 bytes, 8-byte page) and a second TMP102 on a second bus. */
-static const fw_i2c_dev_def_t blocks_i2c[] = {
-    {.driver = "at24c", .bus = 0, .addr = 0x50, .size_bytes = 512},
-    {.driver = "at24c", .bus = 0, .addr = 0x57, .size_bytes = 256},
-    {.driver = "tmp102", .bus = 1, .addr = 0x49},
+static const fw_at24c_config_t c24c04 = {.size_bytes = 512};
+static const fw_at24c_config_t c24c02 = {.size_bytes = 256};
+static const fw_chip_t blocks_chips[] = {
+    {.driver = &fw_driver_at24c, .bus = 0, .addr = 0x50, .config = &c24c04},
+    {.driver = &fw_driver_at24c, .bus = 0, .addr = 0x57, .config = &c24c02},
+    {.driver = &fw_driver_tmp102, .bus = 1, .addr = 0x49},
 };
 static const fw_board_t blocks_board = {.device = "blocks",
                                         .version = "1",
                                         .platform = "test",
                                         .i2c_bus_count = 2,
-                                        .i2c_devices = blocks_i2c,
-                                        .i2c_device_count = 3};
+                                        .chips = blocks_chips,
+                                        .chip_count = FW_ARRAY_LEN(blocks_chips),
+                                        .toolsets = fw_builtins_i2c};
 
 static mock_i2c_dev_t *block0, *block1, *small;
 
@@ -483,25 +520,43 @@ START_TEST(test_second_bus_and_second_sensor)
 }
 END_TEST
 
-/* A board whose EEPROM cannot exist is our configuration error: -32603 with the reason. */
+/* A board whose EEPROM cannot exist is our configuration error: the driver's probe refuses it
+   and the device does not start (it used to start and fail every eeprom call with -32603). */
 START_TEST(test_impossible_eeprom_declarations)
 {
-    static const fw_i2c_dev_def_t misaligned[] = {
-        {.driver = "at24c", .bus = 0, .addr = 0x51, .size_bytes = 512}};
-    static const fw_i2c_dev_def_t odd_size[] = {
-        {.driver = "at24c", .bus = 0, .addr = 0x50, .size_bytes = 300}};
+    static const fw_at24c_config_t c512 = {.size_bytes = 512}, c300 = {.size_bytes = 300},
+                                   big_page = {.size_bytes = 4096, .page_bytes = 512},
+                                   odd_page = {.size_bytes = 4096, .page_bytes = 24},
+                                   huge = {.size_bytes = 524288};
+    static const fw_chip_t misaligned[] = {
+        {.driver = &fw_driver_at24c, .bus = 0, .addr = 0x51, .config = &c512}};
+    static const fw_chip_t odd_size[] = {
+        {.driver = &fw_driver_at24c, .bus = 0, .addr = 0x50, .config = &c300}};
+    static const fw_chip_t page_too_big[] = {
+        {.driver = &fw_driver_at24c, .bus = 0, .addr = 0x50, .config = &big_page}};
+    static const fw_chip_t page_not_power[] = {
+        {.driver = &fw_driver_at24c, .bus = 0, .addr = 0x50, .config = &odd_page}};
+    static const fw_chip_t too_large[] = {
+        {.driver = &fw_driver_at24c, .bus = 0, .addr = 0x50, .config = &huge}};
+    static const fw_chip_t aligned[] = {
+        {.driver = &fw_driver_at24c, .bus = 0, .addr = 0x50, .config = &c512}};
+    const fw_chip_t *const bad[] = {misaligned, odd_size, page_too_big, page_not_power, too_large};
     fw_board_t b = {.device = "bad",
                     .version = "1",
                     .platform = "test",
                     .i2c_bus_count = 1,
-                    .i2c_devices = misaligned,
-                    .i2c_device_count = 1};
+                    .chip_count = 1,
+                    .toolsets = fw_builtins_i2c};
+    scripted_api = mock_hal_api;
+    scripted_api.i2c_transfer = scripted_transfer;
+    for (size_t i = 0; i < FW_ARRAY_LEN(bad); i++) {
+        b.chips = bad[i];
+        ck_assert_msg(fw_device_init(&dev, &b, &scripted_api, &mock) == FW_ERR_ARG, "chip %zu", i);
+    }
+    ck_assert_uint_eq(script.transfers + script.probes, 0); /* refused before any bus traffic */
+    b.chips = aligned; /* a 24C04 at an even address is fine */
     start(&b);
-    assert_contains(fails("eeprom_read", "{'offset':0}", -32603), "block select");
-    b.i2c_devices = odd_size;
-    start(&b);
-    assert_contains(fails("eeprom_write", "{'offset':0,'bytes':[1]}", -32603), "size 300");
-    ck_assert_uint_eq(script.transfers, 0);
+    ok("eeprom_read", "{'offset':0}");
 }
 END_TEST
 
@@ -543,6 +598,7 @@ static Suite *i2c_suite(void)
     tcase_add_test(t, test_eeprom_ack_polling_is_bounded_by_count_on_a_frozen_clock);
     tcase_add_test(t, test_eeprom_ack_polling_is_bounded_by_time);
     tcase_add_test(t, test_eeprom_failure_after_a_page_says_what_was_written);
+    tcase_add_test(t, test_eeprom_without_config_is_a_24c32);
     suite_add_tcase(s, t);
 
     t = tcase_create("at24c_blocks");
@@ -554,5 +610,42 @@ static Suite *i2c_suite(void)
     suite_add_tcase(s, t);
     return s;
 }
+
+#else /* !(FW_WITH_I2C && FW_WITH_SAMPLING) */
+
+/* A build without I2C: no i2c tools, and a board with a bus is refused. */
+START_TEST(test_feature_is_off)
+{
+    static const fw_pin_def_t pins[] = {{.number = 2, .type = FW_PIN_DIGITAL_OUTPUT, .name = "led"}};
+    fw_board_t b = {.device = "no-i2c",
+                    .version = "1",
+                    .platform = "mock",
+                    .pins = pins,
+                    .pin_count = 1,
+                    .toolsets = fw_builtins};
+#if !FW_WITH_I2C
+    harness_reset();
+    harness_start(&b, &mock_hal_api);
+    rpc_error("i2c_scan", NULL, FW_RPC_METHOD_NOT_FOUND);
+    ck_assert_uint_eq(fw_device_i2c_buses(&dev), 0);
+    b.i2c_bus_count = 1;
+    ck_assert_int_eq(fw_device_init(&dev, &b, &mock_hal_api, &mock), FW_ERR_UNSUPPORTED);
+    harness_teardown();
+#else
+    ck_assert(!FW_WITH_SAMPLING); /* the test boards need both */
+#endif
+}
+END_TEST
+
+static Suite *i2c_suite(void)
+{
+    Suite *s = suite_create("i2c");
+    TCase *t = tcase_create("feature_off");
+    tcase_add_test(t, test_feature_is_off);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+#endif
 
 TEST_MAIN(i2c_suite)

@@ -99,6 +99,13 @@ static void check_tree(const fw_json_doc_t *doc)
     }
 }
 
+/* The longest message the reader indexes: token offsets (fw_json_off_t) must hold its length
+   plus one, and FW_MSG_MAX bounds it. */
+#define OFF_MAX ((uint64_t)(fw_json_off_t)-1)
+#define MSG_LONGEST ((size_t)((uint64_t)FW_MSG_MAX < OFF_MAX - 1u ? (uint64_t)FW_MSG_MAX : OFF_MAX - 1u))
+/* Token indexes are 16 bits: one parse uses at most 65534 tokens, however large the pool. */
+#define TOKS_LIMIT 65534u
+
 /* ---------------------------------------------------------------- JSONTestSuite corpus */
 
 typedef struct corpus_result {
@@ -146,6 +153,10 @@ static corpus_result_t run_corpus(const char *prefix, char want)
         r.files++;
         if (err == FW_OK) {
             check_tree(&doc);
+        } else if (len > MSG_LONGEST) {
+            /* longer than any message the reader indexes: a capacity error at byte 0 */
+            ck_assert_int_eq(err, FW_ERR_JSON_NOMEM);
+            ck_assert_uint_eq(doc.err_pos, 0);
         } else {
             ck_assert(err == FW_ERR_JSON_INVALID || err == FW_ERR_JSON_DEPTH);
             ck_assert_uint_le(doc.err_pos, len);
@@ -157,7 +168,11 @@ static corpus_result_t run_corpus(const char *prefix, char want)
         if (want == 'i') {
             printf("%-50s %s", de->d_name, err == FW_OK ? "accepted" : "rejected");
             if (err != FW_OK) {
-                printf(" (%s at %zu)", err == FW_ERR_JSON_DEPTH ? "depth" : "invalid", doc.err_pos);
+                printf(" (%s at %zu)",
+                       err == FW_ERR_JSON_DEPTH   ? "depth"
+                       : err == FW_ERR_JSON_NOMEM ? "too long"
+                                                  : "invalid",
+                       doc.err_pos);
             }
             printf("\n");
         }
@@ -603,18 +618,26 @@ END_TEST
 
 START_TEST(deep_nesting_uses_no_stack)
 {
-    /* 100000 levels parse with a large enough limit: the parser keeps its stack of open
-       containers in the tokens, not on the C stack. */
+    /* As deep as the longest message and the token limit allow, with a depth limit as large: the
+       parser keeps its stack of open containers in the tokens, not on the C stack. */
+    size_t levels = MSG_LONGEST / 2 < TOKS_LIMIT ? MSG_LONGEST / 2 : TOKS_LIMIT;
+    ck_assert_uint_ge(levels, 30000);
     fw_json_tok_t *pool = malloc(sizeof(fw_json_tok_t) * 100000);
     ck_assert(pool != NULL);
     fw_json_doc_t doc;
     size_t len;
-    char *p = nested(100000, true, &len);
+    char *p = nested(levels, true, &len);
     ck_assert_int_eq(fw_json_parse(&doc, p, len, pool, 100000, 100000), FW_OK);
-    ck_assert_uint_eq(pool[0].next, 100000);
-    ck_assert_uint_eq(pool[99999].end, 100001);
+    ck_assert_uint_eq(doc.count, levels);
+    ck_assert_uint_eq(pool[0].next, levels);
+    ck_assert_uint_eq(pool[levels - 1].end, levels + 1);
     ck_assert_int_eq(fw_json_parse(&doc, p, len - 1, pool, 100000, 100000), FW_ERR_JSON_INVALID);
     ck_assert_uint_eq(doc.err_pos, len - 1);
+    free(p);
+    /* one level more is a capacity error: the message is too long, or needs a token too many */
+    p = nested(levels + 1, true, &len);
+    ck_assert_int_eq(fw_json_parse(&doc, p, len, pool, 100000, 100000), FW_ERR_JSON_NOMEM);
+    ck_assert_uint_eq(doc.err_pos, len > MSG_LONGEST ? 0 : TOKS_LIMIT);
     free(p);
     free(pool);
 }
@@ -641,31 +664,66 @@ START_TEST(nomem_exactly_at_pool_size)
 }
 END_TEST
 
-START_TEST(container_count_limit)
+/* "[0,0,...]" of n elements: 2n + 1 bytes, n + 1 tokens. */
+static char *zeros(size_t n, size_t *len)
 {
-    /* count is 16 bits: 65535 elements fit, one more is a capacity error. */
-    fw_json_tok_t *pool = malloc(sizeof(fw_json_tok_t) * 70000);
-    ck_assert(pool != NULL);
-    size_t n = 65536;
-    size_t len = 2 * n + 1;
-    char *p = malloc(len);
+    *len = 2 * n + 1;
+    char *p = malloc(*len);
     ck_assert(p != NULL);
     p[0] = '[';
     for (size_t i = 0; i < n; i++) {
         p[1 + 2 * i] = '0';
         p[2 + 2 * i] = i + 1 < n ? ',' : ']';
     }
+    return p;
+}
+
+START_TEST(message_length_limit)
+{
+    /* MSG_LONGEST bytes are indexed; one more is refused before a byte is read. */
+    fw_json_tok_t *pool = malloc(sizeof(fw_json_tok_t) * 70000);
+    ck_assert(pool != NULL);
     fw_json_doc_t doc;
-    ck_assert_int_eq(fw_json_parse(&doc, p, len, pool, 70000, 4), FW_ERR_JSON_NOMEM);
-    ck_assert_uint_eq(doc.err_pos, len - 2);
-    p[len - 3] = ']';
-    ck_assert_int_eq(fw_json_parse(&doc, p, len - 2, pool, 70000, 4), FW_OK);
-    ck_assert_uint_eq(pool[0].count, 65535);
-    ck_assert_int_eq(fw_json_arr_get(&doc, 0, 65534), 65535);
+    size_t len;
+    char *p = zeros((MSG_LONGEST - 1) / 2, &len);
+    char *q = malloc(MSG_LONGEST + 1);
+    ck_assert(q != NULL);
+    memcpy(q, p, len);
+    memset(q + len, ' ', MSG_LONGEST + 1 - len); /* trailing whitespace up to the limit */
+    ck_assert_int_eq(fw_json_parse(&doc, q, MSG_LONGEST, pool, 70000, 4), FW_OK);
+    ck_assert_uint_eq(pool[0].count, (MSG_LONGEST - 1) / 2);
+    ck_assert_uint_eq(pool[0].end, len);
+    ck_assert_int_eq(fw_json_parse(&doc, q, MSG_LONGEST + 1, pool, 70000, 4), FW_ERR_JSON_NOMEM);
+    ck_assert_uint_eq(doc.err_pos, 0);
+    ck_assert_uint_eq(doc.count, 0);
+    free(q);
     free(p);
     free(pool);
 }
 END_TEST
+
+#if FW_MSG_MAX > 65535u
+START_TEST(container_count_limit)
+{
+    /* A pool larger than the token limit does not raise it: a container holds at most 65533
+       elements (65534 tokens with its own), so its 16-bit count cannot overflow. */
+    fw_json_tok_t *pool = malloc(sizeof(fw_json_tok_t) * 70000);
+    ck_assert(pool != NULL);
+    size_t len;
+    char *p = zeros(TOKS_LIMIT, &len); /* one token too many */
+    fw_json_doc_t doc;
+    ck_assert_int_eq(fw_json_parse(&doc, p, len, pool, 70000, 4), FW_ERR_JSON_NOMEM);
+    ck_assert_uint_eq(doc.err_pos, len - 2); /* the last element */
+    p[len - 3] = ']';
+    ck_assert_int_eq(fw_json_parse(&doc, p, len - 2, pool, 70000, 4), FW_OK);
+    ck_assert_uint_eq(pool[0].count, TOKS_LIMIT - 1);
+    ck_assert_int_eq(fw_json_arr_get(&doc, 0, TOKS_LIMIT - 2), TOKS_LIMIT - 1);
+    ck_assert_int_eq(fw_json_arr_get(&doc, 0, TOKS_LIMIT - 1), -1);
+    free(p);
+    free(pool);
+}
+END_TEST
+#endif
 
 /* ---------------------------------------------------------------- errors */
 
@@ -834,7 +892,10 @@ static Suite *json_reader_suite(void)
     tcase_add_test(tc, depth_limit_is_exact);
     tcase_add_test(tc, deep_nesting_uses_no_stack);
     tcase_add_test(tc, nomem_exactly_at_pool_size);
+    tcase_add_test(tc, message_length_limit);
+#if FW_MSG_MAX > 65535u
     tcase_add_test(tc, container_count_limit);
+#endif
     suite_add_tcase(s, tc);
     tc = tcase_create("errors");
     tcase_set_timeout(tc, 60);

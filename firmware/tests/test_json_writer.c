@@ -211,6 +211,91 @@ START_TEST(test_integers)
 }
 END_TEST
 
+/* ---------------------------------------------------------------- decimals from integers */
+
+typedef struct dec_case {
+    int64_t scaled;
+    unsigned decimals;
+    bool trim;
+    const char *want;
+} dec_case_t;
+
+static const dec_case_t decimal_cases[] = {
+    {165, 2, false, "1.65"},
+    {165, 2, true, "1.65"},
+    {-5000, 4, true, "-0.5"},
+    {-5000, 4, false, "-0.5000"},
+    {-5, 2, false, "-0.05"},
+    {-5, 2, true, "-0.05"},
+    {-100, 2, true, "-1"}, /* trimmed to an integer: no bare point, the sign kept */
+    {-2500, 4, true, "-0.25"},
+    {625, 4, true, "0.0625"},
+    {1200, 2, true, "12"},
+    {1050, 3, true, "1.05"},
+    {10, 1, true, "1"},
+    {5, 1, false, "0.5"},
+    {0, 2, false, "0.00"},
+    {0, 2, true, "0"},
+    {0, 0, false, "0"},
+    {42, 0, false, "42"},
+    {42, 0, true, "42"},
+    {-42, 0, false, "-42"},
+    {1, 9, false, "0.000000001"},
+    {-1, 9, true, "-0.000000001"},
+    {-3300000, 6, true, "-3.3"},
+    {INT64_MAX, 0, false, "9223372036854775807"},
+    {INT64_MAX, 9, false, "9223372036.854775807"},
+    {INT64_MIN, 9, false, "-9223372036.854775808"},
+    {INT64_MIN, 0, true, "-9223372036854775808"},
+};
+
+START_TEST(test_decimal_table)
+{
+    const dec_case_t *c = &decimal_cases[_i];
+    start();
+    fw_jw_decimal(&w, c->scaled, c->decimals, c->trim);
+    ck_assert_msg(strcmp(finish(), c->want) == 0, "decimal(%lld, %u, %d) gave %s, want %s",
+                  (long long)c->scaled, c->decimals, (int)c->trim, cap.buf, c->want);
+    json_t *j = parse(cap.buf, cap.len); /* always a JSON number */
+    ck_assert_msg(json_is_number(j), "%s", cap.buf);
+    json_decref(j);
+}
+END_TEST
+
+START_TEST(test_decimal_in_a_document)
+{
+    start();
+    fw_jw_obj_begin(&w);
+    fw_jw_key(&w, "volts");
+    fw_jw_decimal(&w, 165, 2, false);
+    fw_jw_key(&w, "list");
+    fw_jw_arr_begin(&w);
+    fw_jw_decimal(&w, -1, 1, true);
+    fw_jw_decimal(&w, 30, 1, true);
+    fw_jw_arr_end(&w);
+    fw_jw_obj_end(&w);
+    ck_assert_str_eq(finish(), "{\"volts\":1.65,\"list\":[-0.1,3]}");
+}
+END_TEST
+
+/* More than 9 decimals is a caller's mistake: err is set and nothing is written. */
+START_TEST(test_misuse_decimal_decimals)
+{
+    start();
+    fw_jw_arr_begin(&w);
+    fw_jw_decimal(&w, 15, 10, false);
+    ck_assert_int_eq(w.err, FW_ERR_ARG);
+    fw_jw_decimal(&w, 15, 1, false);
+    fw_jw_decimal(&w, 15, 9, true);
+    fw_jw_arr_end(&w);
+    ck_assert_str_eq(finish_err(FW_ERR_ARG), "[1.5,0.000000015]");
+    start();
+    fw_jw_decimal(&w, 1, 99, true);
+    ck_assert_str_eq(finish_err(FW_ERR_ARG), "");
+}
+END_TEST
+
+#if FW_WITH_FLOAT
 /* ---------------------------------------------------------------- fixed and double */
 
 typedef struct num_case {
@@ -372,6 +457,8 @@ START_TEST(test_fixed_round_trips_within_half_unit)
 }
 END_TEST
 
+#endif
+
 /* ---------------------------------------------------------------- misuse */
 
 START_TEST(test_misuse_value_without_key)
@@ -459,6 +546,7 @@ START_TEST(test_misuse_null_arguments)
 }
 END_TEST
 
+#if FW_WITH_FLOAT
 START_TEST(test_misuse_fixed_decimals)
 {
     start();
@@ -469,6 +557,7 @@ START_TEST(test_misuse_fixed_decimals)
     ck_assert_str_eq(finish_err(FW_ERR_ARG), "[1.000000000]");
 }
 END_TEST
+#endif
 
 START_TEST(test_depth_overflow)
 {
@@ -655,7 +744,7 @@ static void write_inner(fw_jw_t *in, int items)
     fw_jw_kv_str(in, "ctl", "tab\tnl\ncr\r\x01");
     fw_jw_kv_str(in, "utf8", "\xe2\x82\xac \xf0\x9f\x98\x80");
     fw_jw_key(in, "volts");
-    fw_jw_fixed(in, 1.65, 2);
+    fw_jw_decimal(in, 165, 2, false);
     fw_jw_key(in, "items");
     fw_jw_arr_begin(in);
     for (int i = 0; i < items; i++) {
@@ -747,12 +836,16 @@ Suite *json_writer_suite(void)
     t = tcase_create("numbers");
     tcase_set_timeout(t, 30);
     tcase_add_test(t, test_integers);
+    tcase_add_loop_test(t, test_decimal_table, 0, (int)(sizeof decimal_cases / sizeof *decimal_cases));
+    tcase_add_test(t, test_decimal_in_a_document);
+#if FW_WITH_FLOAT
     tcase_add_loop_test(t, test_fixed_table, 0, (int)(sizeof fixed_cases / sizeof *fixed_cases));
     tcase_add_test(t, test_fixed_non_finite_is_null);
     tcase_add_loop_test(t, test_double_table, 0, (int)(sizeof double_cases / sizeof *double_cases));
     tcase_add_test(t, test_double_non_finite_is_null);
     tcase_add_test(t, test_double_round_trips_within_9_digits);
     tcase_add_test(t, test_fixed_round_trips_within_half_unit);
+#endif
     suite_add_tcase(s, t);
 
     t = tcase_create("misuse");
@@ -763,7 +856,10 @@ Suite *json_writer_suite(void)
     tcase_add_test(t, test_misuse_mismatched_and_extra_ends);
     tcase_add_test(t, test_misuse_second_top_level_value);
     tcase_add_test(t, test_misuse_null_arguments);
+    tcase_add_test(t, test_misuse_decimal_decimals);
+#if FW_WITH_FLOAT
     tcase_add_test(t, test_misuse_fixed_decimals);
+#endif
     tcase_add_test(t, test_depth_overflow);
     tcase_add_test(t, test_first_error_is_kept);
     suite_add_tcase(s, t);

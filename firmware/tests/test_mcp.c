@@ -1,8 +1,9 @@
 /* test_mcp.c: specification of MCP in the core: lifecycle (initialize, ping, version
    negotiation), tools/list (pages, annotations) and tools/call (content, structuredContent,
    isError, progress, cancellation), next to the unchanged MCP/U methods. */
-#include "fw_internal.h"
 #include "test_mcp_util.h"
+
+#if FW_WITH_MCP
 
 static mock_i2c_dev_t *eeprom;
 
@@ -92,11 +93,11 @@ END_TEST
 
 START_TEST(test_initialize_rejects_wrong_types)
 {
-    json_t *e = error_of("initialize", "{\"protocolVersion\":20250618}", -32602);
+    json_t *e = error_of("initialize", "{\"protocolVersion\":20250618}", FW_RPC_INVALID_PARAMS);
     ck_assert_str_eq(jstr(e, "data.issues.0.path"), "protocolVersion");
-    e = error_of("initialize", "{\"protocolVersion\":\"2025-06-18\",\"capabilities\":[]}", -32602);
+    e = error_of("initialize", "{\"protocolVersion\":\"2025-06-18\",\"capabilities\":[]}", FW_RPC_INVALID_PARAMS);
     ck_assert_str_eq(jstr(e, "data.issues.0.path"), "capabilities");
-    error_of("initialize", "[\"2025-06-18\"]", -32602); /* MCP params are named */
+    error_of("initialize", "[\"2025-06-18\"]", FW_RPC_INVALID_PARAMS); /* MCP params are named */
     ck_assert(!sess.initialize_seen);
 }
 END_TEST
@@ -146,7 +147,7 @@ static const char *const unknown_methods[] = {"tools/lists", "resources/foo", "i
 
 START_TEST(test_unknown_methods_are_32601)
 {
-    json_t *e = error_of(unknown_methods[_i], NULL, -32601);
+    json_t *e = error_of(unknown_methods[_i], NULL, FW_RPC_METHOD_NOT_FOUND);
     char want[64];
     snprintf(want, sizeof want, "method '%s' not found", unknown_methods[_i]);
     ck_assert_str_eq(jstr(e, "message"), want);
@@ -190,6 +191,60 @@ START_TEST(test_mcpu_methods_unchanged)
     r = result_of("gpio_write", "{\"pin\":\"led\",\"value\":true}");
     ck_assert(json_is_true(json_object_get(r, "value")));
     ck_assert_ptr_null(json_object_get(r, "content"));
+}
+END_TEST
+
+/* MCP is a layer above JSON-RPC: a device built with it answers MCP/U exactly as one without,
+   before any initialize, over the byte stream and in batches mixed with MCP requests. */
+START_TEST(test_layer_leaves_mcpu_intact)
+{
+    static const char get_info[] = "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"get_info\"}";
+    static const char want_info[] =
+        "{\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{\"device\":\"mcp-test\",\"version\":"
+        "\"2.3.4\",\"platform\":\"mock\",\"pin_count\":4,\"core_version\":\"" FW_CORE_VERSION
+        "\"}}";
+    static cap_t line;
+    fw_framer_t fr;
+    fw_framer_init(&fr);
+    /* no session, no initialize: a plain MCP/U host on a UART */
+    static const char stream[] =
+        "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"get_info\"}\n"
+        "{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"gpio_write\",\"params\":{\"pin\":\"led\","
+        "\"value\":true}}\n"
+        "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/lis\"}\n";
+    cap_reset(&line);
+    fw_device_feed(&dev, &fr, (const uint8_t *)stream, strlen(stream), cap_sink(&line));
+    char *second = strchr(line.buf, '\n'), *third = second ? strchr(second + 1, '\n') : NULL;
+    ck_assert_ptr_nonnull(third);
+    ck_assert_uint_eq(line.buf[line.len - 1], '\n');
+    *second++ = 0;
+    *third++ = 0;
+    line.buf[line.len - 1] = 0;
+    ck_assert_str_eq(line.buf, want_info);
+    json_t *w = own(jparse(second));
+    ck_assert(json_is_true(jpath(w, "result.value")));
+    ck_assert_ptr_null(jpath(w, "result.content")); /* an MCP/U result, not a CallToolResult */
+    ck_assert(hal.pins[2].level);
+    json_t *e = own(jparse(third));
+    ck_assert_int_eq(jint(e, "error.code"), FW_RPC_METHOD_NOT_FOUND);
+    /* MCP/U and MCP requests side by side in one batch, each answered in its own protocol */
+    static const char batch[] =
+        "[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"list_tools\"},"
+        "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"},"
+        "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"gpio_read\",\"params\":{\"pin\":2}}]";
+    cap_reset(&line);
+    ck_assert(fw_device_handle(&dev, batch, strlen(batch), cap_sink(&line)));
+    json_t *rs = own(jparse(line.buf));
+    ck_assert_uint_eq(json_array_size(rs), 3);
+    ck_assert(json_is_array(jpath(rs, "0.result.tools")));
+    ck_assert(json_is_array(jpath(rs, "0.result.pins")));
+    ck_assert_uint_eq(json_object_size(jpath(rs, "1.result")), 0);
+    ck_assert(json_is_true(jpath(rs, "2.result.value")));
+    /* after an MCP initialize on the same device, MCP/U's answers are byte for byte the same */
+    initialize("2025-06-18");
+    cap_reset(&line);
+    ck_assert(fw_device_handle(&dev, get_info, strlen(get_info), cap_sink(&line)));
+    ck_assert_str_eq(line.buf, want_info);
 }
 END_TEST
 
@@ -296,7 +351,7 @@ static void assert_no_duplicates(json_t *names)
 START_TEST(test_tools_list_entries)
 {
     json_t *tools = all_tools(list_pages(NULL));
-    ck_assert_uint_eq(json_array_size(tools), dev.tool_count);
+    ck_assert_uint_eq(json_array_size(tools), fw_device_tool_count(&dev));
     size_t i;
     json_t *t;
     json_array_foreach(tools, i, t)
@@ -323,7 +378,7 @@ START_TEST(test_tools_list_matches_list_tools)
     json_t *mcp = all_tools(list_pages(NULL));
     json_t *mcpu = json_object_get(result_of("list_tools", NULL), "tools");
     ck_assert_uint_eq(json_array_size(mcp), json_array_size(mcpu));
-    ck_assert_uint_eq(json_array_size(mcp), dev.tool_count);
+    ck_assert_uint_eq(json_array_size(mcp), fw_device_tool_count(&dev));
     for (size_t i = 0; i < json_array_size(mcp); i++) {
         json_t *a = json_array_get(mcp, i), *b = json_array_get(mcpu, i);
         ck_assert_str_eq(jstr(a, "name"), jstr(b, "name"));
@@ -383,7 +438,7 @@ static void fill_registry(size_t desc_len)
     ck_assert_uint_lt(desc_len, sizeof desc);
     memset(desc, 'd', desc_len);
     desc[desc_len] = 0;
-    for (size_t i = 0; dev.tool_count < FW_TOOLS_MAX; i++) {
+    for (size_t i = 0; fw_device_tool_count(&dev) < FW_TOOLS_MAX; i++) {
         snprintf(tool_names[i], sizeof tool_names[i], "extra_%zu", i);
         extra_tools[i] =
             (fw_tool_t){.name = tool_names[i], .description = desc, .handler = tool_ok};
@@ -446,7 +501,7 @@ START_TEST(test_bad_cursor_is_32602)
 {
     char params[64];
     snprintf(params, sizeof params, "{\"cursor\":%s}", bad_cursors[_i]);
-    json_t *e = error_of("tools/list", params, -32602);
+    json_t *e = error_of("tools/list", params, FW_RPC_INVALID_PARAMS);
     ck_assert_str_eq(jstr(e, "data.issues.0.path"), "cursor");
 }
 END_TEST
@@ -462,7 +517,7 @@ START_TEST(test_empty_cursor_is_first_page)
     ck_assert(
         json_equal(a, json_object_get(result_of("tools/list", "{\"cursor\":\"0\"}"), "tools")));
     char last[32];
-    snprintf(last, sizeof last, "{\"cursor\":\"%u\"}", (unsigned)dev.tool_count);
+    snprintf(last, sizeof last, "{\"cursor\":\"%u\"}", (unsigned)fw_device_tool_count(&dev));
     json_t *end = json_object_get(result_of("tools/list", last), "tools");
     ck_assert_uint_eq(json_array_size(end), 0); /* the end of the registry: an empty page */
 }
@@ -489,7 +544,7 @@ START_TEST(test_with_user_tools)
     ck_assert(has_tool(all, "factory_reset"));
     ck_assert(json_equal(names_of(all), mcpu_names(true)));
     ck_assert(json_equal(names_of(all_tools(list_pages(NULL))), mcpu_names(false)));
-    error_of("tools/list", "{\"withUserTools\":\"yes\"}", -32602);
+    error_of("tools/list", "{\"withUserTools\":\"yes\"}", FW_RPC_INVALID_PARAMS);
     /* not listed, but callable */
     json_t *r = result_of("tools/call", "{\"name\":\"factory_reset\"}");
     ck_assert_str_eq(jstr(r, "structuredContent.tool"), "factory_reset");
@@ -546,12 +601,12 @@ END_TEST
 
 START_TEST(test_call_unknown_tool)
 {
-    json_t *e = error_of("tools/call", "{\"name\":\"nope\",\"arguments\":{}}", -32602);
+    json_t *e = error_of("tools/call", "{\"name\":\"nope\",\"arguments\":{}}", FW_RPC_INVALID_PARAMS);
     ck_assert_str_eq(jstr(e, "message"), "unknown tool: nope");
     /* core methods are not tools */
-    e = error_of("tools/call", "{\"name\":\"get_info\"}", -32602);
+    e = error_of("tools/call", "{\"name\":\"get_info\"}", FW_RPC_INVALID_PARAMS);
     ck_assert_str_eq(jstr(e, "message"), "unknown tool: get_info");
-    e = error_of("tools/call", "{\"name\":\"tools/list\"}", -32602);
+    e = error_of("tools/call", "{\"name\":\"tools/list\"}", FW_RPC_INVALID_PARAMS);
     ck_assert_str_eq(jstr(e, "message"), "unknown tool: tools/list");
 }
 END_TEST
@@ -570,13 +625,13 @@ START_TEST(test_call_bad_arguments)
     ck_assert_str_eq(jstr(issues, "1.path"), "value");
     ck_assert_str_eq(jstr(e, "message"),
                      "invalid params: pin: no pin named 'nope' on this board (and 1 more)");
-    e = error_of("tools/call", "{\"name\":\"gpio_write\"}", -32602);
+    e = error_of("tools/call", "{\"name\":\"gpio_write\"}", FW_RPC_INVALID_PARAMS);
     ck_assert_str_eq(jstr(e, "data.issues.0.message"), "required parameter missing");
-    e = error_of("tools/call", "{\"name\":\"gpio_write\",\"arguments\":[\"led\",true]}", -32602);
+    e = error_of("tools/call", "{\"name\":\"gpio_write\",\"arguments\":[\"led\",true]}", FW_RPC_INVALID_PARAMS);
     ck_assert_str_eq(jstr(e, "data.issues.0.path"), "arguments");
-    e = error_of("tools/call", "{\"arguments\":{}}", -32602);
+    e = error_of("tools/call", "{\"arguments\":{}}", FW_RPC_INVALID_PARAMS);
     ck_assert_str_eq(jstr(e, "data.issues.0.path"), "name");
-    e = error_of("tools/call", "{\"name\":7}", -32602);
+    e = error_of("tools/call", "{\"name\":7}", FW_RPC_INVALID_PARAMS);
     ck_assert_str_eq(jstr(e, "data.issues.0.message"), "must be a string");
     ck_assert_uint_eq(hal.pins[2].writes, 0);
 }
@@ -891,6 +946,7 @@ Suite *mcp_suite(void)
                         sizeof unknown_methods / sizeof unknown_methods[0]);
     tcase_add_test(t, test_mcp_method_names_are_reserved);
     tcase_add_test(t, test_mcpu_methods_unchanged);
+    tcase_add_test(t, test_layer_leaves_mcpu_intact);
     suite_add_tcase(s, t);
 
     t = tcase_create("tools_list");
@@ -929,5 +985,58 @@ Suite *mcp_suite(void)
     suite_add_tcase(s, t);
     return s;
 }
+
+#else /* !(FW_WITH_MCP) */
+
+/* A build without MCP: the MCP methods are unknown, its API refuses or does nothing, and the
+   device still answers MCP/U. */
+static fw_err_t read_nothing(fw_call_t *call, const fw_resource_t *res, const char *uri)
+{
+    (void)res, (void)uri;
+    fw_call_result(call);
+    return FW_OK;
+}
+
+START_TEST(test_feature_is_off)
+{
+    static const fw_pin_def_t pins[] = {{.number = 2, .type = FW_PIN_DIGITAL_OUTPUT, .name = "led"}};
+    static const fw_board_t b = {.device = "no-mcp",
+                                 .version = "1",
+                                 .platform = "mock",
+                                 .pins = pins,
+                                 .pin_count = 1,
+                                 .toolsets = fw_builtins};
+    static const fw_resource_t res = {"a://x", "x", NULL, NULL, read_nothing, NULL};
+    ck_assert(!FW_WITH_MCP);
+    mock_hal_init(&hal);
+    ck_assert_int_eq(fw_device_init(&dev, &b, &mock_hal_api, &hal), FW_OK);
+    fw_session_init(&sess, &dev);
+    send_in(&sess, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{}}");
+    ck_assert(answered);
+    json_t *r = msg_at(0);
+    ck_assert_int_eq(jint(r, "error.code"), FW_RPC_METHOD_NOT_FOUND);
+    send_in(&sess, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"get_info\"}");
+    ck_assert_str_eq(jstr(msg_at(0), "result.device"), "no-mcp");
+    ck_assert_int_eq(fw_device_add_resource(&dev, &res), FW_ERR_UNSUPPORTED);
+    ck_assert(!fw_mcp_version_supported("2025-06-18", 10));
+    mcap_reset(&out);
+    ck_assert_uint_eq(fw_device_drain(&dev, &sess, mcap_sink(&out)), 0);
+    ck_assert_uint_eq(out.len, 0);
+    mcp_teardown();
+}
+END_TEST
+
+Suite *mcp_suite(void);
+
+Suite *mcp_suite(void)
+{
+    Suite *s = suite_create("mcp");
+    TCase *t = tcase_create("feature_off");
+    tcase_add_test(t, test_feature_is_off);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+#endif
 
 TEST_MAIN(mcp_suite)

@@ -3,8 +3,9 @@
    and tools that ask the client (fw_call_ask, fw_call_answer) with a deferred response. */
 #include <stdio.h>
 
-#include "fw_internal.h"
 #include "test_mcp_util.h"
+
+#if FW_WITH_MCP
 
 static void setup(void)
 {
@@ -65,6 +66,19 @@ static fw_err_t add_res(const char *uri, const char *name, bool with_read)
     return fw_device_add_resource(&dev, r);
 }
 
+/* Resources the application added, as the listings show them: fixed ones after device://info
+   and the pins, templates after pin://{name}. */
+static size_t app_resources_listed(void)
+{
+    json_t *list = json_object_get(result_of("resources/list", NULL), "resources");
+    json_t *templates =
+        json_object_get(result_of("resources/templates/list", NULL), "resourceTemplates");
+    size_t own_fixed = 1 + mcp_test_board.pin_count;
+    ck_assert_uint_ge(json_array_size(list), own_fixed);
+    ck_assert_uint_ge(json_array_size(templates), 1);
+    return json_array_size(list) - own_fixed + json_array_size(templates) - 1;
+}
+
 START_TEST(test_add_resource_checks_the_descriptor)
 {
     ck_assert_int_eq(fw_device_add_resource(&dev, NULL), FW_ERR_ARG);
@@ -81,7 +95,7 @@ START_TEST(test_add_resource_checks_the_descriptor)
     memset(long_uri, 'u', sizeof long_uri - 1);
     long_uri[sizeof long_uri - 1] = 0;
     ck_assert_int_eq(add_res(long_uri, "n", true), FW_ERR_ARG);
-    ck_assert_int_eq(dev.resource_count, 0);
+    ck_assert_uint_eq(app_resources_listed(), 0);
 }
 END_TEST
 
@@ -106,7 +120,7 @@ START_TEST(test_add_resource_pool_is_bounded)
     ck_assert_int_eq(add_res("a://one-more", "n", true), FW_ERR_NO_SPACE);
     /* fw_device_init starts afresh: added resources are forgotten */
     ck_assert_int_eq(fw_device_init(&dev, &mcp_test_board, &mock_hal_api, &hal), FW_OK);
-    ck_assert_int_eq(dev.resource_count, 0);
+    ck_assert_uint_eq(app_resources_listed(), 0);
     ck_assert_int_eq(add_res("a://one-more", "n", true), FW_OK);
 }
 END_TEST
@@ -174,7 +188,7 @@ START_TEST(test_resources_read_matches_fixed_uris_then_templates)
     ck_assert_int_eq(fw_device_add_resource(&dev, &res_special), FW_OK);
     snprintf(params, sizeof params, "{\"uri\":\"%s\"}", c->uri);
     if (c->text == NULL) {
-        json_t *e = error_of("resources/read", params, -32002);
+        json_t *e = error_of("resources/read", params, FW_RPC_RESOURCE_NOT_FOUND);
         ck_assert_ptr_nonnull(strstr(jstr(e, "message"), c->uri));
         return;
     }
@@ -187,7 +201,7 @@ END_TEST
 START_TEST(test_resource_handler_errors_are_the_requests)
 {
     ck_assert_int_eq(fw_device_add_resource(&dev, &res_gone), FW_OK);
-    json_t *e = error_of("resources/read", "{\"uri\":\"app://gone\"}", -32002);
+    json_t *e = error_of("resources/read", "{\"uri\":\"app://gone\"}", FW_RPC_RESOURCE_NOT_FOUND);
     ck_assert_str_eq(jstr(e, "message"), "no item app://gone");
 }
 END_TEST
@@ -222,7 +236,7 @@ START_TEST(test_resource_changed_reaches_subscribers)
     ck_assert_int_eq(fw_device_resource_changed(&dev, "app://notes"), FW_OK);
     mcap_reset(&out);
     ck_assert_uint_eq(fw_device_drain(&dev, &sess, mcap_sink(&out)), 0);
-    error_of("resources/subscribe", "{\"uri\":\"app://nothing\"}", -32002);
+    error_of("resources/subscribe", "{\"uri\":\"app://nothing\"}", FW_RPC_RESOURCE_NOT_FOUND);
 }
 END_TEST
 
@@ -342,21 +356,21 @@ END_TEST
 START_TEST(test_prompts_get_checks_the_arguments)
 {
     ck_assert_int_eq(fw_device_add_prompt(&dev, &prompt_echo), FW_OK);
-    json_t *e = error_of("prompts/get", "{\"name\":\"echo\"}", -32602);
+    json_t *e = error_of("prompts/get", "{\"name\":\"echo\"}", FW_RPC_INVALID_PARAMS);
     ck_assert_str_eq(jstr(e, "data.issues.0.path"), "arguments.a");
-    e = error_of("prompts/get", "{\"name\":\"echo\",\"arguments\":{\"a\":1,\"b\":[]}}", -32602);
+    e = error_of("prompts/get", "{\"name\":\"echo\",\"arguments\":{\"a\":1,\"b\":[]}}", FW_RPC_INVALID_PARAMS);
     ck_assert_str_eq(jstr(e, "data.issues.0.path"), "arguments.a");
     ck_assert_str_eq(jstr(e, "data.issues.0.message"), "must be a string");
     ck_assert_str_eq(jstr(e, "data.issues.1.path"), "arguments.b");
-    e = error_of("prompts/get", "{\"name\":\"echo\",\"arguments\":{\"a\":\"x\\u0000y\"}}", -32602);
+    e = error_of("prompts/get", "{\"name\":\"echo\",\"arguments\":{\"a\":\"x\\u0000y\"}}", FW_RPC_INVALID_PARAMS);
     ck_assert_str_eq(jstr(e, "data.issues.0.message"), "must not contain NUL characters");
     char params[FW_SCRATCH_SIZE + 64];
     int n = snprintf(params, sizeof params, "{\"name\":\"echo\",\"arguments\":{\"a\":\"");
     memset(params + n, 'z', FW_SCRATCH_SIZE);
     snprintf(params + n + FW_SCRATCH_SIZE, sizeof params - (size_t)n - FW_SCRATCH_SIZE, "\"}}");
-    e = error_of("prompts/get", params, -32602);
+    e = error_of("prompts/get", params, FW_RPC_INVALID_PARAMS);
     ck_assert_ptr_nonnull(strstr(jstr(e, "data.issues.0.message"), "longer than"));
-    error_of("prompts/get", "{\"name\":\"nothing\"}", -32602);
+    error_of("prompts/get", "{\"name\":\"nothing\"}", FW_RPC_INVALID_PARAMS);
 }
 END_TEST
 
@@ -791,5 +805,38 @@ static Suite *mcp_extra_suite(void)
     suite_add_tcase(s, t);
     return s;
 }
+
+#else /* !(FW_WITH_MCP) */
+
+/* A build without MCP: an application's resources and prompts are refused. */
+static fw_err_t get_nothing(fw_call_t *call, const fw_prompt_t *p, const char *const *argv)
+{
+    (void)p, (void)argv;
+    fw_call_result(call);
+    return FW_OK;
+}
+
+START_TEST(test_feature_is_off)
+{
+    static const fw_prompt_t prompt = {"p", NULL, "a prompt", NULL, 0, get_nothing, NULL};
+    static const fw_board_t b = {.device = "no-mcp", .version = "1", .platform = "mock"};
+    ck_assert(!FW_WITH_MCP);
+    mock_hal_init(&hal);
+    ck_assert_int_eq(fw_device_init(&dev, &b, &mock_hal_api, &hal), FW_OK);
+    ck_assert_int_eq(fw_device_add_prompt(&dev, &prompt), FW_ERR_UNSUPPORTED);
+    ck_assert_int_eq(fw_device_resource_changed(&dev, "a://x"), FW_ERR_UNSUPPORTED);
+}
+END_TEST
+
+static Suite *mcp_extra_suite(void)
+{
+    Suite *s = suite_create("mcp_extra");
+    TCase *t = tcase_create("feature_off");
+    tcase_add_test(t, test_feature_is_off);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+#endif
 
 TEST_MAIN(mcp_extra_suite)

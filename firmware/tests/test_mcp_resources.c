@@ -1,7 +1,8 @@
 /* test_mcp_resources.c: specification of MCP resources (device://info, pin://<name>),
    completion/complete and the device prompts (diagnose_pin, board_overview). */
-#include "fw_internal.h"
 #include "test_mcp_util.h"
+
+#if FW_WITH_MCP
 
 static void setup(void)
 {
@@ -122,23 +123,23 @@ START_TEST(test_read_unknown_uri)
 {
     char params[128], msg[128];
     snprintf(params, sizeof params, "{\"uri\":\"%s\"}", unknown_uris[_i]);
-    json_t *e = error_of("resources/read", params, -32002);
+    json_t *e = error_of("resources/read", params, FW_RPC_RESOURCE_NOT_FOUND);
     snprintf(msg, sizeof msg, "Resource not found: %s", unknown_uris[_i]);
     ck_assert_str_eq(jstr(e, "message"), msg);
-    error_of("resources/subscribe", params, -32002);
-    error_of("resources/unsubscribe", params, -32002);
+    error_of("resources/subscribe", params, FW_RPC_RESOURCE_NOT_FOUND);
+    error_of("resources/unsubscribe", params, FW_RPC_RESOURCE_NOT_FOUND);
 }
 END_TEST
 
 START_TEST(test_read_bad_params)
 {
-    json_t *e = error_of("resources/read", NULL, -32602);
+    json_t *e = error_of("resources/read", NULL, FW_RPC_INVALID_PARAMS);
     ck_assert_str_eq(jstr(e, "data.issues.0.path"), "uri");
-    e = error_of("resources/read", "{\"uri\":3}", -32602);
+    e = error_of("resources/read", "{\"uri\":3}", FW_RPC_INVALID_PARAMS);
     ck_assert_str_eq(jstr(e, "data.issues.0.message"), "must be a string");
     char params[256];
     snprintf(params, sizeof params, "{\"uri\":\"pin://%0150d\"}", 0);
-    e = error_of("resources/read", params, -32602);
+    e = error_of("resources/read", params, FW_RPC_INVALID_PARAMS);
     ck_assert_str_eq(jstr(e, "data.issues.0.path"), "uri");
 }
 END_TEST
@@ -147,7 +148,7 @@ END_TEST
 START_TEST(test_read_hardware_failure)
 {
     hal.pins[34].adc_fail = FW_ERR_ADC;
-    json_t *e = error_of("resources/read", "{\"uri\":\"pin://sensor\"}", -32005);
+    json_t *e = error_of("resources/read", "{\"uri\":\"pin://sensor\"}", FW_RPC_ADC);
     ck_assert_str_eq(jstr(e, "message"), "reading pin 34 (sensor) failed: adc conversion failed");
 }
 END_TEST
@@ -228,7 +229,7 @@ static const char *const bad_completions[] = {
 
 START_TEST(test_completion_bad_params)
 {
-    error_of("completion/complete", bad_completions[_i], -32602);
+    error_of("completion/complete", bad_completions[_i], FW_RPC_INVALID_PARAMS);
 }
 END_TEST
 
@@ -289,12 +290,12 @@ END_TEST
 
 START_TEST(test_diagnose_bad_arguments)
 {
-    json_t *e = error_of("prompts/get", "{\"name\":\"diagnose_pin\"}", -32602);
+    json_t *e = error_of("prompts/get", "{\"name\":\"diagnose_pin\"}", FW_RPC_INVALID_PARAMS);
     ck_assert_str_eq(jstr(e, "data.issues.0.path"), "arguments.pin");
     e = error_of("prompts/get", "{\"name\":\"diagnose_pin\",\"arguments\":{\"pin\":\"nope\"}}",
                  -32602);
     ck_assert_str_eq(jstr(e, "data.issues.0.message"), "no pin named 'nope' on this board");
-    e = error_of("prompts/get", "{\"name\":\"diagnose_pin\",\"arguments\":{\"pin\":34}}", -32602);
+    e = error_of("prompts/get", "{\"name\":\"diagnose_pin\",\"arguments\":{\"pin\":34}}", FW_RPC_INVALID_PARAMS);
     ck_assert_str_eq(jstr(e, "data.issues.0.message"), "must be a string");
 }
 END_TEST
@@ -307,8 +308,9 @@ START_TEST(test_board_overview)
     ck_assert_ptr_nonnull(strstr(text, "mcp-test 2.3.4"));
     for (size_t i = 0; i < mcp_test_board.pin_count; i++)
         ck_assert_ptr_nonnull(strstr(text, mcp_test_pins[i].name));
-    for (size_t i = 0; i < dev.tool_count; i++)
-        ck_assert_msg(strstr(text, dev.tools[i]->name) != NULL, "%s missing", dev.tools[i]->name);
+    for (size_t i = 0; i < fw_device_tool_count(&dev); i++)
+        ck_assert_msg(strstr(text, fw_device_tool_at(&dev, i)->name) != NULL, "%s missing",
+                      fw_device_tool_at(&dev, i)->name);
     ck_assert_ptr_nonnull(strstr(text, "- eeprom_write (destructive)"));
     ck_assert_ptr_nonnull(strstr(text, "- adc_read (read-only)"));
     ck_assert_ptr_nonnull(strstr(text, "sampled every 10 ms"));
@@ -317,10 +319,10 @@ END_TEST
 
 START_TEST(test_unknown_prompt)
 {
-    json_t *e = error_of("prompts/get", "{\"name\":\"nope\"}", -32602);
+    json_t *e = error_of("prompts/get", "{\"name\":\"nope\"}", FW_RPC_INVALID_PARAMS);
     ck_assert_str_eq(jstr(e, "message"),
                      "invalid params: name: unknown prompt 'nope' (see prompts/list)");
-    error_of("prompts/get", "{\"name\":\"board_overview\",\"arguments\":[]}", -32602);
+    error_of("prompts/get", "{\"name\":\"board_overview\",\"arguments\":[]}", FW_RPC_INVALID_PARAMS);
 }
 END_TEST
 
@@ -361,5 +363,35 @@ Suite *mcp_resources_suite(void)
     suite_add_tcase(s, t);
     return s;
 }
+
+#else /* !(FW_WITH_MCP) */
+
+/* A build without MCP: resources/read and prompts/get are unknown methods. */
+START_TEST(test_feature_is_off)
+{
+    static const fw_board_t b = {.device = "no-mcp", .version = "1", .platform = "mock"};
+    ck_assert(!FW_WITH_MCP);
+    mock_hal_init(&hal);
+    ck_assert_int_eq(fw_device_init(&dev, &b, &mock_hal_api, &hal), FW_OK);
+    fw_session_init(&sess, &dev);
+    error_of("resources/read", "{\"uri\":\"device://info\"}", FW_RPC_METHOD_NOT_FOUND);
+    error_of("prompts/list", NULL, FW_RPC_METHOD_NOT_FOUND);
+    error_of("completion/complete", NULL, FW_RPC_METHOD_NOT_FOUND);
+    mcp_teardown();
+}
+END_TEST
+
+Suite *mcp_resources_suite(void);
+
+Suite *mcp_resources_suite(void)
+{
+    Suite *s = suite_create("mcp_resources");
+    TCase *t = tcase_create("feature_off");
+    tcase_add_test(t, test_feature_is_off);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+#endif
 
 TEST_MAIN(mcp_resources_suite)

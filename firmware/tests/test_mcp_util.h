@@ -6,6 +6,8 @@
 #include <jansson.h>
 #include <stdio.h>
 
+#include "at24c.h"
+#include "fw_builtins.h"
 #include "fw_device.h"
 #include "mock_hal.h"
 #include "test_util.h"
@@ -110,6 +112,7 @@ static inline json_t *jparse(const char *text)
     return j;
 }
 
+#if FW_WITH_MCP
 /* ---------------------------------------------------------------- a test board */
 
 /* led: digital output 2; button: digital input 4 (sampled, edges); sensor: ADC 34 (sampled,
@@ -137,9 +140,11 @@ static const fw_pin_def_t mcp_test_pins[] = {
     {.number = 5, .type = FW_PIN_PWM_OUTPUT, .name = "fan", .description = "Fan"},
 };
 
-static const fw_i2c_dev_def_t mcp_test_i2c[] = {
-    {.driver = "at24c", .bus = 0, .addr = 0x50, .size_bytes = 4096, .page_bytes = 32},
+static const fw_at24c_config_t mcp_test_eeprom = {.size_bytes = 4096, .page_bytes = 32};
+static const fw_chip_t mcp_test_chips[] = {
+    {.driver = &fw_driver_at24c, .bus = 0, .addr = 0x50, .config = &mcp_test_eeprom},
 };
+static fw_sample_slot_t mcp_test_store[8]; /* the sensor's ring */
 
 static const fw_board_t mcp_test_board = {
     .device = "mcp-test",
@@ -150,9 +155,14 @@ static const fw_board_t mcp_test_board = {
     .adc_bits = 12,
     .adc_ref_mv = 3300,
     .i2c_bus_count = 1,
-    .i2c_devices = mcp_test_i2c,
-    .i2c_device_count = 1,
+    .chips = mcp_test_chips,
+    .chip_count = 1,
+    .toolsets = fw_builtins_i2c,
+    .sample_store = mcp_test_store,
+    .sample_store_len = 8,
 };
+
+#endif
 
 /* ---------------------------------------------------------------- the session fixture */
 
@@ -174,6 +184,7 @@ static inline json_t *own(json_t *j)
     return j;
 }
 
+#if FW_WITH_MCP
 /* Starts the device on mcp_test_board; with_eeprom: its at24c answers (returned), else NULL. */
 static inline mock_i2c_dev_t *mcp_setup(bool with_eeprom)
 {
@@ -185,6 +196,8 @@ static inline mock_i2c_dev_t *mcp_setup(bool with_eeprom)
     one_reply = 0;
     return eeprom;
 }
+
+#endif
 
 static inline void mcp_teardown(void)
 {

@@ -253,19 +253,19 @@ static const bad_case_t bad_cases[] = {
 START_TEST(test_invalid_request_reasons)
 {
     const bad_case_t *c = &bad_cases[_i];
-    check_error(rpc(c->msg), c->id, -32600, c->message);
+    check_error(rpc(c->msg), c->id, FW_RPC_INVALID_REQUEST, c->message);
     ck_assert(answered);
 }
 END_TEST
 
 START_TEST(test_method_not_found)
 {
-    check_error(rpc(REQ("\"q\"", "\"foo\"")), "\"q\"", -32601, "method 'foo' not found");
-    check_error(rpc(REQ("1", "\"fo\\u00e9\"")), "1", -32601, "method 'fo\xc3\xa9' not found");
-    check_error(rpc(REQ("1", "\"\"")), "1", -32601, "method '' not found");
+    check_error(rpc(REQ("\"q\"", "\"foo\"")), "\"q\"", FW_RPC_METHOD_NOT_FOUND, "method 'foo' not found");
+    check_error(rpc(REQ("1", "\"fo\\u00e9\"")), "1", FW_RPC_METHOD_NOT_FOUND, "method 'fo\xc3\xa9' not found");
+    check_error(rpc(REQ("1", "\"\"")), "1", FW_RPC_METHOD_NOT_FOUND, "method '' not found");
     /* core methods and tools only: not a prefix, not case-insensitive */
-    check_error(rpc(REQ("1", "\"get_inf\"")), "1", -32601, NULL);
-    check_error(rpc(REQ("1", "\"GET_INFO\"")), "1", -32601, NULL);
+    check_error(rpc(REQ("1", "\"get_inf\"")), "1", FW_RPC_METHOD_NOT_FOUND, NULL);
+    check_error(rpc(REQ("1", "\"GET_INFO\"")), "1", FW_RPC_METHOD_NOT_FOUND, NULL);
 }
 END_TEST
 
@@ -276,7 +276,7 @@ START_TEST(test_long_method_name_cut)
     name[200] = 0;
     snprintf(msg, sizeof msg, REQ("1", "\"%s\""), name);
     const char *text = rpc(msg);
-    check_error(text, "1", -32601, NULL);
+    check_error(text, "1", FW_RPC_METHOD_NOT_FOUND, NULL);
     json_t *j = parse(text);
     const char *m = json_string_value(json_object_get(json_object_get(j, "error"), "message"));
     ck_assert_ptr_nonnull(strstr(m, "mmm..."));
@@ -343,19 +343,24 @@ END_TEST
 
 START_TEST(test_handler_error_worded)
 {
-    const char *text = rpc(REQ("4", "\"nack\""));
-    ck_assert_str_eq(text, "{\"jsonrpc\":\"2.0\",\"id\":4,\"error\":{\"code\":-32002,"
-                           "\"message\":\"chip at 0x48 did not acknowledge\","
-                           "\"data\":{\"error\":\"i2c device did not acknowledge\"}}}");
+    char want[256];
+    snprintf(want, sizeof want,
+             "{\"jsonrpc\":\"2.0\",\"id\":4,\"error\":{\"code\":%d,"
+             "\"message\":\"chip at 0x48 did not acknowledge\","
+             "\"data\":{\"error\":\"i2c device did not acknowledge\"}}}",
+             FW_RPC_I2C_NACK);
+    ck_assert_str_eq(rpc(REQ("4", "\"nack\"")), want);
 }
 END_TEST
 
 START_TEST(test_handler_error_plain)
 {
-    ck_assert_str_eq(
-        rpc(REQ("4", "\"hw\"")),
-        "{\"jsonrpc\":\"2.0\",\"id\":4,\"error\":{\"code\":-32000,"
-        "\"message\":\"hardware failure\",\"data\":{\"error\":\"hardware failure\"}}}");
+    char want[256];
+    snprintf(want, sizeof want,
+             "{\"jsonrpc\":\"2.0\",\"id\":4,\"error\":{\"code\":%d,"
+             "\"message\":\"hardware failure\",\"data\":{\"error\":\"hardware failure\"}}}",
+             FW_RPC_HW_FAILURE);
+    ck_assert_str_eq(rpc(REQ("4", "\"hw\"")), want);
     ck_assert_uint_eq(fw_device_counters(&dev)->errors, 1);
 }
 END_TEST
@@ -385,7 +390,7 @@ END_TEST
 START_TEST(test_issues_listed_and_counted)
 {
     const char *text = rpc(REQ("1", "\"issues\""));
-    check_error(text, "1", -32602, "invalid params: x: bad 0 (and 5 more)");
+    check_error(text, "1", FW_RPC_INVALID_PARAMS, "invalid params: x: bad 0 (and 5 more)");
     json_t *j = parse(text);
     json_t *issues =
         json_object_get(json_object_get(json_object_get(j, "error"), "data"), "issues");
@@ -432,10 +437,10 @@ START_TEST(test_parse_error_then_recovery)
     ck_assert_str_eq(rpc("{\"jsonrpc\":\"2.0\","),
                      "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32700,"
                      "\"message\":\"parse error at byte 17\"}}");
-    check_error(rpc("{\"a\":}"), "null", -32700, "parse error at byte 5");
-    check_error(rpc(""), "null", -32700, NULL);
-    check_error(rpc(REQ("1", "\"empty\"") " x"), "null", -32700, NULL);
-    check_error(rpc("[" REQ("1", "\"empty\"")), "null", -32700, NULL); /* broken batch */
+    check_error(rpc("{\"a\":}"), "null", FW_RPC_PARSE_ERROR, "parse error at byte 5");
+    check_error(rpc(""), "null", FW_RPC_PARSE_ERROR, NULL);
+    check_error(rpc(REQ("1", "\"empty\"") " x"), "null", FW_RPC_PARSE_ERROR, NULL);
+    check_error(rpc("[" REQ("1", "\"empty\"")), "null", FW_RPC_PARSE_ERROR, NULL); /* broken batch */
     ck_assert_uint_eq(fw_device_counters(&dev)->parse_errors, 5);
     ck_assert_uint_eq(fw_device_counters(&dev)->errors, 5);
     ck_assert_str_eq(rpc(REQ("2", "\"empty\"")), "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}");
@@ -454,7 +459,7 @@ START_TEST(test_token_pool_exhausted)
     char want[96];
     snprintf(want, sizeof want, "request has more than %d JSON tokens (FW_JSON_TOKENS_MAX)",
              FW_JSON_TOKENS_MAX);
-    check_error(rpc(msg), "null", -32600, want);
+    check_error(rpc(msg), "null", FW_RPC_INVALID_REQUEST, want);
     ck_assert_str_eq(rpc(REQ("2", "\"empty\"")), "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}");
 }
 END_TEST
@@ -468,7 +473,7 @@ START_TEST(test_depth_exhausted)
     char want[96];
     snprintf(want, sizeof want, "request nests deeper than %d levels (FW_JSON_DEPTH_MAX)",
              FW_JSON_DEPTH_MAX);
-    check_error(rpc(msg), "null", -32600, want);
+    check_error(rpc(msg), "null", FW_RPC_INVALID_REQUEST, want);
 }
 END_TEST
 
@@ -476,9 +481,9 @@ END_TEST
 
 START_TEST(test_batch_empty)
 {
-    check_error(rpc("[]"), "null", -32600,
+    check_error(rpc("[]"), "null", FW_RPC_INVALID_REQUEST,
                 "empty batch: a batch array must hold at least one request");
-    check_error(rpc(" [ ] "), "null", -32600, NULL);
+    check_error(rpc(" [ ] "), "null", FW_RPC_INVALID_REQUEST, NULL);
 }
 END_TEST
 
@@ -497,7 +502,7 @@ START_TEST(test_batch_limit)
     batch_of(msg, sizeof msg, FW_BATCH_MAX + 1);
     snprintf(want, sizeof want, "batch has %d requests; at most %d are allowed (FW_BATCH_MAX)",
              FW_BATCH_MAX + 1, FW_BATCH_MAX);
-    check_error(rpc(msg), "null", -32600, want);
+    check_error(rpc(msg), "null", FW_RPC_INVALID_REQUEST, want);
     ck_assert_uint_eq(runs, 0);
     batch_of(msg, sizeof msg, FW_BATCH_MAX);
     json_t *j = parse(rpc(msg));

@@ -2,8 +2,12 @@
 #include <inttypes.h>
 #include "test_harness.h"
 
+#if FW_WITH_SAMPLING
+
 static fw_board_t board;
 static fw_pin_def_t pins[4];
+/* Room for the rings of the sensor (20), the button (8) and the fast pin (8). */
+static fw_sample_slot_t store[36];
 
 enum { P_SENSOR, P_BUTTON, P_LED, P_FAST };
 
@@ -30,7 +34,10 @@ static void setup(void)
                          .pin_count = 4,
                          .adc_bits = 12,
                          .adc_ref_mv = 3300,
-                         .adc_report = FW_ADC_REPORT_VOLTS};
+                         .adc_report = FW_ADC_REPORT_VOLTS,
+                         .toolsets = fw_builtins,
+                         .sample_store = store,
+                         .sample_store_len = FW_ARRAY_LEN(store)};
 }
 
 static void start(void)
@@ -59,9 +66,25 @@ static json_t *call(const char *req)
     return result;
 }
 
-static const fw_pin_state_t *state(int idx)
+static const fw_pin_sampling_t *state(int idx)
 {
-    return &dev.pins[idx];
+    return fw_sampling_state(&dev, (uint8_t)idx);
+}
+
+/* Sample k (0 = oldest) of a pin's ring, which must hold it. */
+static fw_sample_t sample(int idx, uint16_t k)
+{
+    fw_sample_t s;
+    memset(&s, 0xA5, sizeof s);
+    ck_assert_msg(fw_sampling_sample(&dev, (uint8_t)idx, k, &s), "pin %d has no sample %u", idx,
+                  (unsigned)k);
+    return s;
+}
+
+static bool has_sample(int idx, uint16_t k)
+{
+    fw_sample_t s;
+    return fw_sampling_sample(&dev, (uint8_t)idx, k, &s);
 }
 
 /* ---------------------------------------------------------------- timing */
@@ -74,19 +97,18 @@ START_TEST(test_interval_gives_exact_ticks)
     ck_assert_uint_eq(fw_device_next_deadline(&dev), 500);
     mock.pins[34].adc = 1234;
     run(5000, 100);
-    const fw_pin_state_t *st = state(P_SENSOR);
+    const fw_pin_sampling_t *st = state(P_SENSOR);
     ck_assert_uint_eq(st->count, 10);
     ck_assert_uint_eq(st->ring_count, 10);
     ck_assert_uint_eq(st->missed, 0);
     ck_assert_uint_eq(mock.pins[34].adc_reads, 10);
     for (uint16_t k = 0; k < 10; k++) {
-        const fw_sample_t *s = fw_sampling_sample(&dev, P_SENSOR, k);
-        ck_assert_ptr_nonnull(s);
-        ck_assert_uint_eq(s->seq, k + 1u);
-        ck_assert_uint_eq(s->t_ms, 500u * (k + 1u));
-        ck_assert_uint_eq(s->value, 1234);
+        fw_sample_t s = sample(P_SENSOR, k);
+        ck_assert_uint_eq(s.seq, k + 1u);
+        ck_assert_uint_eq(s.t_ms, 500u * (k + 1u));
+        ck_assert_uint_eq(s.value, 1234);
     }
-    ck_assert_ptr_null(fw_sampling_sample(&dev, P_SENSOR, 10));
+    ck_assert(!has_sample(P_SENSOR, 10));
     ck_assert_uint_eq(fw_device_next_deadline(&dev), 5500);
 }
 END_TEST
@@ -100,7 +122,7 @@ START_TEST(test_poll_before_deadline_or_twice_takes_nothing)
     poll_at(500);
     poll_at(999);
     ck_assert_uint_eq(state(P_SENSOR)->count, 1);
-    ck_assert_uint_eq(fw_sampling_sample(&dev, P_SENSOR, 0)->t_ms, 500);
+    ck_assert_uint_eq(sample(P_SENSOR, 0).t_ms, 500);
 }
 END_TEST
 
@@ -124,15 +146,15 @@ START_TEST(test_late_poll_takes_one_sample_and_counts_missed)
     start();
     poll_at(500);
     poll_at(2300); /* ticks 1000, 1500 and 2000 are due: one sample at 2000, two missed */
-    const fw_pin_state_t *st = state(P_SENSOR);
+    const fw_pin_sampling_t *st = state(P_SENSOR);
     ck_assert_uint_eq(st->count, 2);
     ck_assert_uint_eq(st->missed, 2);
-    const fw_sample_t *s = fw_sampling_sample(&dev, P_SENSOR, 1);
-    ck_assert_uint_eq(s->seq, 2);
-    ck_assert_uint_eq(s->t_ms, 2000);
+    fw_sample_t s = sample(P_SENSOR, 1);
+    ck_assert_uint_eq(s.seq, 2);
+    ck_assert_uint_eq(s.t_ms, 2000);
     ck_assert_uint_eq(fw_device_next_deadline(&dev), 2500); /* phase kept */
     poll_at(2500);
-    ck_assert_uint_eq(fw_sampling_sample(&dev, P_SENSOR, 2)->t_ms, 2500);
+    ck_assert_uint_eq(sample(P_SENSOR, 2).t_ms, 2500);
     ck_assert_uint_eq(st->missed, 2);
     poll_at(3000); /* exactly on time again: nothing missed */
     ck_assert_uint_eq(st->missed, 2);
@@ -149,7 +171,7 @@ START_TEST(test_phase_follows_init_time)
     ck_assert_uint_eq(fw_device_next_deadline(&dev), 620);
     run(2000, 50);
     ck_assert_uint_eq(state(P_SENSOR)->count, 3);
-    ck_assert_uint_eq(fw_sampling_sample(&dev, P_SENSOR, 2)->t_ms, 1620);
+    ck_assert_uint_eq(sample(P_SENSOR, 2).t_ms, 1620);
 }
 END_TEST
 
@@ -172,14 +194,14 @@ START_TEST(test_digital_samples_read_gpio)
     run(300, 100);
     mock.pins[4].level = false;
     run(500, 100);
-    const fw_pin_state_t *st = state(P_BUTTON);
+    const fw_pin_sampling_t *st = state(P_BUTTON);
     ck_assert_uint_eq(st->count, 5);
     ck_assert_uint_eq(st->sum, 3);
     ck_assert_uint_eq(st->latest, 0);
     ck_assert_uint_eq(st->min, 0);
     ck_assert_uint_eq(st->max, 1);
-    ck_assert_uint_eq(fw_sampling_sample(&dev, P_BUTTON, 2)->value, 1);
-    ck_assert_uint_eq(fw_sampling_sample(&dev, P_BUTTON, 3)->value, 0);
+    ck_assert_uint_eq(sample(P_BUTTON, 2).value, 1);
+    ck_assert_uint_eq(sample(P_BUTTON, 3).value, 0);
 }
 END_TEST
 
@@ -192,14 +214,14 @@ START_TEST(test_ring_keeps_newest_in_order)
         mock.pins[35].adc = (uint16_t)(i * 7);
         poll_at(i * 10u);
     }
-    const fw_pin_state_t *st = state(P_FAST);
+    const fw_pin_sampling_t *st = state(P_FAST);
     ck_assert_uint_eq(st->ring_count, 8);
     ck_assert_uint_eq(st->count, 21);
     for (uint16_t k = 0; k < 8; k++) {
-        const fw_sample_t *s = fw_sampling_sample(&dev, P_FAST, k);
-        ck_assert_uint_eq(s->seq, 14u + k);
-        ck_assert_uint_eq(s->value, (14u + k) * 7u);
-        ck_assert_uint_eq(s->t_ms, (14u + k) * 10u);
+        fw_sample_t s = sample(P_FAST, k);
+        ck_assert_uint_eq(s.seq, 14u + k);
+        ck_assert_uint_eq(s.value, (14u + k) * 7u);
+        ck_assert_uint_eq(s.t_ms, (14u + k) * 10u);
     }
 }
 END_TEST
@@ -286,7 +308,7 @@ START_TEST(test_summary_stays_exact_past_70000_samples)
         sum += v;
         poll_at(i);
     }
-    const fw_pin_state_t *st = state(P_SENSOR);
+    const fw_pin_sampling_t *st = state(P_SENSOR);
     ck_assert_uint_eq(st->count, n);
     ck_assert_uint_eq(st->sum, sum);
     uint64_t hundredths = (sum * 100 + n / 2) / n;
@@ -318,7 +340,7 @@ START_TEST(test_adc_hysteresis_events)
     start();
     static const uint16_t values[] = {500, 2000, 3000, 3500, 2000, 1001, 1000, 2999, 3100, 4000};
     for (size_t i = 0; i < FW_ARRAY_LEN(values); i++) adc_tick(values[i]);
-    ck_assert_uint_eq(dev.ev_count, 3);
+    ck_assert_uint_eq(fw_event_count(&dev), 3);
     const fw_event_t *e = fw_event_at(&dev, 0);
     ck_assert_uint_eq(e->seq, 1);
     ck_assert_uint_eq(e->kind, FW_EVENT_RISING);
@@ -343,9 +365,9 @@ START_TEST(test_first_sample_only_primes)
     pins[P_BUTTON].sample_interval_ms = 0;
     start();
     adc_tick(3500); /* starts above: no event */
-    ck_assert_uint_eq(dev.ev_count, 0);
+    ck_assert_uint_eq(fw_event_count(&dev), 0);
     adc_tick(900);
-    ck_assert_uint_eq(dev.ev_count, 1);
+    ck_assert_uint_eq(fw_event_count(&dev), 1);
     ck_assert_uint_eq(fw_event_at(&dev, 0)->kind, FW_EVENT_FALLING);
 }
 END_TEST
@@ -357,7 +379,7 @@ START_TEST(test_no_events_when_disabled)
     start();
     static const uint16_t values[] = {0, 4000, 0, 4000};
     for (size_t i = 0; i < FW_ARRAY_LEN(values); i++) adc_tick(values[i]);
-    ck_assert_uint_eq(dev.ev_count, 0);
+    ck_assert_uint_eq(fw_event_count(&dev), 0);
     ck_assert_uint_eq(state(P_SENSOR)->count, 4);
 }
 END_TEST
@@ -371,7 +393,7 @@ START_TEST(test_digital_edges)
         mock.pins[4].level = levels[i];
         poll_at(mock.now + 100);
     }
-    ck_assert_uint_eq(dev.ev_count, 3);
+    ck_assert_uint_eq(fw_event_count(&dev), 3);
     static const uint8_t kinds[] = {FW_EVENT_FALLING, FW_EVENT_RISING, FW_EVENT_FALLING};
     static const uint64_t times[] = {300, 500, 600};
     for (uint16_t k = 0; k < 3; k++) {
@@ -394,18 +416,114 @@ START_TEST(test_queue_overflow_is_counted_and_reported)
         mock.pins[4].level = (i % 2) != 0;
         poll_at(mock.now + 100);
     }
-    ck_assert_uint_eq(dev.ev_count, FW_EVENT_QUEUE_MAX);
+    ck_assert_uint_eq(fw_event_count(&dev), FW_EVENT_QUEUE_MAX);
     ck_assert_uint_eq(fw_device_counters(&dev)->events_dropped, 5);
     ck_assert_uint_eq(fw_event_at(&dev, FW_EVENT_QUEUE_MAX - 1)->seq, FW_EVENT_QUEUE_MAX);
     json_t *r = call("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"get_pin_events\"}");
     ck_assert_int_eq(int_at(r, "dropped"), 5);
     ck_assert_int_eq(int_at(r, "pending"), 0);
     ck_assert_uint_eq(json_array_size(json_object_get(r, "events")), FW_EVENT_QUEUE_MAX);
-    ck_assert_uint_eq(dev.ev_count, 0);
+    ck_assert_uint_eq(fw_event_count(&dev), 0);
     /* the dropped events used their seqs: the next one shows the hole */
     mock.pins[4].level = !mock.pins[4].level;
     poll_at(mock.now + 100);
     ck_assert_uint_eq(fw_event_at(&dev, 0)->seq, edges + 1);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- sample storage */
+
+/* The board supplies the rings' storage: one slot per buffered sample of every sampled,
+   buffered input, in registry order. */
+START_TEST(test_board_sample_slots_counts_sampled_buffered_inputs)
+{
+    ck_assert_uint_eq(fw_board_sample_slots(&board), 20 + 8 + 8);
+    pins[P_BUTTON].buffer = false; /* summary only */
+    pins[P_FAST].sample_interval_ms = 0; /* buffered but never sampled */
+    pins[P_LED].buffer = true;           /* an output is never sampled */
+    pins[P_LED].buffer_size = 5;
+    ck_assert_uint_eq(fw_board_sample_slots(&board), 20);
+}
+END_TEST
+
+START_TEST(test_too_small_sample_store_refuses_the_board)
+{
+    board.sample_store_len = (uint16_t)(fw_board_sample_slots(&board) - 1);
+    ck_assert_int_eq(fw_device_init(&dev, &board, &mock_hal_api, &mock), FW_ERR_NO_SPACE);
+    board.sample_store_len = 0;
+    ck_assert_int_eq(fw_device_init(&dev, &board, &mock_hal_api, &mock), FW_ERR_NO_SPACE);
+    board.sample_store_len = (uint16_t)fw_board_sample_slots(&board); /* exactly enough */
+    ck_assert_int_eq(fw_device_init(&dev, &board, &mock_hal_api, &mock), FW_OK);
+    board.sample_store = NULL; /* a length without storage */
+    ck_assert_int_eq(fw_device_init(&dev, &board, &mock_hal_api, &mock), FW_ERR_ARG);
+    /* a board whose pins buffer nothing needs no store */
+    for (size_t i = 0; i < FW_ARRAY_LEN(pins); i++) pins[i].buffer = false;
+    board.sample_store_len = 0;
+    ck_assert_int_eq(fw_device_init(&dev, &board, &mock_hal_api, &mock), FW_OK);
+}
+END_TEST
+
+/* Two buffered pins wrap their rings many times over in a store of exactly their size: each
+   reads back only its own samples, and nothing is written past the rings. */
+START_TEST(test_buffered_pins_share_the_store_without_overlap)
+{
+    static fw_sample_slot_t tight[20 + 8 + 4];
+    memset(tight, 0x5A, sizeof tight);
+    pins[P_BUTTON].sample_interval_ms = 0;
+    pins[P_SENSOR].sample_interval_ms = 10; /* both every 10 ms */
+    board.sample_store = tight;
+    board.sample_store_len = 20 + 8;
+    start();
+    const fw_pin_sampling_t *sensor = state(P_SENSOR), *fast = state(P_FAST);
+    ck_assert(sensor->ring_first + 20u <= fast->ring_first ||
+              fast->ring_first + 8u <= sensor->ring_first);
+    ck_assert_uint_le(sensor->ring_first + 20u, 28);
+    ck_assert_uint_le(fast->ring_first + 8u, 28);
+    for (uint32_t i = 1; i <= 50; i++) {
+        mock.pins[34].adc = (uint16_t)(1000 + i);
+        mock.pins[35].adc = (uint16_t)(3000 + i);
+        poll_at(i * 10u);
+    }
+    ck_assert_uint_eq(sensor->ring_count, 20);
+    ck_assert_uint_eq(fast->ring_count, 8);
+    for (uint16_t k = 0; k < 20; k++) {
+        fw_sample_t s = sample(P_SENSOR, k);
+        ck_assert_uint_eq(s.seq, 31u + k);
+        ck_assert_uint_eq(s.value, 1031u + k);
+        ck_assert_uint_eq(s.t_ms, (31u + k) * 10u);
+    }
+    for (uint16_t k = 0; k < 8; k++) {
+        fw_sample_t s = sample(P_FAST, k);
+        ck_assert_uint_eq(s.seq, 43u + k);
+        ck_assert_uint_eq(s.value, 3043u + k);
+        ck_assert_uint_eq(s.t_ms, (43u + k) * 10u);
+    }
+    for (size_t i = 28; i < FW_ARRAY_LEN(tight); i++) {
+        ck_assert_uint_eq(tight[i].value, 0x5A5A);
+        ck_assert_uint_eq(tight[i].t_lo, 0x5A5A);
+        ck_assert_uint_eq(tight[i].t_hi, 0x5A5A);
+    }
+}
+END_TEST
+
+/* Slots keep 32 bits of time: read back next to the clock, times past 2^32 ms (49.7 days) come
+   out whole, as do the events' times. */
+START_TEST(test_times_past_32_bits_read_back_whole)
+{
+    pins[P_BUTTON].sample_interval_ms = 0;
+    pins[P_FAST].sample_interval_ms = 0;
+    const uint64_t boot = (1ull << 32) - 1200;
+    mock.now = boot;
+    start();
+    static const uint16_t values[] = {500, 3500, 500, 3500};
+    for (size_t i = 0; i < FW_ARRAY_LEN(values); i++) adc_tick(values[i]);
+    for (uint16_t k = 0; k < 4; k++) ck_assert_uint_eq(sample(P_SENSOR, k).t_ms, boot + 500u * (k + 1u));
+    ck_assert_uint_gt(sample(P_SENSOR, 3).t_ms, 1ull << 32);
+    ck_assert_uint_eq(fw_event_count(&dev), 3);
+    const fw_event_t *e = fw_event_at(&dev, 2);
+    ck_assert_uint_eq(e->t_ms, (uint32_t)(boot + 2000));
+    ck_assert_uint_eq(fw_event_time(&dev, e), boot + 2000);
+    ck_assert_uint_eq(fw_event_time(&dev, fw_event_at(&dev, 0)), boot + 1000);
 }
 END_TEST
 
@@ -424,15 +542,15 @@ START_TEST(test_read_errors_are_counted_and_store_nothing)
     adc_tick(100);
     mock.pins[34].adc_fail = FW_OK;
     adc_tick(200);
-    const fw_pin_state_t *st = state(P_SENSOR);
+    const fw_pin_sampling_t *st = state(P_SENSOR);
     ck_assert_uint_eq(st->read_errors, 3);
     ck_assert_uint_eq(st->count, 2);
     ck_assert_uint_eq(st->ring_count, 2);
     ck_assert_uint_eq(st->missed, 0);
-    const fw_sample_t *s = fw_sampling_sample(&dev, P_SENSOR, 1);
-    ck_assert_uint_eq(s->seq, 2);
-    ck_assert_uint_eq(s->t_ms, 2500);
-    ck_assert_uint_eq(s->value, 200);
+    fw_sample_t s = sample(P_SENSOR, 1);
+    ck_assert_uint_eq(s.seq, 2);
+    ck_assert_uint_eq(s.t_ms, 2500);
+    ck_assert_uint_eq(s.value, 200);
     json_t *r = call("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"get_pin_summary\","
                      "\"params\":{\"pin\":\"sensor\"}}");
     ck_assert_int_eq(int_at(r, "read_errors"), 3);
@@ -516,6 +634,13 @@ static Suite *sampling_suite(void)
     tcase_add_test(t, test_since_draining_without_gaps_or_overlaps);
     tcase_add_test(t, test_summary_stays_exact_past_70000_samples);
     suite_add_tcase(s, t);
+    t = tcase_create("storage");
+    tcase_add_checked_fixture(t, setup, harness_teardown);
+    tcase_add_test(t, test_board_sample_slots_counts_sampled_buffered_inputs);
+    tcase_add_test(t, test_too_small_sample_store_refuses_the_board);
+    tcase_add_test(t, test_buffered_pins_share_the_store_without_overlap);
+    tcase_add_test(t, test_times_past_32_bits_read_back_whole);
+    suite_add_tcase(s, t);
     t = tcase_create("events");
     tcase_add_checked_fixture(t, setup, harness_teardown);
     tcase_add_test(t, test_adc_hysteresis_events);
@@ -533,5 +658,49 @@ static Suite *sampling_suite(void)
     suite_add_tcase(s, t);
     return s;
 }
+
+#else /* !(FW_WITH_SAMPLING) */
+
+/* A build without sampling: a board that samples is refused (not silently left unsampled),
+   nothing has a deadline, and the pin buffer tools do not exist. */
+START_TEST(test_feature_is_off)
+{
+    static const fw_pin_def_t sampled[] = {
+        {.number = 34, .type = FW_PIN_ADC_INPUT, .name = "sensor", .sample_interval_ms = 500}};
+    static const fw_pin_def_t plain[] = {{.number = 34, .type = FW_PIN_ADC_INPUT, .name = "sensor"}};
+    fw_board_t b = {.device = "no-sampling",
+                    .version = "1",
+                    .platform = "mock",
+                    .pins = sampled,
+                    .pin_count = 1,
+                    .adc_bits = 12,
+                    .adc_ref_mv = 3300,
+                    .toolsets = fw_builtins};
+    ck_assert(!FW_WITH_SAMPLING);
+    harness_reset();
+    ck_assert_int_eq(fw_device_init(&dev, &b, &mock_hal_api, &mock), FW_ERR_UNSUPPORTED);
+    b.pins = plain;
+    harness_start(&b, &mock_hal_api);
+    ck_assert_uint_eq(fw_device_next_deadline(&dev), UINT64_MAX);
+    mock.now = 10000;
+    fw_device_poll(&dev);
+    ck_assert_uint_eq(mock.pins[34].adc_reads, 0);
+    rpc_error("get_pin_summary", "{'pin':34}", FW_RPC_METHOD_NOT_FOUND);
+    rpc_error("get_pin_events", NULL, FW_RPC_METHOD_NOT_FOUND);
+    ck_assert_uint_eq(fw_board_sample_slots(&b), 0);
+    harness_teardown();
+}
+END_TEST
+
+static Suite *sampling_suite(void)
+{
+    Suite *s = suite_create("sampling");
+    TCase *t = tcase_create("feature_off");
+    tcase_add_test(t, test_feature_is_off);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+#endif
 
 TEST_MAIN(sampling_suite)

@@ -2,10 +2,10 @@
 #include <jansson.h>
 #include <stdio.h>
 
-#include "../boards/boards.h"
 #include "fw_device.h"
-#include "fw_internal.h"
+#include "fw_internal.h" /* white-box: fw_schema_bind and the response state it fills */
 #include "mock_hal.h"
+#include "test_boards.h"
 #include "test_util.h"
 
 /* ---------------------------------------------------------------- fixture */
@@ -51,11 +51,11 @@ static const fw_param_t nums_params[] = {
      .type = FW_PARAM_NUMBER,
      .has_min = true,
      .has_max = true,
-     .min = 0.5,
-     .max = 10.25,
+     .num_min = 0.5,
+     .num_max = 10.25,
      .description = "a number"},
     {.name = "big", .type = FW_PARAM_INTEGER},
-    {.name = "d", .type = FW_PARAM_INTEGER, .has_default = true, .def_num = 42},
+    {.name = "d", .type = FW_PARAM_INTEGER, .has_default = true, .def_int = 42},
     {.name = "x", .type = FW_PARAM_NUMBER, .has_default = true, .def_num = 1.5},
 };
 
@@ -72,7 +72,7 @@ static const fw_param_t strs_params[] = {
      .enum_values = units,
      .has_default = true,
      .def_str = "C"},
-    {.name = "b", .type = FW_PARAM_BOOLEAN, .has_default = true, .def_num = 1},
+    {.name = "b", .type = FW_PARAM_BOOLEAN, .has_default = true, .def_int = 1},
     {.name = "free", .type = FW_PARAM_STRING},
 };
 
@@ -85,7 +85,7 @@ static const fw_param_t pins_params[] = {
     {.name = "in",
      .type = FW_PARAM_PIN,
      .has_default = true,
-     .def_num = 34,
+     .def_int = 34,
      .pin_types = FW_PINMASK(FW_PIN_DIGITAL_INPUT) | FW_PINMASK(FW_PIN_ADC_INPUT)},
 };
 
@@ -101,13 +101,32 @@ static const fw_param_t bytes_params[] = {
     {.name = "label", .type = FW_PARAM_STRING},
 };
 
+#if FW_WITH_INT64
+/* Integer ranges are integers: limits past 2^53 (where a double skips odd numbers) hold exactly. */
+static const fw_param_t wide_params[] = {
+    {.name = "w",
+     .type = FW_PARAM_INTEGER,
+     .required = true,
+     .has_min = true,
+     .has_max = true,
+     .min = 9007199254740993,
+     .max = 9007199254740995,
+     .has_default = false},
+};
+static const fw_tool_t wide_tool = {.name = "wide",
+                                    .description = "a range past 2^53",
+                                    .params = wide_params,
+                                    .param_count = 1,
+                                    .handler = capture};
+#endif
+
 static const fw_param_t pos_params[] = {
     {.name = "a", .type = FW_PARAM_INTEGER, .required = true},
     {.name = "b", .type = FW_PARAM_STRING},
 };
 
 static const fw_param_t baddef_params[] = {
-    {.name = "p", .type = FW_PARAM_PIN, .has_default = true, .def_num = 99},
+    {.name = "p", .type = FW_PARAM_PIN, .has_default = true, .def_int = 99},
 };
 
 /* Registered only where used: its default call is refused, as it must be. */
@@ -185,7 +204,7 @@ static void refuses(const char *tool, const char *params, const char *path, cons
     json_t *j = json_loads(text, 0, &e);
     ck_assert_msg(j != NULL, "%s", text);
     json_t *err = json_object_get(j, "error");
-    ck_assert_int_eq(json_integer_value(json_object_get(err, "code")), -32602);
+    ck_assert_int_eq(json_integer_value(json_object_get(err, "code")), FW_RPC_INVALID_PARAMS);
     json_t *is = json_array_get(json_object_get(json_object_get(err, "data"), "issues"), 0);
     ck_assert_str_eq(json_string_value(json_object_get(is, "path")), path);
     ck_assert_str_eq(json_string_value(json_object_get(is, "message")), message);
@@ -234,6 +253,23 @@ START_TEST(test_integer_int64_edges)
             "18446744073709551617 does not fit a 64-bit integer");
 }
 END_TEST
+
+#if FW_WITH_INT64
+START_TEST(test_integer_range_past_2_pow_53_is_exact)
+{
+    ck_assert_int_eq(fw_device_add_tool(&dev, &wide_tool), FW_OK);
+    accepts("wide", "{\"w\":9007199254740993}");
+    ck_assert_int_eq(seen[0].i, 9007199254740993);
+    accepts("wide", "{\"w\":9007199254740995}");
+    refuses("wide", "{\"w\":9007199254740992}", "w", "must be >= 9007199254740993");
+    refuses("wide", "{\"w\":9007199254740996}", "w", "must be <= 9007199254740995");
+    cap_reset(&out);
+    static const char list[] = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"list_tools\"}";
+    ck_assert(fw_device_handle(&dev, list, strlen(list), cap_sink(&out)));
+    ck_assert_ptr_nonnull(strstr(out.buf, "\"minimum\":9007199254740993,\"maximum\":9007199254740995"));
+}
+END_TEST
+#endif
 
 START_TEST(test_number)
 {
@@ -413,7 +449,7 @@ END_TEST
 START_TEST(test_pin_type_follows_runtime_type)
 {
     /* the check uses the pin's current type, which pin_mode may switch */
-    dev.pins[1].type = FW_PIN_DIGITAL_OUTPUT;
+    fw_device_pin_note_mode(&dev, 1, HAL_PIN_OUTPUT);
     accepts("pins", "{\"out\":4}");
     ck_assert_int_eq(seen[0].i, 4);
 }
@@ -502,7 +538,7 @@ START_TEST(test_unknown_long_name_cut)
     json_t *is = json_array_get(
         json_object_get(json_object_get(json_object_get(j, "error"), "data"), "issues"), 0);
     const char *path = json_string_value(json_object_get(is, "path"));
-    ck_assert_uint_lt(strlen(path), sizeof((fw_issue_t *)0)->path);
+    ck_assert_uint_lt(strlen(path), FW_ISSUE_PATH_MAX);
     ck_assert_ptr_nonnull(strstr(path, "kkk..."));
     json_decref(j);
 }
@@ -732,9 +768,11 @@ END_TEST
 /* A pin whose current type param accepts. */
 static int pin_for(const fw_device_t *d, const fw_param_t *p)
 {
-    for (int i = 0; i < d->board->pin_count; i++)
-        if (p->pin_types == 0 || (p->pin_types & FW_PINMASK(d->pins[i].type)))
-            return d->board->pins[i].number;
+    const fw_board_t *b = fw_device_board(d);
+    for (int i = 0; i < b->pin_count; i++)
+        if (p->pin_types == 0 ||
+            (p->pin_types & FW_PINMASK(fw_device_pin_state(d, (uint8_t)i)->type)))
+            return b->pins[i].number;
     return -1;
 }
 
@@ -831,11 +869,16 @@ START_TEST(test_property_shipped_boards)
 {
     static fw_device_t d;
     static mock_hal_t h;
-    const fw_board_t *boards[] = {&fw_board_esp32_demo, &fw_board_greenhouse_min};
+    const fw_board_t *boards[] = {
+        test_board_esp32_demo(),
+#if FW_WITH_I2C && FW_WITH_SAMPLING
+        test_board_greenhouse_min(),
+#endif
+    };
     for (size_t b = 0; b < FW_ARRAY_LEN(boards); b++) {
         mock_hal_init(&h);
         ck_assert_int_eq(fw_device_init(&d, boards[b], &mock_hal_api, &h), FW_OK);
-        ck_assert_uint_eq(check_all_tools(&d), d.tool_count);
+        ck_assert_uint_eq(check_all_tools(&d), fw_device_tool_count(&d));
     }
 }
 END_TEST
@@ -849,6 +892,9 @@ static Suite *schema_suite(void)
     tcase_add_checked_fixture(v, setup, NULL);
     tcase_add_test(v, test_integer);
     tcase_add_test(v, test_integer_int64_edges);
+#if FW_WITH_INT64
+    tcase_add_test(v, test_integer_range_past_2_pow_53_is_exact);
+#endif
     tcase_add_test(v, test_number);
     tcase_add_test(v, test_defaults_filled);
     tcase_add_test(v, test_default_pin_missing_from_board);

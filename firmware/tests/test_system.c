@@ -1,5 +1,4 @@
 /* test_system.c: the system_info tool: identity, uptime, chip facts, memory pools, counters. */
-#include "../boards/boards.h"
 #include "test_harness.h"
 
 static hal_api_t api;
@@ -14,7 +13,7 @@ static void setup(void)
     harness_reset();
     mock.now = 1000; /* boot is not at time 0 */
     api = mock_hal_api;
-    start(&fw_board_greenhouse_min);
+    start(test_board_greenhouse_min());
 }
 
 static void send(const char *msg)
@@ -47,6 +46,8 @@ START_TEST(test_identity_from_the_board_and_the_core)
     ck_assert_str_eq(str_at(r, "version"), "1.0.0");
     ck_assert_str_eq(str_at(r, "platform"), "bare-metal");
     ck_assert_str_eq(str_at(r, "core_version"), FW_CORE_VERSION);
+    ck_assert_str_eq(str_at(r, "profile"), FW_PROFILE_NAME);
+    ck_assert_str_eq(str_at(r, "profile"), FW_PROFILE == FW_PROFILE_FULL ? "full" : "mcpu-min");
 }
 END_TEST
 
@@ -75,7 +76,7 @@ START_TEST(test_chip_facts_absent_without_device_info)
                                             "flash_bytes"};
     for (int variant = 0; variant < 2; variant++) {
         api.device_info = variant == 0 ? NULL : failing_info;
-        start(&fw_board_greenhouse_min);
+        start(test_board_greenhouse_min());
         json_t *r = info();
         for (size_t i = 0; i < sizeof chip_keys / sizeof chip_keys[0]; i++)
             ck_assert_msg(json_object_get(r, chip_keys[i]) == NULL, "%s present in %s",
@@ -104,7 +105,7 @@ START_TEST(test_memory_reports_the_pools)
     ck_assert_int_eq(int_at(m, "line_max"), FW_LINE_MAX);
     ck_assert_int_eq(int_at(m, "json_tokens"), FW_JSON_TOKENS_MAX);
     ck_assert_int_eq(int_at(m, "tools_max"), FW_TOOLS_MAX);
-    ck_assert_int_eq(int_at(m, "tools_used"), dev.tool_count);
+    ck_assert_int_eq(int_at(m, "tools_used"), (json_int_t)fw_device_tool_count(&dev));
     ck_assert_int_gt(int_at(m, "tools_used"), 10); /* built-ins, i2c, tmp102 and at24c tools */
     ck_assert_int_eq(int_at(m, "pins_max"), FW_PINS_MAX);
     ck_assert_int_eq(int_at(m, "pins_used"), 3);
@@ -117,9 +118,9 @@ END_TEST
 START_TEST(test_tools_used_depends_on_the_board)
 {
     json_int_t greenhouse = int_at(json_object_get(info(), "memory"), "tools_used");
-    start(&fw_board_esp32_demo); /* no I2C: no i2c or driver tools, two app tools */
+    start(test_board_esp32_demo()); /* no I2C: no i2c or driver tools, two app tools */
     json_int_t demo = int_at(json_object_get(info(), "memory"), "tools_used");
-    ck_assert_int_eq(demo, dev.tool_count);
+    ck_assert_int_eq(demo, (json_int_t)fw_device_tool_count(&dev));
     ck_assert_int_eq(greenhouse - demo, 3 + 1 + 2 - 2);
 }
 END_TEST
@@ -162,8 +163,12 @@ static const fw_pin_def_t door_pins[] = {
      .sample_interval_ms = 10,
      .events = true},
 };
-static const fw_board_t door_board = {
-    .device = "door", .version = "2", .platform = "test", .pins = door_pins, .pin_count = 1};
+static const fw_board_t door_board = {.device = "door",
+                                      .version = "2",
+                                      .platform = "test",
+                                      .pins = door_pins,
+                                      .pin_count = 1,
+                                      .toolsets = fw_builtins};
 
 START_TEST(test_events_queued_and_dropped)
 {
@@ -184,7 +189,7 @@ END_TEST
 START_TEST(test_takes_no_arguments_and_is_read_only)
 {
     json_t *error = json_object_get(call_info("{\"verbose\":true}"), "error");
-    ck_assert_int_eq(json_integer_value(json_object_get(error, "code")), -32602);
+    ck_assert_int_eq(json_integer_value(json_object_get(error, "code")), FW_RPC_INVALID_PARAMS);
     ck_assert(json_is_object(json_object_get(call_info("{}"), "result")));
     ck_assert(json_is_object(json_object_get(call_info("[]"), "result")));
     const fw_tool_t *t = fw_device_find_tool(&dev, "system_info");

@@ -38,16 +38,6 @@ static inline void cap_reset(cap_t *c)
     c->writes = 0;
 }
 
-/* A mock-platform board with a 12-bit, 3.3 V ADC over the pin table pin_defs. */
-#define TEST_MOCK_BOARD(name, ver, pin_defs)                                                       \
-    {.device = (name),                                                                             \
-     .version = (ver),                                                                             \
-     .platform = "mock",                                                                           \
-     .pins = (pin_defs),                                                                           \
-     .pin_count = FW_ARRAY_LEN(pin_defs),                                                          \
-     .adc_bits = 12,                                                                               \
-     .adc_ref_mv = 3300}
-
 /* Each test program defines one suite factory and uses this main. */
 #define TEST_MAIN(suite_fn)                                                                        \
     int main(void)                                                                                 \

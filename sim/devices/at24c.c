@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "at24c.h"
 #include "devices.h"
 
 /*
@@ -27,6 +28,7 @@
 typedef struct at24c {
     uint32_t size;
     uint16_t page;
+    uint16_t page_given; /* the board file's "page", 0 when absent (the driver's default) */
     uint8_t addr_bytes;
     uint32_t span;  /* bytes one device address reaches: 256 or 65536 */
     uint8_t blocks; /* device addresses answered */
@@ -179,6 +181,7 @@ static bool geometry(at24c_t *m, const json_t *cfg, sim_cfg_err_t *e)
         return false;
     m->size = (uint32_t)size;
     m->page = (uint16_t)page;
+    m->page_given = json_object_get(cfg, "page") != NULL ? (uint16_t)page : 0;
     m->fill = (uint8_t)fill;
     m->write_cycle_us = (uint32_t)(cycle_ms * 1000.0 + 0.5);
     m->addr_bytes = m->size <= 2048u ? 1 : 2;
@@ -311,16 +314,19 @@ static uint8_t at24c_span(const void *model)
     return ((const at24c_t *)model)->blocks;
 }
 
-static void at24c_fw_def(const void *model, fw_i2c_dev_def_t *def)
+/* The driver's configuration, as a generated board gives it: the page only when the board file
+   names one (the driver's family default is the model's). */
+static void at24c_fw_config(const void *model, void *config)
 {
     const at24c_t *m = model;
-    def->size_bytes = m->size;
-    def->page_bytes = m->page;
+    *(fw_at24c_config_t *)config =
+        (fw_at24c_config_t){.size_bytes = m->size, .page_bytes = m->page_given};
 }
 
 const sim_model_ops_t sim_model_at24c = {
     .name = "at24c",
-    .driver = "at24c",
+    .driver = &fw_driver_at24c,
+    .config_size = sizeof(fw_at24c_config_t),
     .create = at24c_create,
     .destroy = at24c_destroy,
     .address_span = at24c_span,
@@ -329,5 +335,5 @@ const sim_model_ops_t sim_model_at24c = {
     .set = at24c_set,
     .next_event_us = at24c_next_event,
     .run = at24c_run,
-    .fw_def = at24c_fw_def,
+    .fw_config = at24c_fw_config,
 };

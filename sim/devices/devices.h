@@ -9,6 +9,7 @@
 
 #include "../cfg.h"
 #include "fw_device.h"
+#include "fw_driver.h"
 
 /* Keys every device object of a board file may carry besides its model's own. */
 #define SIM_MODEL_COMMON_KEYS "model", "address", "bus", "name"
@@ -30,24 +31,28 @@ typedef struct sim_xfer {
 
 /*
  * A device model. create() validates the device's board-file object (errors with paths
- * relative to it) and builds the model; base_dir resolves relative file names. The bus face is
+ * relative to it) and builds the model; base_dir resolves relative file names. A model that
+ * stands for a chip the firmware drives names the driver (fw_chip_t.driver); when the driver
+ * takes a per-chip configuration, fw_config writes it (config_size bytes, the driver's own
+ * struct) as the model was configured from the same board-file object. The bus face is
  * transfer(): FW_OK or FW_ERR_I2C_NACK, as the chip would answer. The backend face is get()
  * and set() for the control channel: get returns the state as a new JSON object (params may
  * select a part), set changes it from params (keys as documented in docs/control-channel.md).
  * next_event_us()/run() (optional) expose the model's own timed events to the sim's clock.
  */
 typedef struct sim_model_ops {
-    const char *name;   /* the board file's "model" value */
-    const char *driver; /* the firmware driver bound to it, or NULL */
+    const char *name;          /* the board file's "model" value */
+    const fw_driver_t *driver; /* the firmware driver of the chip, or NULL (simulator only) */
+    size_t config_size;        /* bytes of the driver's configuration; 0: fw_chip_t.config NULL */
     void *(*create)(const json_t *cfg, const char *base_dir, sim_cfg_err_t *e);
     void (*destroy)(void *model);
     uint8_t (*address_span)(const void *model); /* consecutive addresses answered from base */
     fw_err_t (*transfer)(void *model, const sim_xfer_t *x);
     json_t *(*get)(void *model, const json_t *params, uint64_t now_us, sim_cfg_err_t *e);
     bool (*set)(void *model, const json_t *params, uint64_t now_us, sim_cfg_err_t *e);
-    uint64_t (*next_event_us)(const void *model);             /* UINT64_MAX when none */
-    void (*run)(void *model, uint64_t now_us);                /* runs events due at now_us */
-    void (*fw_def)(const void *model, fw_i2c_dev_def_t *def); /* size/page for the driver */
+    uint64_t (*next_event_us)(const void *model);       /* UINT64_MAX when none */
+    void (*run)(void *model, uint64_t now_us);          /* runs events due at now_us */
+    void (*fw_config)(const void *model, void *config); /* fills config_size bytes */
 } sim_model_ops_t;
 
 extern const sim_model_ops_t sim_model_tmp102, sim_model_at24c, sim_model_regmap;

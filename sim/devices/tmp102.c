@@ -5,6 +5,7 @@
 
 #include "../waveform.h"
 #include "devices.h"
+#include "tmp102.h"
 
 /*
  * Registers (16 bits, MSB first) behind a pointer register: the first byte of a write selects
@@ -218,7 +219,7 @@ static uint8_t tmp102_span(const void *model)
 
 const sim_model_ops_t sim_model_tmp102 = {
     .name = "tmp102",
-    .driver = "tmp102",
+    .driver = &fw_driver_tmp102,
     .create = tmp102_create,
     .destroy = tmp102_destroy,
     .address_span = tmp102_span,

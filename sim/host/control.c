@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "buf.h"
+#include "fw_codes.h"
 #include "log.h"
 #include "net.h"
 #include "transports.h"
@@ -51,9 +52,9 @@ static void overlong(host_conn_t *conn)
 {
     char msg[160];
     snprintf(msg, sizeof msg,
-             "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32600,\"message\":"
+             "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":%d,\"message\":"
              "\"control line longer than %u bytes\"}}\n",
-             HOST_CONTROL_LINE_MAX);
+             FW_RPC_INVALID_REQUEST, HOST_CONTROL_LINE_MAX);
     host_log(HOST_LOG_WARN, "control: %s sent a line longer than %u bytes", host_conn_peer(conn),
              HOST_CONTROL_LINE_MAX);
     host_conn_write(conn, msg, strlen(msg));

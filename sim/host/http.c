@@ -13,6 +13,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "fw_codes.h"
 #include "http_check.h"
 #include "http_session.h"
 #include "net.h"
@@ -190,11 +191,11 @@ static bool check_host(const host_http_t *http, struct MHD_Connection *c, http_e
 {
     const char *host = header(c, "Host");
     if (!host) {
-        fail(e, 400, -32000, "Host header missing");
+        fail(e, 400, FW_RPC_TRANSPORT_ERROR, "Host header missing");
         return false;
     }
     if (host_http_host_allowed(host, http->allow_hosts, http->allow_host_count)) return true;
-    fail(e, 403, -32000,
+    fail(e, 403, FW_RPC_TRANSPORT_ERROR,
          "Host '%.200s' is not allowed (DNS rebinding protection): only localhost, 127.0.0.1 "
          "and [::1] unless --allow-host names it",
          host);
@@ -206,7 +207,7 @@ static bool check_origin(const host_http_t *http, struct MHD_Connection *c, http
     const char *origin = header(c, "Origin");
     if (!origin || host_http_origin_allowed(origin, http->allow_origins, http->allow_origin_count))
         return true;
-    fail(e, 403, -32000,
+    fail(e, 403, FW_RPC_TRANSPORT_ERROR,
          "Origin '%.200s' is not allowed: only http(s)://localhost, 127.0.0.1 and [::1] unless "
          "--allow-origin names it",
          origin);
@@ -218,7 +219,8 @@ static bool check_auth(const host_http_t *http, struct MHD_Connection *c, http_e
     if (!http->auth_token) return true;
     const char *auth = header(c, "Authorization");
     if (host_http_bearer_ok(auth, http->auth_token)) return true;
-    fail(e, 401, -32000, "%s: send 'Authorization: Bearer TOKEN' with the token of --auth-token",
+    fail(e, 401, FW_RPC_TRANSPORT_ERROR,
+         "%s: send 'Authorization: Bearer TOKEN' with the token of --auth-token",
          auth ? "wrong credentials" : "authentication required");
     e->challenge = true;
     e->token_given = auth != NULL;
@@ -231,7 +233,7 @@ static bool check_version(struct MHD_Connection *c, http_err_t *e)
     if (!v || fw_mcp_version_supported(v, strlen(v))) return true; /* absent: 2025-03-26 */
     fw_session_t none;
     memset(&none, 0, sizeof none);
-    fail(e, 400, -32000,
+    fail(e, 400, FW_RPC_TRANSPORT_ERROR,
          "unsupported MCP-Protocol-Version '%.100s' (this server speaks 2024-11-05 to %s)", v,
          fw_session_protocol_version(&none));
     return false;
@@ -243,7 +245,7 @@ static bool check_common(const host_http_t *http, struct MHD_Connection *c, cons
 {
     if (!check_host(http, c, e) || !check_origin(http, c, e)) return false;
     if (strcmp(url, "/mcp") != 0) {
-        fail(e, 404, -32000, "no MCP endpoint at '%.200s': use /mcp", url);
+        fail(e, 404, FW_RPC_TRANSPORT_ERROR, "no MCP endpoint at '%.200s': use /mcp", url);
         return false;
     }
     return true;
@@ -255,19 +257,20 @@ static bool check_post_headers(struct MHD_Connection *c, http_err_t *e)
     const char *accept = header(c, "Accept");
     const char *length = header(c, "Content-Length");
     if (!host_http_is_json(type)) {
-        fail(e, 415, -32000, "Content-Type must be application/json (got '%.100s')",
+        fail(e, 415, FW_RPC_TRANSPORT_ERROR, "Content-Type must be application/json (got '%.100s')",
              type ? type : "");
         return false;
     }
     if (!host_http_accepts(accept, "application/json") ||
         !host_http_accepts(accept, "text/event-stream")) {
-        fail(e, 406, -32000,
+        fail(e, 406, FW_RPC_TRANSPORT_ERROR,
              "Accept must list both application/json and text/event-stream (got '%.100s')",
              accept ? accept : "");
         return false;
     }
     if (length && strtoull(length, NULL, 10) > HOST_HTTP_BODY_MAX) {
-        fail(e, 413, -32000, "request body of %.20s bytes is over the limit of %u bytes", length,
+        fail(e, 413, FW_RPC_TRANSPORT_ERROR,
+             "request body of %.20s bytes is over the limit of %u bytes", length,
              HOST_HTTP_BODY_MAX);
         return false;
     }
@@ -281,14 +284,14 @@ static host_session_t *find_session(host_http_t *http, struct MHD_Connection *c,
 {
     const char *id = header(c, "Mcp-Session-Id");
     if (!id) {
-        fail(e, 400, -32000,
+        fail(e, 400, FW_RPC_TRANSPORT_ERROR,
              "Mcp-Session-Id header missing: initialize first (POST initialize without it) and "
              "send the id its response carries with every request");
         return NULL;
     }
     host_session_t *s = host_sessions_find(&http->sessions, id);
     if (!s)
-        fail(e, 404, -32001,
+        fail(e, 404, FW_RPC_SESSION_NOT_FOUND,
              "session not found: unknown, ended (DELETE) or expired (idle for over %u s): "
              "initialize a new one",
              http->idle_timeout_s);
@@ -299,7 +302,7 @@ static host_session_t *find_session(host_http_t *http, struct MHD_Connection *c,
 static host_session_t *new_session(host_http_t *http, http_err_t *e)
 {
     if (!host_sessions_reserve(&http->sessions)) {
-        fail(e, 503, -32000,
+        fail(e, 503, FW_RPC_TRANSPORT_ERROR,
              "too many sessions (limit %u, --http-max-sessions): end one with DELETE /mcp or "
              "let one expire (idle timeout %u s)",
              http->sessions.max, http->idle_timeout_s);
@@ -308,7 +311,7 @@ static host_session_t *new_session(host_http_t *http, http_err_t *e)
     host_session_t *s = host_session_new();
     if (!s) {
         host_sessions_unreserve(&http->sessions);
-        fail(e, 500, -32603, "no random bytes for a session id");
+        fail(e, 500, FW_RPC_INTERNAL_ERROR, "no random bytes for a session id");
         return NULL;
     }
     host_device_lock(http->host);
@@ -529,15 +532,16 @@ static enum MHD_Result handle_post(host_http_t *http, struct MHD_Connection *c, 
 {
     http_err_t e = {0};
     if (req->too_large) {
-        fail(&e, 413, -32000, "request body over the limit of %u bytes", HOST_HTTP_BODY_MAX);
+        fail(&e, 413, FW_RPC_TRANSPORT_ERROR, "request body over the limit of %u bytes",
+             HOST_HTTP_BODY_MAX);
         return send_error(http, c, "POST", "/mcp", &e);
     }
     json_error_t jerr;
     json_t *doc =
         json_loadb(req->body.data ? req->body.data : "", req->body.len, JSON_DECODE_ANY, &jerr);
     if (!doc) {
-        fail(&e, 400, -32700, "Parse error: %s (line %d, column %d)", jerr.text, jerr.line,
-             jerr.column);
+        fail(&e, 400, FW_RPC_PARSE_ERROR, "Parse error: %s (line %d, column %d)", jerr.text,
+             jerr.line, jerr.column);
         return send_error(http, c, "POST", "/mcp", &e);
     }
     bool init = is_initialize(doc), requests = has_requests(doc);
@@ -567,7 +571,8 @@ static enum MHD_Result open_stream(host_http_t *http, struct MHD_Connection *c)
 {
     http_err_t e = {0};
     if (!host_http_accepts(header(c, "Accept"), "text/event-stream")) {
-        fail(&e, 406, -32000, "Accept must list text/event-stream for the GET stream");
+        fail(&e, 406, FW_RPC_TRANSPORT_ERROR,
+             "Accept must list text/event-stream for the GET stream");
         return send_error(http, c, "GET", "/mcp", &e);
     }
     host_session_t *s = check_version(c, &e) ? find_session(http, c, &e) : NULL;
@@ -575,7 +580,7 @@ static enum MHD_Result open_stream(host_http_t *http, struct MHD_Connection *c)
     host_stream_t *st = host_stream_open(&http->sessions, s, socket_of(c));
     host_session_release(&http->sessions, s); /* the stream holds its own reference */
     if (!st) {
-        fail(&e, 409, -32000, "this session already has an open GET stream");
+        fail(&e, 409, FW_RPC_TRANSPORT_ERROR, "this session already has an open GET stream");
         return send_error(http, c, "GET", "/mcp", &e);
     }
     return send_stream(http, c, st);
@@ -611,7 +616,8 @@ static enum MHD_Result first_call(host_http_t *http, struct MHD_Connection *c, c
     if (strcmp(method, "GET") == 0) return open_stream(http, c);
     if (strcmp(method, "DELETE") == 0) return end_session(http, c);
     if (strcmp(method, "POST") != 0) {
-        fail(&e, 405, -32000, "method %.20s not allowed on /mcp: use POST, GET or DELETE", method);
+        fail(&e, 405, FW_RPC_TRANSPORT_ERROR,
+             "method %.20s not allowed on /mcp: use POST, GET or DELETE", method);
         e.allow = "GET, POST, DELETE";
         return send_error(http, c, method, url, &e);
     }

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "fw_codes.h"
 #include "log.h"
 #include "ws_internal.h"
 
@@ -140,7 +141,7 @@ int ws_conn_writable(ws_conn_t *c)
 /*
  * Tokenises msg with the core's own reader, so that an envelope's payload can be handed to the
  * core byte for byte (ids and numbers exactly as sent). The token array (malloc'd) is returned,
- * NULL when msg is not JSON (the core then answers -32700 itself).
+ * NULL when msg is not JSON (the core then answers FW_RPC_PARSE_ERROR itself).
  */
 static fw_json_tok_t *tokenize(const char *msg, size_t len, fw_json_doc_t *doc)
 {
@@ -189,17 +190,20 @@ static void take_session_id(ws_conn_t *c, const fw_json_doc_t *doc)
 /* An envelope of type "mcp": its payload is the message; the answers are wrapped alike. */
 static void handle_mcp_envelope(ws_conn_t *c, const fw_json_doc_t *doc)
 {
-    static const char bad_payload[] =
-        "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32600,\"message\":\"Invalid "
-        "Request: an envelope of type mcp needs an object payload (one JSON-RPC message)\"}}";
     take_session_id(c, doc);
     c->envelope = true;
     int32_t payload = fw_json_obj_get(doc, 0, "payload");
     if (payload < 0 || doc->toks[payload].type != FW_JSON_OBJECT) {
         host_log(HOST_LOG_DEBUG, "%s: %s: envelope of type mcp without an object payload", c->label,
                  c->peer);
+        char bad[200];
+        int n = snprintf(bad, sizeof bad,
+                         "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":%d,\"message\":"
+                         "\"Invalid Request: an envelope of type mcp needs an object payload (one "
+                         "JSON-RPC message)\"}}",
+                         FW_RPC_INVALID_REQUEST);
         fw_msg_sink_t out = conn_sink(c, true);
-        out.write(c, bad_payload, sizeof bad_payload - 1);
+        out.write(c, bad, (size_t)n);
         out.end(c);
         return;
     }

@@ -1,11 +1,17 @@
-/* test_board.c: board files: the shipped boards load and boot, esp32-demo agrees with the
-   firmware's const board, and every bad file is refused with its exact file:line:column. */
+/* test_board.c: board files: the shipped boards load and boot, the C generated from each
+   (cmake/board2c.cmake) is the board the loader makes of it, and every bad file is refused
+   with its exact file:line:column. */
 #define _POSIX_C_SOURCE 200809L /* mkdtemp for a board with a CSV waveform */
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "boards.h"
+#include "apps.h"
+#include "at24c.h"
+#include "fw_builtins.h"
+#include "mcpsim_boards.h"
 #include "sim_internal.h"
+#include "tmp102.h"
 #include "test_util.h"
 
 #ifndef MCPSIM_SOURCE_DIR
@@ -13,16 +19,21 @@
 #endif
 #define BOARD_DIR MCPSIM_SOURCE_DIR "/sim/boards/"
 
-static sim_board_t *load_shipped(const char *name)
+static sim_board_t *load_file(const char *path)
 {
-    char path[512];
-    snprintf(path, sizeof path, "%s%s.json", BOARD_DIR, name);
     sim_error_t err;
     sim_board_t *b = sim_board_load(path, &err);
     char text[600];
     sim_error_format(&err, text, sizeof text);
     ck_assert_msg(b != NULL, "%s", text);
     return b;
+}
+
+static sim_board_t *load_shipped(const char *name)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s%s.json", BOARD_DIR, name);
+    return load_file(path);
 }
 
 /* The formatted error of a refused board text, loaded under the name "bad.json". */
@@ -38,61 +49,138 @@ static const char *load_error(const char *text)
 
 /* ---------------------------------------------------------------- shipped boards */
 
-static const char *const shipped[] = {"esp32-demo", "uno", "greenhouse"};
+/* Every board file of sim/boards/, as cmake/board2c.cmake generated it (mcpsim_boards.h). */
+static size_t generated_count(void)
+{
+    size_t n = 0;
+    while (mcpsim_boards[n].json != NULL) n++;
+    return n;
+}
 
 START_TEST(shipped_boards_load_and_boot)
 {
-    sim_board_t *b = load_shipped(shipped[_i]);
+    const char *path = mcpsim_boards[_i].json;
+    sim_board_t *b = load_file(path);
     sim_error_t err;
     sim_t *sim = sim_create(b, SIM_CLOCK_VIRTUAL, &err);
-    ck_assert_msg(sim != NULL, "%s: %s", shipped[_i], err.text);
+    ck_assert_msg(sim != NULL, "%s: %s", path, err.text);
     ck_assert(sim_advance(sim, 10u * 1000u * 1000u));
     sim_destroy(sim);
 }
 END_TEST
 
-static void same_str(const char *a, const char *b, const char *what, size_t i)
+/* The build generated C for every board file there is (the glob of sim/CMakeLists.txt). */
+START_TEST(every_board_file_is_generated)
+{
+    DIR *dir = opendir(BOARD_DIR);
+    ck_assert_ptr_nonnull(dir);
+    size_t files = 0;
+    for (struct dirent *e = readdir(dir); e != NULL; e = readdir(dir)) {
+        size_t n = strlen(e->d_name);
+        if (n < 5 || strcmp(e->d_name + n - 5, ".json") != 0) continue;
+        files++;
+        bool found = false;
+        for (size_t i = 0; mcpsim_boards[i].json != NULL && !found; i++) {
+            const char *slash = strrchr(mcpsim_boards[i].json, '/');
+            found = strcmp(slash ? slash + 1 : mcpsim_boards[i].json, e->d_name) == 0;
+        }
+        ck_assert_msg(found, "sim/boards/%s has no generated board (rerun cmake)", e->d_name);
+    }
+    closedir(dir);
+    ck_assert_uint_eq(files, generated_count());
+}
+END_TEST
+
+static void same_str(const char *a, const char *b, const char *what)
 {
     ck_assert_msg((a == NULL && b == NULL) || (a && b && strcmp(a, b) == 0),
-                  "pin %zu %s: board file \"%s\", firmware \"%s\"", i, what, a ? a : "(null)",
-                  b ? b : "(null)");
+                  "%s: loaded \"%s\", generated \"%s\"", what, a ? a : "(null)", b ? b : "(null)");
 }
 
-/* One truth: the board file and firmware/boards/esp32_demo.c describe the same device. */
-START_TEST(esp32_demo_agrees_with_the_firmware_board)
+static void same_pins(const fw_board_t *f, const fw_board_t *g, const char *path)
 {
-    sim_board_t *sb = load_shipped("esp32-demo");
-    const fw_board_t *f = sim_board_fw(sb), *c = &fw_board_esp32_demo;
-    ck_assert_str_eq(f->device, c->device);
-    ck_assert_str_eq(f->version, c->version);
-    ck_assert_str_eq(f->platform, c->platform);
-    ck_assert_uint_eq(f->adc_bits, c->adc_bits);
-    ck_assert_uint_eq(f->adc_ref_mv, c->adc_ref_mv);
-    ck_assert_uint_eq(f->adc_report, c->adc_report);
-    ck_assert_uint_eq(f->omit_schemas, c->omit_schemas);
-    ck_assert_uint_eq(f->i2c_bus_count, c->i2c_bus_count);
-    ck_assert_uint_eq(f->i2c_device_count, c->i2c_device_count);
-    ck_assert_uint_eq(f->pin_count, c->pin_count);
-    for (size_t i = 0; i < c->pin_count; i++) {
-        const fw_pin_def_t *p = &f->pins[i], *q = &c->pins[i];
-        ck_assert_uint_eq(p->number, q->number);
-        ck_assert_uint_eq(p->type, q->type);
-        same_str(p->name, q->name, "name", i);
-        same_str(p->description, q->description, "description", i);
-        ck_assert_uint_eq(p->sample_interval_ms, q->sample_interval_ms);
-        ck_assert_uint_eq(p->buffer_size, q->buffer_size);
-        ck_assert_uint_eq(p->summary, q->summary);
-        ck_assert_uint_eq(p->buffer, q->buffer);
-        ck_assert_uint_eq(p->events, q->events);
-        ck_assert_int_eq(p->threshold_high, q->threshold_high);
-        ck_assert_int_eq(p->threshold_low, q->threshold_low);
+    ck_assert_msg(f->pin_count == g->pin_count, "%s: pin_count %u vs %u", path, f->pin_count,
+                  g->pin_count);
+    ck_assert_msg((f->pins == NULL) == (g->pins == NULL), "%s: pins", path);
+    for (size_t i = 0; i < f->pin_count; i++) {
+        const fw_pin_def_t *p = &f->pins[i], *q = &g->pins[i];
+        char what[600];
+        snprintf(what, sizeof what, "%s: pins[%zu]", path, i);
+        ck_assert_msg(p->number == q->number, "%s.pin", what);
+        ck_assert_msg(p->type == q->type, "%s.type", what);
+        same_str(p->name, q->name, what);
+        same_str(p->description, q->description, what);
+        ck_assert_msg(p->sample_interval_ms == q->sample_interval_ms, "%s: interval_ms", what);
+        ck_assert_msg(p->buffer_size == q->buffer_size, "%s: buffer_size", what);
+        ck_assert_msg(p->summary == q->summary, "%s: summary", what);
+        ck_assert_msg(p->buffer == q->buffer, "%s: buffer", what);
+        ck_assert_msg(p->events == q->events, "%s: events", what);
+        ck_assert_msg(p->threshold_high == q->threshold_high, "%s: thresholds.high", what);
+        ck_assert_msg(p->threshold_low == q->threshold_low, "%s: thresholds.low", what);
     }
-    size_t n = 0;
-    for (; c->app_tools && c->app_tools[n]; n++) {
-        ck_assert_ptr_nonnull(f->app_tools);
-        same_str(f->app_tools[n], c->app_tools[n], "app_tools", n);
+}
+
+static void same_chips(const fw_board_t *f, const fw_board_t *g, const char *path)
+{
+    ck_assert_msg(f->i2c_bus_count == g->i2c_bus_count, "%s: i2c_bus_count", path);
+    ck_assert_msg(f->chip_count == g->chip_count, "%s: chip_count %u vs %u", path, f->chip_count,
+                  g->chip_count);
+    ck_assert_msg((f->chips == NULL) == (g->chips == NULL), "%s: chips", path);
+    for (size_t i = 0; i < f->chip_count; i++) {
+        const fw_chip_t *c = &f->chips[i], *d = &g->chips[i];
+        ck_assert_msg(c->driver == d->driver, "%s: chips[%zu].driver %s vs %s", path, i,
+                      c->driver->name, d->driver->name);
+        ck_assert_msg(c->bus == d->bus && c->addr == d->addr,
+                      "%s: chips[%zu] at %u:0x%02x vs %u:0x%02x", path, i, c->bus, c->addr, d->bus,
+                      d->addr);
+        ck_assert_msg((c->config == NULL) == (d->config == NULL), "%s: chips[%zu].config", path, i);
+        if (c->driver == &fw_driver_at24c) {
+            const fw_at24c_config_t *x = c->config, *y = d->config;
+            ck_assert_msg(x->size_bytes == y->size_bytes && x->page_bytes == y->page_bytes,
+                          "%s: chips[%zu] at24c %u/%u vs %u/%u", path, i, (unsigned)x->size_bytes,
+                          (unsigned)x->page_bytes, (unsigned)y->size_bytes,
+                          (unsigned)y->page_bytes);
+        } else {
+            ck_assert_msg(c->config == NULL, "%s: chips[%zu] (%s): a config not compared", path, i,
+                          c->driver->name);
+        }
     }
-    ck_assert(n == 0 ? f->app_tools == NULL : f->app_tools[n] == NULL);
+}
+
+static void same_apps(const fw_board_t *f, const fw_board_t *g, const char *path)
+{
+    ck_assert_msg((f->app_tools == NULL) == (g->app_tools == NULL), "%s: app_tools", path);
+    for (size_t i = 0; f->app_tools != NULL; i++) {
+        ck_assert_msg(f->app_tools[i] == g->app_tools[i], "%s: app_tools[%zu]", path, i);
+        if (f->app_tools[i] == NULL) break;
+    }
+}
+
+/* One truth: the C a port compiles (generated by cmake/board2c.cmake from a board file) and the
+   simulator's loader give the firmware the same board, field by field. */
+START_TEST(generated_board_matches_the_loaded_one)
+{
+    const char *path = mcpsim_boards[_i].json;
+    const fw_board_t *g = mcpsim_boards[_i].board;
+    sim_board_t *sb = load_file(path);
+    const fw_board_t *f = sim_board_fw(sb);
+    same_str(f->device, g->device, path);
+    same_str(f->version, g->version, path);
+    same_str(f->platform, g->platform, path);
+    same_pins(f, g, path);
+    ck_assert_msg(f->adc_bits == g->adc_bits, "%s: adc.bits", path);
+    ck_assert_msg(f->adc_ref_mv == g->adc_ref_mv, "%s: adc.ref_mv", path);
+    ck_assert_msg(f->adc_report == g->adc_report, "%s: adc.report", path);
+    ck_assert_msg(f->omit_schemas == g->omit_schemas, "%s: omit_schemas", path);
+    same_chips(f, g, path);
+    ck_assert_msg(f->toolsets == g->toolsets, "%s: toolsets", path);
+    ck_assert_ptr_nonnull(g->toolsets);
+    same_apps(f, g, path);
+    ck_assert_msg(f->sample_store_len == g->sample_store_len, "%s: sample_store_len %u vs %u", path,
+                  f->sample_store_len, g->sample_store_len);
+    ck_assert_uint_eq(g->sample_store_len, fw_board_sample_slots(g));
+    ck_assert(g->sample_store_len == 0 ? g->sample_store == NULL : g->sample_store != NULL);
+    ck_assert(f->sample_store_len == 0 ? f->sample_store == NULL : f->sample_store != NULL);
     sim_board_free(sb);
 }
 END_TEST
@@ -116,19 +204,49 @@ START_TEST(uno_is_an_avr_profile)
 }
 END_TEST
 
+/* The MCP/U-only profile (mcpu-min) has no sampling: its Uno samples nothing. */
+START_TEST(uno_min_samples_nothing)
+{
+    sim_board_t *b = load_shipped("uno-min");
+    const fw_board_t *f = sim_board_fw(b);
+    for (size_t i = 0; i < f->pin_count; i++) ck_assert_uint_eq(f->pins[i].sample_interval_ms, 0);
+    ck_assert_uint_eq(f->sample_store_len, 0);
+    ck_assert_uint_eq(f->i2c_bus_count, 0);
+    ck_assert_uint_eq(b->pwm_default_hz, 490);
+    sim_board_free(b);
+}
+END_TEST
+
+START_TEST(esp32_demo_enables_its_app_tools)
+{
+    sim_board_t *b = load_shipped("esp32-demo");
+    const fw_board_t *f = sim_board_fw(b);
+    ck_assert_ptr_nonnull(f->app_tools);
+    ck_assert_ptr_eq(f->app_tools[0], &fw_app_read_touch);
+    ck_assert_ptr_eq(f->app_tools[1], &fw_app_calibrate_touch);
+    ck_assert_ptr_null(f->app_tools[2]);
+    ck_assert_uint_eq(f->sample_store_len, 20);
+    sim_board_free(b);
+}
+END_TEST
+
 START_TEST(greenhouse_has_i2c_chips_and_a_wire)
 {
     sim_board_t *b = load_shipped("greenhouse");
     const fw_board_t *f = sim_board_fw(b);
     ck_assert_str_eq(f->platform, "esp-idf");
     ck_assert_uint_eq(f->i2c_bus_count, 1);
-    ck_assert_uint_eq(f->i2c_device_count, 2);
-    ck_assert_str_eq(f->i2c_devices[0].driver, "tmp102");
-    ck_assert_uint_eq(f->i2c_devices[0].addr, 0x48);
-    ck_assert_str_eq(f->i2c_devices[1].driver, "at24c");
-    ck_assert_uint_eq(f->i2c_devices[1].addr, 0x50);
-    ck_assert_uint_eq(f->i2c_devices[1].size_bytes, 4096);
-    ck_assert_uint_eq(f->i2c_devices[1].page_bytes, 32);
+    ck_assert_ptr_eq(f->toolsets, fw_builtins_i2c);
+    ck_assert_uint_eq(f->chip_count, 2);
+    ck_assert_ptr_eq(f->chips[0].driver, &fw_driver_tmp102);
+    ck_assert_uint_eq(f->chips[0].addr, 0x48);
+    ck_assert_ptr_null(f->chips[0].config);
+    ck_assert_ptr_eq(f->chips[1].driver, &fw_driver_at24c);
+    ck_assert_uint_eq(f->chips[1].addr, 0x50);
+    const fw_at24c_config_t *eeprom = f->chips[1].config;
+    ck_assert_uint_eq(eeprom->size_bytes, 4096);
+    ck_assert_uint_eq(eeprom->page_bytes, 32);
+    ck_assert_uint_eq(f->sample_store_len, 32 + 16); /* soil's ring, then button's */
     ck_assert_uint_eq(b->wire_count, 1);
     ck_assert_uint_eq(b->wires[0].from, 25);
     ck_assert_uint_eq(b->wires[0].to, 26);
@@ -349,7 +467,11 @@ START_TEST(defaults_and_firmware_view)
     ck_assert_uint_eq(f->adc_ref_mv, 3300);
     ck_assert_uint_eq(f->adc_report, FW_ADC_REPORT_VOLTS);
     ck_assert_uint_eq(f->i2c_bus_count, 0);
+    ck_assert_ptr_null(f->chips);
+    ck_assert_ptr_eq(f->toolsets, fw_builtins);
     ck_assert_ptr_null(f->app_tools);
+    ck_assert_uint_eq(f->sample_store_len, 0);
+    ck_assert_ptr_null(f->sample_store);
     ck_assert_str_eq(f->pins[0].description, "");
     ck_assert_str_eq(b->dir, "sub/dir");
     sim_board_free(b);
@@ -377,9 +499,12 @@ static Suite *board_suite(void)
 {
     Suite *s = suite_create("board");
     TCase *ok = tcase_create("shipped");
-    tcase_add_loop_test(ok, shipped_boards_load_and_boot, 0, sizeof shipped / sizeof shipped[0]);
-    tcase_add_test(ok, esp32_demo_agrees_with_the_firmware_board);
+    tcase_add_loop_test(ok, shipped_boards_load_and_boot, 0, (int)generated_count());
+    tcase_add_test(ok, every_board_file_is_generated);
+    tcase_add_loop_test(ok, generated_board_matches_the_loaded_one, 0, (int)generated_count());
     tcase_add_test(ok, uno_is_an_avr_profile);
+    tcase_add_test(ok, uno_min_samples_nothing);
+    tcase_add_test(ok, esp32_demo_enables_its_app_tools);
     tcase_add_test(ok, greenhouse_has_i2c_chips_and_a_wire);
     tcase_add_test(ok, defaults_and_firmware_view);
     suite_add_tcase(s, ok);

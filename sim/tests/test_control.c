@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "fw_codes.h"
 #include "sim_internal.h"
 #include "test_util.h"
 
@@ -151,7 +152,7 @@ START_TEST(time_and_advance_errors)
     ck_assert_int_eq(get_int(t, "now_ms"), 0);
     ck_assert_int_eq(get_int(t, "next_event_us"), 500000);
     json_decref(t);
-    ck_assert_str_eq(ctl_err(sim, "sim.advance", "{\"ms\": 10}", -32000),
+    ck_assert_str_eq(ctl_err(sim, "sim.advance", "{\"ms\": 10}", FW_RPC_SIM_STATE),
                      "sim.advance needs the virtual clock (start mcpsim with --clock virtual); "
                      "this sim runs in real time");
     sim_sync_wall(sim, 1200000); /* real time: the host reports the wall clock */
@@ -165,13 +166,13 @@ START_TEST(time_and_advance_errors)
     ck_assert_uint_eq(sim_now_us(sim), 1200000);
     sim_destroy(sim);
     sim = boot("esp32-demo", SIM_CLOCK_VIRTUAL);
-    ck_assert_str_eq(ctl_err(sim, "sim.advance", "{\"ms\": -1}", -32602),
+    ck_assert_str_eq(ctl_err(sim, "sim.advance", "{\"ms\": -1}", FW_RPC_INVALID_PARAMS),
                      "params.ms: -1 is out of range 0..1e+12");
-    ck_assert_str_eq(ctl_err(sim, "sim.advance", "{}", -32602),
+    ck_assert_str_eq(ctl_err(sim, "sim.advance", "{}", FW_RPC_INVALID_PARAMS),
                      "params: missing required key \"ms\"");
-    ck_assert_str_eq(ctl_err(sim, "sim.advance", "{\"ms\": \"5\"}", -32602),
+    ck_assert_str_eq(ctl_err(sim, "sim.advance", "{\"ms\": \"5\"}", FW_RPC_INVALID_PARAMS),
                      "params.ms: must be a number, not a string");
-    ck_assert_str_eq(ctl_err(sim, "sim.time", "{\"x\": 1}", -32602),
+    ck_assert_str_eq(ctl_err(sim, "sim.time", "{\"x\": 1}", FW_RPC_INVALID_PARAMS),
                      "params.x: unknown key \"x\" (this method takes no parameters)");
     sim_sync_wall(sim, 5000000); /* virtual time ignores the wall clock */
     ck_assert_uint_eq(sim_now_us(sim), 0);
@@ -198,19 +199,24 @@ START_TEST(set_input_is_read_by_gpio_read)
     r = fw_ok(sim, "gpio_read", "{\"pin\": \"button\"}");
     ck_assert(get_bool(r, "value"));
     json_decref(r);
-    ck_assert_str_eq(ctl_err(sim, "sim.set_input", "{\"pin\": 13, \"level\": true}", -32602),
-                     "params.pin: pin 13 (led) is an output the firmware drives");
-    ck_assert_str_eq(ctl_err(sim, "sim.set_input", "{\"pin\": 14, \"level\": true}", -32602),
-                     "params.pin: pin 14 (sensor) is an adc_input; set_input drives digital "
-                     "inputs");
-    ck_assert_str_eq(ctl_err(sim, "sim.set_input", "{\"pin\": 2, \"level\": 2}", -32602),
-                     "params.level: must be true, false, 0, 1 or null (floating)");
-    ck_assert_str_eq(ctl_err(sim, "sim.set_input", "{\"pin\": 2}", -32602),
+    ck_assert_str_eq(
+        ctl_err(sim, "sim.set_input", "{\"pin\": 13, \"level\": true}", FW_RPC_INVALID_PARAMS),
+        "params.pin: pin 13 (led) is an output the firmware drives");
+    ck_assert_str_eq(
+        ctl_err(sim, "sim.set_input", "{\"pin\": 14, \"level\": true}", FW_RPC_INVALID_PARAMS),
+        "params.pin: pin 14 (sensor) is an adc_input; set_input drives digital "
+        "inputs");
+    ck_assert_str_eq(
+        ctl_err(sim, "sim.set_input", "{\"pin\": 2, \"level\": 2}", FW_RPC_INVALID_PARAMS),
+        "params.level: must be true, false, 0, 1 or null (floating)");
+    ck_assert_str_eq(ctl_err(sim, "sim.set_input", "{\"pin\": 2}", FW_RPC_INVALID_PARAMS),
                      "params: missing required key \"level\"");
-    ck_assert_str_eq(ctl_err(sim, "sim.set_input", "{\"pin\": \"knob\", \"level\": 1}", -32602),
-                     "params.pin: no pin named \"knob\" on this board");
-    ck_assert_str_eq(ctl_err(sim, "sim.set_input", "{\"pin\": [2], \"level\": 1}", -32602),
-                     "params.pin: must be a pin number or name, not an array");
+    ck_assert_str_eq(
+        ctl_err(sim, "sim.set_input", "{\"pin\": \"knob\", \"level\": 1}", FW_RPC_INVALID_PARAMS),
+        "params.pin: no pin named \"knob\" on this board");
+    ck_assert_str_eq(
+        ctl_err(sim, "sim.set_input", "{\"pin\": [2], \"level\": 1}", FW_RPC_INVALID_PARAMS),
+        "params.pin: must be a pin number or name, not an array");
     sim_destroy(sim);
 }
 END_TEST
@@ -234,8 +240,9 @@ START_TEST(a_wire_carries_the_output_to_the_input)
     ck_assert_str_eq(json_string_value(json_object_get(json_array_get(ev, 0), "kind")), "falling");
     ck_assert_int_eq(get_int(json_array_get(ev, 0), "t"), 300);
     json_decref(r);
-    ck_assert_str_eq(ctl_err(sim, "sim.set_input", "{\"pin\": 26, \"level\": true}", -32602),
-                     "params.pin: pin 26 (button) is driven by a wire from pin 25");
+    ck_assert_str_eq(
+        ctl_err(sim, "sim.set_input", "{\"pin\": 26, \"level\": true}", FW_RPC_INVALID_PARAMS),
+        "params.pin: pin 26 (button) is driven by a wire from pin 25");
     sim_destroy(sim);
 }
 END_TEST
@@ -261,8 +268,9 @@ START_TEST(pwm_wired_to_adc_reads_the_mean_voltage)
     ck_assert_int_eq(get_int(r, "frequency_hz"), 5000); /* the default of analogWrite */
     ck_assert_str_eq(json_string_value(json_object_get(r, "mode")), "output");
     json_decref(r);
-    ck_assert_str_eq(ctl_err(sim, "sim.set_analog", "{\"pin\": 35, \"volts\": 1}", -32602),
-                     "params.pin: pin 35 (meter) is driven by a wire");
+    ck_assert_str_eq(
+        ctl_err(sim, "sim.set_analog", "{\"pin\": 35, \"volts\": 1}", FW_RPC_INVALID_PARAMS),
+        "params.pin: pin 35 (meter) is driven by a wire");
     sim_destroy(sim);
 }
 END_TEST
@@ -300,18 +308,20 @@ START_TEST(waveforms_and_analog_values)
                              "{\"pin\": 34, \"waveform\": {\"type\": "
                              "\"sine\", \"amplitude\": 1, \"period_ms\": "
                              "0}}",
-                             -32602),
+                             FW_RPC_INVALID_PARAMS),
                      "params.waveform.period_ms: 0 is out of range 0.001..1e+12");
-    ck_assert_str_eq(ctl_err(sim, "sim.set_waveform", "{\"pin\": 2, \"waveform\": 1}", -32602),
-                     "params.pin: pin 2 (led) is a digital_output; waveforms drive adc_input "
-                     "pins and channels");
-    ck_assert_str_eq(ctl_err(sim, "sim.set_waveform", "{\"pin\": 34}", -32602),
-                     "params: missing required key \"waveform\"");
     ck_assert_str_eq(
-        ctl_err(sim, "sim.set_analog", "{\"pin\": 34, \"volts\": 1, \"raw\": 3}", -32602),
-        "params.raw: give volts or raw, not both");
-    ck_assert_str_eq(ctl_err(sim, "sim.set_analog", "{\"pin\": 34, \"raw\": 5000}", -32602),
-                     "params.raw: 5000 is out of range 0..4095");
+        ctl_err(sim, "sim.set_waveform", "{\"pin\": 2, \"waveform\": 1}", FW_RPC_INVALID_PARAMS),
+        "params.pin: pin 2 (led) is a digital_output; waveforms drive adc_input "
+        "pins and channels");
+    ck_assert_str_eq(ctl_err(sim, "sim.set_waveform", "{\"pin\": 34}", FW_RPC_INVALID_PARAMS),
+                     "params: missing required key \"waveform\"");
+    ck_assert_str_eq(ctl_err(sim, "sim.set_analog", "{\"pin\": 34, \"volts\": 1, \"raw\": 3}",
+                             FW_RPC_INVALID_PARAMS),
+                     "params.raw: give volts or raw, not both");
+    ck_assert_str_eq(
+        ctl_err(sim, "sim.set_analog", "{\"pin\": 34, \"raw\": 5000}", FW_RPC_INVALID_PARAMS),
+        "params.raw: 5000 is out of range 0..4095");
     sim_destroy(sim);
 }
 END_TEST
@@ -338,7 +348,7 @@ START_TEST(read_outputs_lists_every_pin)
     ck_assert_int_eq(get_int(r, "raw"), 72);
     ck_assert_str_eq(json_string_value(json_object_get(r, "unit")), "counts");
     json_decref(r);
-    ck_assert_str_eq(ctl_err(sim, "sim.get_pin", "{\"pin\": 99}", -32602),
+    ck_assert_str_eq(ctl_err(sim, "sim.get_pin", "{\"pin\": 99}", FW_RPC_INVALID_PARAMS),
                      "params.pin: no pin 99 on this board");
     sim_destroy(sim);
 }
@@ -358,7 +368,7 @@ START_TEST(tmp102_nack_fault_is_a_clear_device_error)
     r = fw(sim, "read_temperature", "{}");
     json_t *err = json_object_get(r, "error");
     ck_assert_ptr_nonnull(err);
-    ck_assert_int_eq(get_int(err, "code"), -32002);
+    ck_assert_int_eq(get_int(err, "code"), FW_RPC_I2C_NACK);
     ck_assert_msg(strstr(json_string_value(json_object_get(err, "message")), "0x48") != NULL, "%s",
                   cap.buf);
     json_decref(r);
@@ -367,7 +377,7 @@ START_TEST(tmp102_nack_fault_is_a_clear_device_error)
     json_decref(ctl(sim, "sim.fault.clear", params));
     r = fw_ok(sim, "read_temperature", "{}");
     json_decref(r);
-    ck_assert_str_eq(ctl_err(sim, "sim.fault.clear", params, -32602),
+    ck_assert_str_eq(ctl_err(sim, "sim.fault.clear", params, FW_RPC_INVALID_PARAMS),
                      "params.id: no active fault with id 1 (see sim.faults)");
     sim_destroy(sim);
 }
@@ -408,16 +418,18 @@ START_TEST(i2c_get_and_set_move_the_models)
     ck_assert_int_eq(json_integer_value(json_array_get(json_object_get(r, "bytes"), 2)), 3);
     ck_assert_int_eq(get_int(r, "page_writes"), 2);
     json_decref(r);
-    ck_assert_str_eq(ctl_err(sim, "sim.i2c.get", "{\"address\": 73}", -32602),
+    ck_assert_str_eq(ctl_err(sim, "sim.i2c.get", "{\"address\": 73}", FW_RPC_INVALID_PARAMS),
                      "params.address: no device at 0x49 on bus 0 (devices at address/bus: "
                      "[\"0x48/0\",\"0x50/0\"])");
-    ck_assert_str_eq(ctl_err(sim, "sim.i2c.get", "{}", -32602),
+    ck_assert_str_eq(ctl_err(sim, "sim.i2c.get", "{}", FW_RPC_INVALID_PARAMS),
                      "params: missing required key \"address\"");
-    ck_assert_str_eq(ctl_err(sim, "sim.i2c.set", "{\"address\": 72, \"celsius\": 1}", -32602),
-                     "params.celsius: unknown key \"celsius\" (allowed: temperature_c, waveform, "
-                     "extended)");
-    ck_assert_str_eq(ctl_err(sim, "sim.i2c.get", "{\"address\": 80, \"offset\": 5000}", -32602),
-                     "params.offset: 5000 is out of range 0..4095");
+    ck_assert_str_eq(
+        ctl_err(sim, "sim.i2c.set", "{\"address\": 72, \"celsius\": 1}", FW_RPC_INVALID_PARAMS),
+        "params.celsius: unknown key \"celsius\" (allowed: temperature_c, waveform, "
+        "extended)");
+    ck_assert_str_eq(
+        ctl_err(sim, "sim.i2c.get", "{\"address\": 80, \"offset\": 5000}", FW_RPC_INVALID_PARAMS),
+        "params.offset: 5000 is out of range 0..4095");
     sim_destroy(sim);
 }
 END_TEST
@@ -427,11 +439,11 @@ START_TEST(faults_of_every_kind)
     sim_t *sim = boot("greenhouse", SIM_CLOCK_VIRTUAL);
     json_decref(ctl(sim, "sim.fault.inject", "{\"kind\": \"adc_fail\", \"pin\": \"soil\"}"));
     json_t *r = fw(sim, "adc_read", "{\"pin\": 36}");
-    ck_assert_int_eq(get_int(json_object_get(r, "error"), "code"), -32005);
+    ck_assert_int_eq(get_int(json_object_get(r, "error"), "code"), FW_RPC_ADC);
     json_decref(r);
     json_decref(ctl(sim, "sim.fault.inject", "{\"kind\": \"i2c_bus_stuck\"}")); /* bus 0 */
     r = fw(sim, "i2c_scan", "{}");
-    ck_assert_int_eq(get_int(json_object_get(r, "error"), "code"), -32003);
+    ck_assert_int_eq(get_int(json_object_get(r, "error"), "code"), FW_RPC_I2C_BUS);
     json_decref(r);
     json_t *list = ctl(sim, "sim.faults", "{}");
     ck_assert_uint_eq(json_array_size(json_object_get(list, "faults")), 2);
@@ -448,30 +460,33 @@ START_TEST(faults_of_every_kind)
     t0 = sim_now_us(sim);
     json_decref(fw_ok(sim, "read_temperature", "{}")); /* two register reads */
     ck_assert_uint_eq(sim_now_us(sim) - t0, 2 * (1000 + 480));
-    ck_assert_str_eq(ctl_err(sim, "sim.fault.inject", "{\"kind\": \"i2c_nack\"}", -32602),
-                     "params: missing required key \"address\"");
     ck_assert_str_eq(
-        ctl_err(sim, "sim.fault.inject", "{\"kind\": \"adc_fail\", \"pin\": 25}", -32602),
-        "params.pin: pin 25 (relay) is not an adc_input");
+        ctl_err(sim, "sim.fault.inject", "{\"kind\": \"i2c_nack\"}", FW_RPC_INVALID_PARAMS),
+        "params: missing required key \"address\"");
+    ck_assert_str_eq(ctl_err(sim, "sim.fault.inject", "{\"kind\": \"adc_fail\", \"pin\": 25}",
+                             FW_RPC_INVALID_PARAMS),
+                     "params.pin: pin 25 (relay) is not an adc_input");
     ck_assert_str_eq(ctl_err(sim, "sim.fault.inject",
                              "{\"kind\": \"adc_fail\", \"pin\": 36, "
                              "\"address\": 72}",
-                             -32602),
+                             FW_RPC_INVALID_PARAMS),
                      "params.address: \"address\" does not apply to this kind of fault");
-    ck_assert_str_eq(ctl_err(sim, "sim.fault.inject", "{\"kind\": \"latency\"}", -32602),
-                     "params: missing required key \"us\"");
+    ck_assert_str_eq(
+        ctl_err(sim, "sim.fault.inject", "{\"kind\": \"latency\"}", FW_RPC_INVALID_PARAMS),
+        "params: missing required key \"us\"");
     ck_assert_str_eq(ctl_err(sim, "sim.fault.inject",
                              "{\"kind\": \"latency\", \"us\": 5, "
                              "\"pin\": 36, \"bus\": 0}",
-                             -32602),
+                             FW_RPC_INVALID_PARAMS),
                      "params.pin: a latency fault targets a pin or I2C, not both");
+    ck_assert_str_eq(ctl_err(sim, "sim.fault.inject", "{\"kind\": \"i2c_bus_stuck\", \"bus\": 1}",
+                             FW_RPC_INVALID_PARAMS),
+                     "params.bus: bus 1 does not exist: the board has 1 i2c bus(es)");
     ck_assert_str_eq(
-        ctl_err(sim, "sim.fault.inject", "{\"kind\": \"i2c_bus_stuck\", \"bus\": 1}", -32602),
-        "params.bus: bus 1 does not exist: the board has 1 i2c bus(es)");
-    ck_assert_str_eq(ctl_err(sim, "sim.fault.inject", "{\"kind\": \"brownout\"}", -32602),
-                     "params.kind: unknown value \"brownout\" (expected one of: i2c_nack, "
-                     "i2c_bus_stuck, adc_fail, latency)");
-    ck_assert_str_eq(ctl_err(sim, "sim.fault.clear", "{}", -32602),
+        ctl_err(sim, "sim.fault.inject", "{\"kind\": \"brownout\"}", FW_RPC_INVALID_PARAMS),
+        "params.kind: unknown value \"brownout\" (expected one of: i2c_nack, "
+        "i2c_bus_stuck, adc_fail, latency)");
+    ck_assert_str_eq(ctl_err(sim, "sim.fault.clear", "{}", FW_RPC_INVALID_PARAMS),
                      "params: give either \"id\" (one fault) or \"all\": true");
     sim_destroy(sim);
 }
@@ -591,32 +606,32 @@ static const char *error_of(sim_t *sim, const char *msg, int code)
 START_TEST(envelope_errors)
 {
     sim_t *sim = boot("esp32-demo", SIM_CLOCK_VIRTUAL);
-    ck_assert_str_eq(error_of(sim, "{\"jsonrpc\": \"2.0\", \"id\": 1", -32700),
+    ck_assert_str_eq(error_of(sim, "{\"jsonrpc\": \"2.0\", \"id\": 1", FW_RPC_PARSE_ERROR),
                      "Parse error: '}' expected near end of file (line 1, column 26)");
-    ck_assert_str_eq(error_of(sim, "{\"id\": 1, \"method\": \"sim.time\"}", -32600),
+    ck_assert_str_eq(error_of(sim, "{\"id\": 1, \"method\": \"sim.time\"}", FW_RPC_INVALID_REQUEST),
                      "Invalid Request: jsonrpc must be \"2.0\"");
-    ck_assert_str_eq(error_of(sim, "{\"jsonrpc\": \"2.0\", \"id\": 1}", -32600),
+    ck_assert_str_eq(error_of(sim, "{\"jsonrpc\": \"2.0\", \"id\": 1}", FW_RPC_INVALID_REQUEST),
                      "Invalid Request: method must be a string");
-    ck_assert_str_eq(
-        error_of(sim, "{\"jsonrpc\": \"2.0\", \"id\": [1], \"method\": \"sim.time\"}", -32600),
-        "Invalid Request: id must be a string, a number or null");
+    ck_assert_str_eq(error_of(sim, "{\"jsonrpc\": \"2.0\", \"id\": [1], \"method\": \"sim.time\"}",
+                              FW_RPC_INVALID_REQUEST),
+                     "Invalid Request: id must be a string, a number or null");
     ck_assert_str_eq(
         error_of(sim,
                  "{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \"sim.time\", "
                  "\"extra\": 1}",
-                 -32600),
+                 FW_RPC_INVALID_REQUEST),
         "Invalid Request: unknown key \"extra\" (allowed: jsonrpc, id, method, params)");
-    ck_assert_str_eq(error_of(sim, "[]", -32600), "Invalid Request: empty batch");
-    ck_assert_str_eq(error_of(sim, "7", -32600),
+    ck_assert_str_eq(error_of(sim, "[]", FW_RPC_INVALID_REQUEST), "Invalid Request: empty batch");
+    ck_assert_str_eq(error_of(sim, "7", FW_RPC_INVALID_REQUEST),
                      "Invalid Request: a request is an object, not an integer");
-    ck_assert_str_eq(
-        error_of(sim, "{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \"sim.tim\"}", -32601),
-        "Method not found: \"sim.tim\" (see docs/control-channel.md for the sim.* "
-        "methods)");
+    ck_assert_str_eq(error_of(sim, "{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \"sim.tim\"}",
+                              FW_RPC_METHOD_NOT_FOUND),
+                     "Method not found: \"sim.tim\" (see docs/control-channel.md for the sim.* "
+                     "methods)");
     ck_assert_str_eq(error_of(sim,
                               "{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \"sim.time\", "
                               "\"params\": [1]}",
-                              -32602),
+                              FW_RPC_INVALID_PARAMS),
                      "params: must be an object of named parameters, not an array");
     /* a notification gets no answer, even when it fails */
     ck_assert_ptr_null(ctl_raw(sim, "{\"jsonrpc\": \"2.0\", \"method\": \"sim.advance\", "
@@ -630,7 +645,8 @@ START_TEST(envelope_errors)
     ck_assert_uint_eq(json_array_size(r), 2);
     ck_assert_str_eq(json_string_value(json_object_get(json_array_get(r, 0), "id")), "a");
     ck_assert(json_is_null(json_object_get(json_array_get(r, 1), "id")));
-    ck_assert_int_eq(get_int(json_object_get(json_array_get(r, 1), "error"), "code"), -32601);
+    ck_assert_int_eq(get_int(json_object_get(json_array_get(r, 1), "error"), "code"),
+                     FW_RPC_METHOD_NOT_FOUND);
     json_decref(r);
     r = ctl_raw(sim, "{\"jsonrpc\": \"2.0\", \"id\": 3, \"method\": \"sim.get_pin\", "
                      "\"params\": {\"pin\": 2}}");

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "at24c.h"
 #include "i2c_bus.h"
 #include "test_util.h"
 
@@ -250,10 +251,16 @@ START_TEST(at24c_block_select_in_the_device_address)
     ck_assert_uint_eq(rx, 0xFF);
     ee_read(m, 2, &a, 1, &rx, 1, 10100);
     ck_assert_uint_eq(rx, 0x5A);
-    fw_i2c_dev_def_t def = {0};
-    sim_model_at24c.fw_def(m, &def);
-    ck_assert_uint_eq(def.size_bytes, 1024);
-    ck_assert_uint_eq(def.page_bytes, 16); /* the family default for 24C08 */
+    ck_assert_ptr_eq(sim_model_at24c.driver, &fw_driver_at24c);
+    ck_assert_uint_eq(sim_model_at24c.config_size, sizeof(fw_at24c_config_t));
+    fw_at24c_config_t config = {0, 1};
+    sim_model_at24c.fw_config(m, &config);
+    ck_assert_uint_eq(config.size_bytes, 1024);
+    ck_assert_uint_eq(config.page_bytes, 0); /* no "page": the driver's family default (16) */
+    sim_model_at24c.destroy(m);
+    m = create(&sim_model_at24c, "{\"size\": 1024, \"page\": 8}", ".");
+    sim_model_at24c.fw_config(m, &config);
+    ck_assert_uint_eq(config.page_bytes, 8);
     sim_model_at24c.destroy(m);
 }
 END_TEST

@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "fw_codes.h"
 #include "it_util.h"
 #include "test_util.h"
 
@@ -94,7 +95,7 @@ START_TEST(a_wired_relay_drives_its_input_and_the_input_cannot_be_forced)
         json_decref(r);
     }
     json_t *r = it_call(ctl, 3, "sim.set_input", "{\"pin\":26,\"level\":true}");
-    ck_assert_int_eq(it_error_code(r), -32602);
+    ck_assert_int_eq(it_error_code(r), FW_RPC_INVALID_PARAMS);
     const char *msg = json_string_value(json_object_get(json_object_get(r, "error"), "message"));
     ck_assert_msg(msg && strstr(msg, "wire"), "message: %s", msg);
     json_decref(r);
@@ -114,7 +115,7 @@ START_TEST(a_tmp102_that_does_not_acknowledge_gives_a_clear_device_error)
     json_int_t id = json_integer_value(json_object_get(it_result(r), "id"));
     json_decref(r);
     r = it_call(dev, 2, "read_temperature", NULL);
-    ck_assert_int_eq(it_error_code(r), -32002);
+    ck_assert_int_eq(it_error_code(r), FW_RPC_I2C_NACK);
     const char *msg = json_string_value(json_object_get(json_object_get(r, "error"), "message"));
     ck_assert_msg(msg && strstr(msg, "0x48"), "message does not name 0x48: %s", msg);
     json_decref(r);
@@ -133,7 +134,7 @@ START_TEST(the_control_channel_frames_lines_like_the_device)
 {
     start("esp32-demo");
     json_t *r = it_rpc(ctl, "garbage");
-    ck_assert_int_eq(it_error_code(r), -32700);
+    ck_assert_int_eq(it_error_code(r), FW_RPC_PARSE_ERROR);
     json_decref(r);
     /* Blank lines and a notification get no reply; two messages in one write get two; a
        message split across writes is one message. */
@@ -165,7 +166,7 @@ START_TEST(an_overlong_control_line_is_refused_and_the_channel_goes_on)
     big[n - 1] = '}';
     big[n] = 0;
     json_t *r = it_rpc(ctl, big);
-    ck_assert_int_eq(it_error_code(r), -32600);
+    ck_assert_int_eq(it_error_code(r), FW_RPC_INVALID_REQUEST);
     json_decref(r);
     free(big);
     json_decref(control(2, "sim.time", NULL));
@@ -204,7 +205,7 @@ START_TEST(advance_is_refused_on_the_realtime_clock)
     ck_assert(it_start(&proc, args));
     ctl = it_tcp_connect(proc.control_port);
     json_t *r = it_call(ctl, 1, "sim.advance", "{\"ms\":1000}");
-    ck_assert_int_eq(it_error_code(r), -32000);
+    ck_assert_int_eq(it_error_code(r), FW_RPC_SIM_STATE);
     json_decref(r);
     it_conn_close(ctl);
     ck_assert_int_eq(it_stop(&proc, SIGTERM, NULL), 0);

@@ -10,6 +10,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "fw_codes.h"
 #include "it_util.h"
 #include "test_util.h"
 
@@ -287,7 +288,7 @@ START_TEST(a_failed_initialize_creates_no_session)
     start();
     resp_t *r = post(NULL, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":5}");
     ck_assert_int_eq(r->status, 200); /* the JSON-RPC error is the answer */
-    ck_assert_int_eq(error_code(r), -32600);
+    ck_assert_int_eq(error_code(r), FW_RPC_INVALID_REQUEST);
     ck_assert_str_eq(r->session, "");
     resp_free(r);
     stop();
@@ -334,20 +335,20 @@ START_TEST(requests_need_a_known_session)
 {
     start();
     const char *list = "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}";
-    expect_refusal(post(NULL, list), 400, -32000, "Mcp-Session-Id header missing");
-    expect_refusal(post("0123456789abcdef0123456789abcdef", list), 404, -32001,
+    expect_refusal(post(NULL, list), 400, FW_RPC_TRANSPORT_ERROR, "Mcp-Session-Id header missing");
+    expect_refusal(post("0123456789abcdef0123456789abcdef", list), 404, FW_RPC_SESSION_NOT_FOUND,
                    "session not found");
-    expect_refusal(post("short", list), 404, -32001, NULL);
+    expect_refusal(post("short", list), 404, FW_RPC_SESSION_NOT_FOUND, NULL);
     char *sid = initialize();
     json_decref(rpc(sid, list));
     delete_session(sid);
-    expect_refusal(post(sid, list), 404, -32001, "session not found");
+    expect_refusal(post(sid, list), 404, FW_RPC_SESSION_NOT_FOUND, "session not found");
     char sh[128];
     snprintf(sh, sizeof sh, "Mcp-Session-Id: %s", sid);
     const char *del[] = {sh, NULL};
-    expect_refusal(request("DELETE", NULL, del), 404, -32001, NULL);
+    expect_refusal(request("DELETE", NULL, del), 404, FW_RPC_SESSION_NOT_FOUND, NULL);
     const char *del_none[] = {NULL};
-    expect_refusal(request("DELETE", NULL, del_none), 400, -32000, NULL);
+    expect_refusal(request("DELETE", NULL, del_none), 400, FW_RPC_TRANSPORT_ERROR, NULL);
     free(sid);
     stop();
 }
@@ -377,8 +378,9 @@ START_TEST(malformed_json_gets_400_with_a_parse_error)
 {
     start();
     char *sid = initialize();
-    expect_refusal(post(sid, "{\"jsonrpc\":\"2.0\",\"id\":"), 400, -32700, "Parse error");
-    expect_refusal(post(NULL, "not json"), 400, -32700, "line 1");
+    expect_refusal(post(sid, "{\"jsonrpc\":\"2.0\",\"id\":"), 400, FW_RPC_PARSE_ERROR,
+                   "Parse error");
+    expect_refusal(post(NULL, "not json"), 400, FW_RPC_PARSE_ERROR, "line 1");
     free(sid);
     stop();
 }
@@ -388,13 +390,15 @@ START_TEST(post_needs_json_content_and_an_accept_of_json_and_sse)
 {
     start();
     const char *text[] = {"Content-Type: text/plain", ACCEPT_BOTH, NULL};
-    expect_refusal(request("POST", INIT_BODY, text), 415, -32000, "application/json");
+    expect_refusal(request("POST", INIT_BODY, text), 415, FW_RPC_TRANSPORT_ERROR,
+                   "application/json");
     const char *no_type[] = {"Content-Type:", ACCEPT_BOTH, NULL};
-    expect_refusal(request("POST", INIT_BODY, no_type), 415, -32000, NULL);
+    expect_refusal(request("POST", INIT_BODY, no_type), 415, FW_RPC_TRANSPORT_ERROR, NULL);
     const char *json_only[] = {CT_JSON, "Accept: application/json", NULL};
-    expect_refusal(request("POST", INIT_BODY, json_only), 406, -32000, "text/event-stream");
+    expect_refusal(request("POST", INIT_BODY, json_only), 406, FW_RPC_TRANSPORT_ERROR,
+                   "text/event-stream");
     const char *sse_only[] = {CT_JSON, "Accept: text/event-stream", NULL};
-    expect_refusal(request("POST", INIT_BODY, sse_only), 406, -32000, NULL);
+    expect_refusal(request("POST", INIT_BODY, sse_only), 406, FW_RPC_TRANSPORT_ERROR, NULL);
     const char *charset[] = {"Content-Type: application/json; charset=utf-8",
                              "Accept: text/event-stream;q=0.9, application/json", NULL};
     resp_t *r = request("POST", INIT_BODY, charset);
@@ -453,7 +457,8 @@ START_TEST(a_body_over_1_mib_gets_413)
     memset(big, ' ', len);
     big[len] = 0;
     const char *headers[] = {CT_JSON, ACCEPT_BOTH, NULL};
-    expect_refusal(request_to("/mcp", "POST", big, len, headers), 413, -32000, "limit");
+    expect_refusal(request_to("/mcp", "POST", big, len, headers), 413, FW_RPC_TRANSPORT_ERROR,
+                   "limit");
     free(big);
     ck_assert_int_eq(post_chunked(2u << 20), 413); /* no Content-Length: counted as it comes */
     char *sid = initialize();                      /* the server is fine afterwards */
@@ -466,9 +471,9 @@ START_TEST(a_foreign_host_header_gets_403_unless_allowed)
 {
     start();
     const char *evil[] = {CT_JSON, ACCEPT_BOTH, "Host: evil.com", NULL};
-    expect_refusal(request("POST", INIT_BODY, evil), 403, -32000, "DNS rebinding");
+    expect_refusal(request("POST", INIT_BODY, evil), 403, FW_RPC_TRANSPORT_ERROR, "DNS rebinding");
     const char *evil_port[] = {CT_JSON, ACCEPT_BOTH, "Host: evil.com:80", NULL};
-    expect_refusal(request("POST", INIT_BODY, evil_port), 403, -32000, NULL);
+    expect_refusal(request("POST", INIT_BODY, evil_port), 403, FW_RPC_TRANSPORT_ERROR, NULL);
     const char *local[] = {CT_JSON, ACCEPT_BOTH, "Host: localhost:1234", NULL};
     resp_t *r = request("POST", INIT_BODY, local);
     ck_assert_int_eq(r->status, 200);
@@ -481,7 +486,7 @@ START_TEST(a_foreign_host_header_gets_403_unless_allowed)
     ck_assert_int_eq(r->status, 200);
     resp_free(r);
     const char *other[] = {CT_JSON, ACCEPT_BOTH, "Host: other.com", NULL};
-    expect_refusal(request("POST", INIT_BODY, other), 403, -32000, NULL);
+    expect_refusal(request("POST", INIT_BODY, other), 403, FW_RPC_TRANSPORT_ERROR, NULL);
     stop();
 }
 END_TEST
@@ -490,7 +495,7 @@ START_TEST(a_foreign_origin_gets_403_unless_allowed)
 {
     start();
     const char *evil[] = {CT_JSON, ACCEPT_BOTH, "Origin: http://evil.com", NULL};
-    expect_refusal(request("POST", INIT_BODY, evil), 403, -32000, "Origin");
+    expect_refusal(request("POST", INIT_BODY, evil), 403, FW_RPC_TRANSPORT_ERROR, "Origin");
     const char *local[] = {CT_JSON, ACCEPT_BOTH, "Origin: http://localhost:6274", NULL};
     resp_t *r = request("POST", INIT_BODY, local);
     ck_assert_int_eq(r->status, 200);
@@ -503,7 +508,7 @@ START_TEST(a_foreign_origin_gets_403_unless_allowed)
     ck_assert_int_eq(r->status, 200);
     resp_free(r);
     const char *other[] = {CT_JSON, ACCEPT_BOTH, "Origin: https://evil.com", NULL};
-    expect_refusal(request("POST", INIT_BODY, other), 403, -32000, NULL);
+    expect_refusal(request("POST", INIT_BODY, other), 403, FW_RPC_TRANSPORT_ERROR, NULL);
     stop();
 
     const char *any[] = {"--allow-origin", "*", NULL};
@@ -537,9 +542,10 @@ START_TEST(browsers_of_allowed_origins_get_cors_headers)
     const char *evil[] = {"Origin: http://evil.com", "Access-Control-Request-Method: POST", NULL};
     r = request("OPTIONS", NULL, evil);
     ck_assert_str_eq(r->cors_origin, "");
-    expect_refusal(r, 403, -32000, NULL);
+    expect_refusal(r, 403, FW_RPC_TRANSPORT_ERROR, NULL);
     const char *plain[] = {"Authorization: Bearer s3cret", NULL};
-    expect_refusal(request("OPTIONS", NULL, plain), 405, -32000, NULL); /* not a preflight */
+    expect_refusal(request("OPTIONS", NULL, plain), 405, FW_RPC_TRANSPORT_ERROR,
+                   NULL); /* not a preflight */
     stop();
 }
 END_TEST
@@ -549,11 +555,11 @@ static void check_token_required(void)
     const char *none[] = {CT_JSON, ACCEPT_BOTH, NULL};
     resp_t *r = request("POST", INIT_BODY, none);
     ck_assert_str_eq(r->www_authenticate, "Bearer realm=\"mcpsim\"");
-    expect_refusal(r, 401, -32000, "Authorization: Bearer");
+    expect_refusal(r, 401, FW_RPC_TRANSPORT_ERROR, "Authorization: Bearer");
     const char *wrong[] = {CT_JSON, ACCEPT_BOTH, "Authorization: Bearer nope", NULL};
     r = request("POST", INIT_BODY, wrong);
     ck_assert_str_eq(r->www_authenticate, "Bearer realm=\"mcpsim\", error=\"invalid_token\"");
-    expect_refusal(r, 401, -32000, "wrong credentials");
+    expect_refusal(r, 401, FW_RPC_TRANSPORT_ERROR, "wrong credentials");
     const char *right[] = {CT_JSON, ACCEPT_BOTH, "Authorization: Bearer s3cret", NULL};
     r = request("POST", INIT_BODY, right);
     ck_assert_int_eq(r->status, 200);
@@ -566,7 +572,7 @@ START_TEST(auth_token_requires_the_bearer_token)
     start_with("esp32-demo", token);
     check_token_required();
     const char *get[] = {"Accept: text/event-stream", NULL};
-    expect_refusal(request("GET", NULL, get), 401, -32000, NULL); /* every method */
+    expect_refusal(request("GET", NULL, get), 401, FW_RPC_TRANSPORT_ERROR, NULL); /* every method */
     stop();
 
     setenv("MCPSIM_AUTH_TOKEN", "s3cret", 1); /* the environment keeps it off the command line */
@@ -582,8 +588,8 @@ START_TEST(the_protocol_version_header_must_be_supported)
     start();
     char *sid = initialize();
     const char *list = "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}";
-    expect_refusal(post_with(sid, list, "MCP-Protocol-Version: 1999-01-01"), 400, -32000,
-                   "MCP-Protocol-Version");
+    expect_refusal(post_with(sid, list, "MCP-Protocol-Version: 1999-01-01"), 400,
+                   FW_RPC_TRANSPORT_ERROR, "MCP-Protocol-Version");
     resp_t *r = post_with(sid, list, "MCP-Protocol-Version: 2025-06-18");
     ck_assert_int_eq(r->status, 200);
     resp_free(r);
@@ -599,15 +605,16 @@ START_TEST(other_paths_404_and_other_methods_405)
 {
     start();
     const char *headers[] = {CT_JSON, ACCEPT_BOTH, NULL};
-    expect_refusal(request_to("/", "POST", INIT_BODY, strlen(INIT_BODY), headers), 404, -32000,
-                   "use /mcp");
-    expect_refusal(request_to("/mcp/x", "GET", NULL, 0, headers), 404, -32000, NULL);
+    expect_refusal(request_to("/", "POST", INIT_BODY, strlen(INIT_BODY), headers), 404,
+                   FW_RPC_TRANSPORT_ERROR, "use /mcp");
+    expect_refusal(request_to("/mcp/x", "GET", NULL, 0, headers), 404, FW_RPC_TRANSPORT_ERROR,
+                   NULL);
     resp_t *r = request("PUT", INIT_BODY, headers);
     ck_assert_str_eq(r->allow, "GET, POST, DELETE");
-    expect_refusal(r, 405, -32000, "PUT");
+    expect_refusal(r, 405, FW_RPC_TRANSPORT_ERROR, "PUT");
     r = request("PATCH", INIT_BODY, headers);
     ck_assert_str_eq(r->allow, "GET, POST, DELETE");
-    expect_refusal(r, 405, -32000, NULL);
+    expect_refusal(r, 405, FW_RPC_TRANSPORT_ERROR, NULL);
     stop();
 }
 END_TEST
@@ -617,7 +624,8 @@ START_TEST(the_session_limit_gives_503_until_one_ends)
     const char *two[] = {"--http-max-sessions", "2", NULL};
     start_with("esp32-demo", two);
     char *a = initialize(), *b = initialize();
-    expect_refusal(post(NULL, INIT_BODY), 503, -32000, "too many sessions (limit 2");
+    expect_refusal(post(NULL, INIT_BODY), 503, FW_RPC_TRANSPORT_ERROR,
+                   "too many sessions (limit 2");
     delete_session(a);
     char *c = initialize();
     free(a);
@@ -637,7 +645,7 @@ START_TEST(an_idle_session_expires)
         usleep(500 * 1000);
         json_decref(rpc(busy, ping));
     }
-    expect_refusal(post(idle, ping), 404, -32001, "expired");
+    expect_refusal(post(idle, ping), 404, FW_RPC_SESSION_NOT_FOUND, "expired");
     json_decref(rpc(busy, ping));
     char *err = it_stderr(&proc);
     ck_assert_ptr_nonnull(strstr(err, "expired: idle for"));
@@ -705,12 +713,13 @@ START_TEST(one_get_stream_per_session_and_get_needs_sse)
     char sh[128];
     snprintf(sh, sizeof sh, "Mcp-Session-Id: %s", sid);
     const char *json_only[] = {sh, "Accept: application/json", NULL};
-    expect_refusal(request("GET", NULL, json_only), 406, -32000, "text/event-stream");
+    expect_refusal(request("GET", NULL, json_only), 406, FW_RPC_TRANSPORT_ERROR,
+                   "text/event-stream");
     const char *no_session[] = {"Accept: text/event-stream", NULL};
-    expect_refusal(request("GET", NULL, no_session), 400, -32000, NULL);
+    expect_refusal(request("GET", NULL, no_session), 400, FW_RPC_TRANSPORT_ERROR, NULL);
     it_conn_t *s1 = open_stream(sid);
     const char *again[] = {sh, "Accept: text/event-stream", NULL};
-    expect_refusal(request("GET", NULL, again), 409, -32000, "already");
+    expect_refusal(request("GET", NULL, again), 409, FW_RPC_TRANSPORT_ERROR, "already");
     it_conn_close(s1); /* the client goes away: its stream ends within 250 ms */
     usleep(600 * 1000);
     it_conn_t *s2 = open_stream(sid); /* so the session may open another */

@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "fw_codes.h"
 #include "it_util.h"
 #include "test_util.h"
 
@@ -94,7 +95,7 @@ START_TEST(a_garbage_line_gets_a_parse_error_and_the_next_request_works)
     start();
     it_conn_t *c = it_tcp_connect(proc.tcp_port);
     json_t *r = it_rpc(c, "this is not json {");
-    ck_assert_int_eq(it_error_code(r), -32700);
+    ck_assert_int_eq(it_error_code(r), FW_RPC_PARSE_ERROR);
     ck_assert(json_is_null(json_object_get(r, "id")));
     json_decref(r);
     r = it_call(c, 2, "get_info", NULL);
@@ -110,7 +111,7 @@ START_TEST(control_methods_are_not_reachable_over_the_device_transport)
     start();
     it_conn_t *c = it_tcp_connect(proc.tcp_port);
     json_t *r = it_call(c, 3, "sim.advance", "{\"ms\":1000}");
-    ck_assert_int_eq(it_error_code(r), -32601);
+    ck_assert_int_eq(it_error_code(r), FW_RPC_METHOD_NOT_FOUND);
     json_decref(r);
     it_conn_close(c);
     stop();

@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "fw_codes.h"
 #include "it_util.h"
 #include "test_util.h"
 #include "ws_peer.h"
@@ -252,13 +253,13 @@ START_TEST(a_malformed_envelope_gets_invalid_request_in_an_envelope)
         ck_assert_str_eq(str_at(m, "type"), "mcp");
         json_t *payload = json_object_get(m, "payload");
         ck_assert(json_is_null(json_object_get(payload, "id")));
-        ck_assert_int_eq(it_error_code(payload), -32600);
+        ck_assert_int_eq(it_error_code(payload), FW_RPC_INVALID_REQUEST);
         json_decref(m);
     }
     /* Text that is not JSON is the core's parse error, plain. */
     ws_peer_send_text(p, "{\"type\":\"mcp\",");
     json_t *m = ws_peer_recv_json(p, IT_TIMEOUT);
-    ck_assert_int_eq(it_error_code(m), -32700);
+    ck_assert_int_eq(it_error_code(m), FW_RPC_PARSE_ERROR);
     json_decref(m);
     ws_peer_close(p);
     stop();

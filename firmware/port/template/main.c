@@ -5,16 +5,12 @@
 #include "fw_device.h"
 #include "hal_template.h"
 
-/* The board: the build names a generated board's header and const (board_<stem>.h, fw_board_
-   <stem>, from the board's JSON); without them, the esp32-demo board compiled into the core. */
-#ifdef FW_TEMPLATE_BOARD_HEADER
+/* The board, generated from its JSON by the build (cmake/boards.cmake), which names its header
+   and its const: board_<stem>.h and fw_board_<stem>. */
+#if !defined(FW_TEMPLATE_BOARD_HEADER) || !defined(FW_TEMPLATE_BOARD)
+#error "FW_TEMPLATE_BOARD_HEADER and FW_TEMPLATE_BOARD name the board (firmware/CMakeLists.txt)"
+#endif
 #include FW_TEMPLATE_BOARD_HEADER
-#else
-#include "../../boards/boards.h"
-#endif
-#ifndef FW_TEMPLATE_BOARD
-#define FW_TEMPLATE_BOARD fw_board_esp32_demo
-#endif
 
 /*
  * The port owns the device instance, its HAL context and the UART's framer. They are static:
@@ -33,14 +29,35 @@ void SysTick_Handler(void)
     hal_template_tick(&hal);
 }
 
-/* Copies up to cap received bytes into buf without blocking and returns how many. A real port
-   drains the UART receive FIFO, or the ring buffer its receive interrupt fills (at 115200 baud
-   a byte arrives every 87 us, so an interrupt-fed ring is the robust choice). */
+/* The UART's receive ring: its interrupt appends at rx_head, the main loop takes from rx_tail
+   (at 115200 baud a byte arrives every 87 us, so an interrupt-fed ring is the robust choice).
+   volatile: shared with the interrupt. One slot stays free to tell full from empty. */
+#define RX_RING 64
+static volatile uint8_t rx_ring[RX_RING];
+static volatile uint8_t rx_head, rx_tail;
+
+/* The UART's receive interrupt. Its name is the LM3S6965's vector name (UART0, IRQ 5), so the
+   startup file's weak default is replaced by this one. A real port reads the byte from the data
+   register (and clears the interrupt); the template has no UART and queues a NUL. */
+void UART0_Handler(void);
+void UART0_Handler(void)
+{
+    uint8_t byte = 0;
+    uint8_t next = (uint8_t)((rx_head + 1u) % RX_RING);
+    if (next == rx_tail) return; /* full: the byte is lost, as a UART overrun loses it */
+    rx_ring[rx_head] = byte;
+    rx_head = next;
+}
+
+/* Copies up to cap received bytes into buf without blocking and returns how many. */
 static size_t uart_read(uint8_t *buf, size_t cap)
 {
-    (void)buf;
-    (void)cap;
-    return 0;
+    size_t n = 0;
+    while (n < cap && rx_tail != rx_head) {
+        buf[n++] = rx_ring[rx_tail];
+        rx_tail = (uint8_t)((rx_tail + 1u) % RX_RING);
+    }
+    return n;
 }
 
 /* Sends one byte. A real port waits for room in the transmit FIFO and writes the data register

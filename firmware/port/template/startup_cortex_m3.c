@@ -3,10 +3,10 @@
 
 /*
  * The linker script places vector_table at address 0 (.isr_vector): the initial main stack
- * pointer (the end of RAM), then the 15 system exceptions of the ARMv7-M core. A real port adds
- * its chip's interrupt vectors after them (the UART's receive interrupt, for one). Every handler
- * is a weak alias of Default_Handler, so the port defines only those it needs (main.c:
- * SysTick_Handler).
+ * pointer (the end of RAM), the 15 system exceptions of the ARMv7-M core, then the chip's
+ * interrupts: the template lists the LM3S6965's up to UART0 (a real port lists all of its chip's).
+ * Every handler is a weak alias of Default_Handler, so the port defines only those it needs
+ * (main.c: SysTick_Handler, UART0_Handler).
  */
 
 /* Symbols of cortex_m3.ld: the .data image in flash, .data and .bss in RAM, the stack's top. */
@@ -27,13 +27,21 @@ void SVC_Handler(void) __attribute__((weak, alias("Default_Handler")));
 void DebugMon_Handler(void) __attribute__((weak, alias("Default_Handler")));
 void PendSV_Handler(void) __attribute__((weak, alias("Default_Handler")));
 void SysTick_Handler(void) __attribute__((weak, alias("Default_Handler")));
+void GPIOA_Handler(void) __attribute__((weak, alias("Default_Handler")));
+void GPIOB_Handler(void) __attribute__((weak, alias("Default_Handler")));
+void GPIOC_Handler(void) __attribute__((weak, alias("Default_Handler")));
+void GPIOD_Handler(void) __attribute__((weak, alias("Default_Handler")));
+void GPIOE_Handler(void) __attribute__((weak, alias("Default_Handler")));
+void UART0_Handler(void) __attribute__((weak, alias("Default_Handler")));
 
 typedef void (*vector_fn)(void);
 
-/* The table's layout as the core reads it: a stack address, then handler addresses. */
+/* The table's layout as the core reads it: a stack address, the system exceptions' handlers,
+   then the chip's interrupts (here the LM3S6965's first six, up to UART0's receive interrupt). */
 typedef struct vector_table {
     uint32_t *initial_sp;
     vector_fn handlers[15];
+    vector_fn irq[6];
 } vector_table_t;
 
 __attribute__((section(".isr_vector"), used)) const vector_table_t vector_table = {
@@ -51,6 +59,14 @@ __attribute__((section(".isr_vector"), used)) const vector_table_t vector_table 
         0, /* reserved */
         PendSV_Handler,
         SysTick_Handler,
+    },
+    .irq = {
+        GPIOA_Handler,
+        GPIOB_Handler,
+        GPIOC_Handler,
+        GPIOD_Handler,
+        GPIOE_Handler,
+        UART0_Handler,
     },
 };
 

@@ -43,8 +43,13 @@ _Noreturn void fuzz_fail(const char *fmt, ...) __attribute__((format(printf, 1, 
  * When `failing`, the HAL functions that touch hardware fail with errors picked from
  * fail_pattern (one error kind per call), so the tools' error paths run too.
  */
+/* Sample slots the fuzz board's buffered pins need (button 8, sensor 16). */
+#define FUZZ_SAMPLE_SLOTS 24
+
 typedef struct fuzz_rig {
     mock_hal_t mock;
+    fw_board_t board;                            /* the fuzz board, with this rig's rings */
+    fw_sample_slot_t samples[FUZZ_SAMPLE_SLOTS]; /* so that rigs alive together never share */
     fw_device_t dev;
     fw_framer_t framer;
     bool failing;

@@ -5,7 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "apps.h"
+#include "at24c.h"
 #include "fuzz.h"
+#include "fw_builtins.h"
+#include "tmp102.h"
 
 const char *fuzz_input_name;
 
@@ -86,18 +90,21 @@ static const fw_pin_def_t fuzz_pins[] = {
     {.number = PIN_FAN, .type = FW_PIN_PWM_OUTPUT, .name = "fan", .description = "Fan"},
 };
 
-static const fw_i2c_dev_def_t fuzz_i2c[] = {
-    {.driver = "tmp102", .bus = 0, .addr = 0x48},
-    {.driver = "at24c", .bus = 0, .addr = 0x50, .size_bytes = 4096, .page_bytes = 32},
+static const fw_at24c_config_t fuzz_24c32 = {.size_bytes = 4096, .page_bytes = 32};
+static const fw_chip_t fuzz_chips[] = {
+    {.driver = &fw_driver_tmp102, .bus = 0, .addr = 0x48},
+    {.driver = &fw_driver_at24c, .bus = 0, .addr = 0x50, .config = &fuzz_24c32},
 };
 
-static const char *const fuzz_apps[] = {"read_touch", "calibrate_touch", NULL};
+static const fw_tool_t *const fuzz_apps[] = {&fw_app_read_touch, &fw_app_calibrate_touch, NULL};
 
+/* Every rig gets its own copy of the board with its own sample store (fuzz_rig_init). */
 #define FUZZ_BOARD_COMMON                                                                          \
     .device = FUZZ_BOARD_DEVICE, .version = "1.2.3", .platform = "fuzz", .pins = fuzz_pins,        \
     .pin_count = sizeof fuzz_pins / sizeof fuzz_pins[0], .adc_bits = 12, .adc_ref_mv = 3300,       \
-    .i2c_bus_count = 2, .i2c_devices = fuzz_i2c,                                                   \
-    .i2c_device_count = sizeof fuzz_i2c / sizeof fuzz_i2c[0], .app_tools = fuzz_apps
+    .i2c_bus_count = 2, .chips = fuzz_chips,                                                       \
+    .chip_count = sizeof fuzz_chips / sizeof fuzz_chips[0], .toolsets = fw_builtins_i2c,           \
+    .app_tools = fuzz_apps
 
 static const fw_board_t fuzz_board = {FUZZ_BOARD_COMMON, .adc_report = FW_ADC_REPORT_VOLTS};
 static const fw_board_t fuzz_board_alt = {FUZZ_BOARD_COMMON, .adc_report = FW_ADC_REPORT_MV,
@@ -217,7 +224,11 @@ void fuzz_rig_init(fuzz_rig_t *rig, bool alt)
     tmp->mem[2] = 0xA0;
     for (size_t i = 0; i < MOCK_I2C_MEM; i++) rom->mem[i] = (uint8_t)(i * 7u);
     rig->mock.pins[4].adc = 70; /* the touch pad, untouched */
-    fw_err_t err = fw_device_init(&rig->dev, alt ? &fuzz_board_alt : &fuzz_board, &rig_api, rig);
+    rig->board = alt ? fuzz_board_alt : fuzz_board;
+    rig->board.sample_store = rig->samples;
+    rig->board.sample_store_len = FUZZ_SAMPLE_SLOTS;
+    FUZZ_CHECK(fw_board_sample_slots(&rig->board) == FUZZ_SAMPLE_SLOTS, "FUZZ_SAMPLE_SLOTS");
+    fw_err_t err = fw_device_init(&rig->dev, &rig->board, &rig_api, rig);
     FUZZ_CHECK(err == FW_OK, "fw_device_init of the fuzz board failed: %d", (int)err);
     fw_framer_init(&rig->framer);
     fuzz_rig_advance(rig, 1000);
@@ -225,10 +236,14 @@ void fuzz_rig_init(fuzz_rig_t *rig, bool alt)
 
 /* ---------------------------------------------------------------- reply checks */
 
+/* The codes a device sends: JSON-RPC's own, MCP's resource-not-found and the hardware range
+   (never a transport's codes, which only the hosts in sim/host send). */
 static bool valid_code(json_int_t code)
 {
-    return code == -32700 || code == -32600 || code == -32601 || code == -32602 || code == -32603 ||
-           (code <= -32000 && code >= -32099);
+    return code == FW_RPC_PARSE_ERROR || code == FW_RPC_INVALID_REQUEST ||
+           code == FW_RPC_METHOD_NOT_FOUND || code == FW_RPC_INVALID_PARAMS ||
+           code == FW_RPC_INTERNAL_ERROR || code == FW_RPC_RESOURCE_NOT_FOUND ||
+           (code >= FW_RPC_HW_FIRST && code <= FW_RPC_HW_LAST);
 }
 
 static void check_error(const json_t *error, const char *what)

@@ -64,7 +64,7 @@ static void check_segment(const char *s, size_t n, const json_t *replies, size_t
 {
     size_t len = n > 0 && s[n - 1] == '\r' ? n - 1 : n;
     if (n > FW_LINE_MAX && !(n == FW_LINE_MAX + 1 && len == FW_LINE_MAX)) {
-        fuzz_check_message_error(next_reply(replies, k, "an overlong line"), -32700,
+        fuzz_check_message_error(next_reply(replies, k, "an overlong line"), FW_RPC_PARSE_ERROR,
                                  "feed: overlong line");
         return;
     }

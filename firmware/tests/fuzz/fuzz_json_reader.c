@@ -244,7 +244,7 @@ static void check_string(const fw_json_doc_t *doc, uint32_t i)
                "token %u: decode into nothing did not fail", i);
     FUZZ_CHECK(valid_utf8((const uint8_t *)s, n), "token %u: decoded text is not UTF-8", i);
     if (!(t->flags & FW_JSON_F_ESCAPED))
-        FUZZ_CHECK(n == t->end - t->start && memcmp(s, doc->buf + t->start, n) == 0,
+        FUZZ_CHECK(n == (size_t)(t->end - t->start) && memcmp(s, doc->buf + t->start, n) == 0,
                    "token %u: unescaped string changed by decoding", i);
     if (memchr(s, 0, n) == NULL) {
         FUZZ_CHECK(fw_json_str_eq(doc, i, s), "token %u: str_eq(decoded) is false", i);
@@ -498,6 +498,18 @@ static void check_limits(const char *buf, size_t size, const parsed_t *deep, con
     FUZZ_CHECK(p.err == FW_ERR_JSON_DEPTH, "depth %u - 1: verdict %d", depth, (int)p.err);
 }
 
+/* One parse uses at most this many tokens (token indexes are 16 bits): "[0,0,...]" needs
+   2 * TOKS_LIMIT + 1 bytes to exceed it. */
+#define TOKS_LIMIT 65534u
+
+/* The longest message the reader indexes: its offsets (fw_json_off_t) must hold the length
+   plus one, and FW_MSG_MAX bounds it. */
+static size_t longest_message(void)
+{
+    uint64_t n = (uint64_t)(fw_json_off_t)-1 - 1u;
+    return (size_t)((uint64_t)FW_MSG_MAX < n ? (uint64_t)FW_MSG_MAX : n);
+}
+
 int fuzz_json_reader(const uint8_t *data, size_t size)
 {
     char *buf = fuzz_exact_copy(data, size);
@@ -509,7 +521,8 @@ int fuzz_json_reader(const uint8_t *data, size_t size)
     parsed_t deep = parse(buf, size, pool_a, ntoks, (unsigned)size + 1u);
     parsed_t at16 = parse(buf, size, pool_b, ntoks, DEPTH);
     FUZZ_CHECK(deep.err != FW_ERR_JSON_DEPTH, "unreachable depth reported");
-    FUZZ_CHECK(deep.err != FW_ERR_JSON_NOMEM || size >= 2u * UINT16_MAX,
+    FUZZ_CHECK(deep.err != FW_ERR_JSON_NOMEM || size > longest_message() ||
+                   size >= 2u * TOKS_LIMIT + 1u,
                "NOMEM with a pool of size + 1 tokens");
     if (deep.err == FW_OK && doc_depth(&deep.doc) > DEPTH) {
         FUZZ_CHECK(at16.err == FW_ERR_JSON_DEPTH, "depth %u accepted at 16 (%d)",

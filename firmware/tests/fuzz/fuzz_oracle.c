@@ -85,7 +85,7 @@ static json_t *published_tools(void)
                "list_tools did not answer");
     json_t *reply = fuzz_check_reply(out.data, out.len, "list_tools");
     tools = json_incref(json_object_get(json_object_get(reply, "result"), "tools"));
-    FUZZ_CHECK(json_is_array(tools) && json_array_size(tools) == rig.dev.tool_count,
+    FUZZ_CHECK(json_is_array(tools) && json_array_size(tools) == fw_device_tool_count(&rig.dev),
                "list_tools does not list every tool");
     json_decref(reply);
     fuzz_buf_free(&out);

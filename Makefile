@@ -113,7 +113,7 @@ tidy: build
 	    -print | xargs -r clang-tidy -p build --quiet
 
 clean:
-	rm -rf build build-asan build-tsan build-cov build-arm build-fuzz
+	rm -rf build build-asan build-tsan build-cov build-arm build-fuzz build-switches
 
 FUZZ_SECONDS ?= 60
 fuzz: bootstrap

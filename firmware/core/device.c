@@ -142,7 +142,11 @@ static bool params_valid(const fw_tool_t *tool)
         const fw_param_t *p = &tool->params[i];
         if (!nonempty(p->name) || p->type > FW_PARAM_BYTES) return false;
         /* types a build left out (fw_config.h) */
-        if (!FW_WITH_FLOAT && p->type == FW_PARAM_NUMBER) return false;
+#if FW_WITH_FLOAT
+        if (p->type == FW_PARAM_NUMBER && p->number == NULL) return false;
+#else
+        if (p->type == FW_PARAM_NUMBER) return false;
+#endif
         if (!FW_WITH_PARAM_BYTES && p->type == FW_PARAM_BYTES) return false;
         for (size_t j = 0; j < i; j++)
             if (strcmp(tool->params[j].name, p->name) == 0) return false;

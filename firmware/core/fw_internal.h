@@ -196,6 +196,7 @@ fw_err_t fw_schema_bind(fw_call_t *call, const fw_json_doc_t *doc, int32_t param
 void fw_schema_write(fw_jw_t *w, const fw_tool_t *tool);
 
 
+
 /* ---------------------------------------------------------------- pins and sampling */
 
 /* Resolves a pin given as number or name; index or -1. */

@@ -157,9 +157,6 @@ static fw_err_t bind_integer(const bind_ctx_t *b)
     if (get_int(b->doc, b->tok, &b->arg->i) != FW_OK)
         return issue(b, "%s does not fit a " STR(FW_INT_BITS) "-bit integer",
                      tok_text(text, sizeof text, b->doc, b->tok));
-#if FW_WITH_FLOAT
-    b->arg->num = (double)b->arg->i;
-#endif
     return check_range(b, b->arg->i, NULL);
 }
 
@@ -171,9 +168,48 @@ static fw_err_t bind_number(const bind_ctx_t *b)
     if (fw_json_get_double(b->doc, b->tok, &b->arg->num) != FW_OK || !is_finite(b->arg->num))
         return issue(b, "%s is out of range", tok_text(text, sizeof text, b->doc, b->tok));
     double v = b->arg->num;
-    b->arg->i = v > -9.2e18 && v < 9.2e18 ? (int64_t)v : 0;
+    b->arg->i = v > -9.2e18 && v < 9.2e18 ? (fw_int_t)v : 0;
     return check_num_range(b, v);
 }
+
+static void number_default(fw_arg_t *a, const fw_param_t *p)
+{
+    a->num = p->def_num;
+    a->i = p->def_num > -9.2e18 && p->def_num < 9.2e18 ? (fw_int_t)p->def_num : 0;
+}
+
+static void number_ranges(fw_jw_t *w, const fw_param_t *p)
+{
+    if (p->has_min) {
+        fw_jw_key(w, "minimum");
+        write_num(w, p->num_min);
+    }
+    if (p->has_max) {
+        fw_jw_key(w, "maximum");
+        write_num(w, p->num_max);
+    }
+}
+
+static void number_default_write(fw_jw_t *w, const fw_param_t *p)
+{
+    write_num(w, p->def_num);
+}
+
+/* Reached only through the descriptors of NUMBER parameters: a build whose tools take none
+   links no floating point at all. */
+struct fw_number_ops {
+    fw_err_t (*bind)(const bind_ctx_t *b);
+    void (*fill_default)(fw_arg_t *a, const fw_param_t *p);
+    void (*write_ranges)(fw_jw_t *w, const fw_param_t *p);
+    void (*write_default)(fw_jw_t *w, const fw_param_t *p);
+};
+
+const fw_number_ops_t fw_number_ops = {
+    .bind = bind_number,
+    .fill_default = number_default,
+    .write_ranges = number_ranges,
+    .write_default = number_default_write,
+};
 #endif
 
 static fw_err_t bind_boolean(const bind_ctx_t *b)
@@ -181,9 +217,6 @@ static fw_err_t bind_boolean(const bind_ctx_t *b)
     uint8_t type = b->doc->toks[b->tok].type;
     if (type != FW_JSON_TRUE && type != FW_JSON_FALSE) return wrong_type(b, "true or false");
     b->arg->i = type == FW_JSON_TRUE;
-#if FW_WITH_FLOAT
-    b->arg->num = (double)b->arg->i;
-#endif
     return FW_OK;
 }
 
@@ -272,9 +305,6 @@ static fw_err_t bind_pin_index(const bind_ctx_t *b, int idx)
             def->name, fw_pin_type_name((fw_pin_type_t)type), mask_text(need, sizeof need, mask));
     }
     b->arg->i = def->number;
-#if FW_WITH_FLOAT
-    b->arg->num = def->number;
-#endif
     b->arg->pin = def;
     b->arg->pin_index = (uint8_t)idx;
     return FW_OK;
@@ -363,7 +393,7 @@ static fw_err_t bind_value(fw_call_t *call, const fw_json_doc_t *doc, size_t idx
         break;
 #if FW_WITH_FLOAT
     case FW_PARAM_NUMBER:
-        err = bind_number(&b);
+        err = b.param->number->bind(&b);
         break;
 #endif
     case FW_PARAM_BOOLEAN:
@@ -465,8 +495,7 @@ static fw_err_t fill_default(fw_call_t *call, size_t idx)
     fw_arg_t *a = &call->args[idx];
     a->i = p->def_int;
 #if FW_WITH_FLOAT
-    a->num = p->type == FW_PARAM_NUMBER ? p->def_num : (double)p->def_int;
-    if (p->type == FW_PARAM_NUMBER) a->i = (int64_t)p->def_num;
+    if (p->type == FW_PARAM_NUMBER) p->number->fill_default(a, p);
 #endif
     if (p->type == FW_PARAM_STRING) {
         a->str = p->def_str ? p->def_str : "";
@@ -565,14 +594,7 @@ static void write_ranges(fw_jw_t *w, const fw_param_t *p)
     if (p->type >= FW_ARRAY_LEN(keys) || keys[p->type][0] == NULL) return;
 #if FW_WITH_FLOAT
     if (p->type == FW_PARAM_NUMBER) {
-        if (p->has_min) {
-            fw_jw_key(w, "minimum");
-            write_num(w, p->num_min);
-        }
-        if (p->has_max) {
-            fw_jw_key(w, "maximum");
-            write_num(w, p->num_max);
-        }
+        p->number->write_ranges(w, p);
         return;
     }
 #endif
@@ -590,7 +612,7 @@ static void write_default(fw_jw_t *w, const fw_param_t *p)
         fw_jw_str(w, p->def_str ? p->def_str : "");
 #if FW_WITH_FLOAT
     } else if (p->type == FW_PARAM_NUMBER) {
-        write_num(w, p->def_num);
+        p->number->write_default(w, p);
 #endif
     } else {
         fw_jw_i64(w, p->def_int);

@@ -40,6 +40,15 @@ typedef enum fw_param_type {
 /* Pin type bits, for FW_PARAM_PIN's accepted types (fw_param_t.pin_types). */
 #define FW_PINMASK(type) (1u << (type))
 
+#if FW_WITH_FLOAT
+/* The code that binds and publishes FW_PARAM_NUMBER parameters. A NUMBER descriptor points at
+   it (.number = FW_NUMBER_OPS), so floating point is linked only into a build with a tool that
+   takes a fractional number. */
+typedef struct fw_number_ops fw_number_ops_t;
+extern const fw_number_ops_t fw_number_ops;
+#define FW_NUMBER_OPS (&fw_number_ops)
+#endif
+
 /*
  * One parameter, declared once: the published inputSchema and the validation of every call are
  * both derived from it. Integer ranges (min/max) apply to INTEGER values and to STRING length
@@ -59,6 +68,7 @@ typedef struct fw_param {
     const char *const *enum_values;
 #if FW_WITH_FLOAT
     double num_min, num_max, def_num; /* NUMBER: range and default */
+    const fw_number_ops_t *number;    /* NUMBER: FW_NUMBER_OPS (required) */
 #endif
 } fw_param_t;
 
@@ -68,7 +78,7 @@ typedef struct fw_arg {
     uint8_t pin_index; /* PIN: index in the registry */
     fw_int_t i;        /* INTEGER, BOOLEAN (0/1), PIN (pin number) */
 #if FW_WITH_FLOAT
-    double num; /* NUMBER (and INTEGER as double) */
+    double num; /* NUMBER (i holds it truncated) */
 #endif
     const char *str;              /* STRING (NUL-terminated) */
     const uint8_t *bytes;         /* BYTES */

@@ -71,6 +71,33 @@ static inline const fw_board_t *test_board_esp32_demo(void)
     return &board;
 }
 
+#if !(FW_WITH_I2C && FW_WITH_SAMPLING)
+/* The greenhouse-min's identity and pins (soil unsampled), without its chips: what a build
+   without I2C or sampling can carry of it. No tool sets. */
+static inline const fw_board_t *test_board_greenhouse_min_pins(void)
+{
+    static const fw_pin_def_t pins[] = {
+        {.number = 2,
+         .type = FW_PIN_DIGITAL_OUTPUT,
+         .name = "status_led",
+         .description = "Status LED"},
+        {.number = 5, .type = FW_PIN_PWM_OUTPUT, .name = "fan", .description = "Ventilation fan"},
+        {.number = 36, .type = FW_PIN_ADC_INPUT, .name = "soil", .description = "Soil moisture"},
+    };
+    static const fw_board_t board = {
+        .device = "greenhouse-min",
+        .version = "1.0.0",
+        .platform = "bare-metal",
+        .pins = pins,
+        .pin_count = FW_ARRAY_LEN(pins),
+        .adc_bits = 12,
+        .adc_ref_mv = 3300,
+        .adc_report = FW_ADC_REPORT_VOLTS,
+    };
+    return &board;
+}
+#endif
+
 #if FW_WITH_I2C && FW_WITH_SAMPLING
 /* A minimal greenhouse controller with an I2C bus: status LED on 2, fan (PWM) on 5, a soil
    moisture ADC on 36 sampled every second into a 10-sample ring; a TMP102 at 0x48 and a 24C32

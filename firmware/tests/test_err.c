@@ -7,7 +7,8 @@ typedef struct err_case {
     int code;
 } err_case_t;
 
-/* Every value of fw_err_t (keep in step with fw_err.h) and the code it must map to. */
+/* Every value of fw_err_t (keep in step with fw_err.h) and the code it must map to; the table
+   follows the build's features (no MCP, no resource errors; no I2C, no bus errors). */
 static const err_case_t cases[] = {
     {FW_ERR_JSON_INVALID, FW_RPC_PARSE_ERROR},
     {FW_ERR_JSON_NOMEM, FW_RPC_INVALID_REQUEST},
@@ -21,12 +22,16 @@ static const err_case_t cases[] = {
     {FW_ERR_NO_SPACE, FW_RPC_INTERNAL_ERROR},
     {FW_ERR_EXISTS, FW_RPC_INTERNAL_ERROR},
     {FW_ERR_ARG, FW_RPC_INTERNAL_ERROR},
+#if FW_WITH_MCP
     {FW_ERR_RESOURCE_NOT_FOUND, FW_RPC_RESOURCE_NOT_FOUND},
+#endif
     {FW_ERR_HW, FW_RPC_HW_FAILURE},
     {FW_ERR_UNSUPPORTED, FW_RPC_UNSUPPORTED},
+#if FW_WITH_I2C
     {FW_ERR_I2C_NACK, FW_RPC_I2C_NACK},
     {FW_ERR_I2C_BUS, FW_RPC_I2C_BUS},
     {FW_ERR_I2C_TIMEOUT, FW_RPC_I2C_TIMEOUT},
+#endif
     {FW_ERR_ADC, FW_RPC_ADC},
     {FW_ERR_TIMEOUT, FW_RPC_HW_TIMEOUT},
     {FW_ERR_DEVICE_DATA, FW_RPC_DEVICE_DATA},
@@ -126,7 +131,31 @@ END_TEST
 
 START_TEST(test_example_wording)
 {
+    ck_assert_str_eq(fw_err_str(FW_ERR_ADC), "adc conversion failed");
+#if FW_WITH_I2C
     ck_assert_str_eq(fw_err_str(FW_ERR_I2C_NACK), "i2c device did not acknowledge");
+#endif
+}
+END_TEST
+
+/* Errors of a feature the build left out are not in its table: unknown, reported as internal. */
+START_TEST(test_errors_of_features_left_out)
+{
+    static const struct {
+        fw_err_t err;
+        bool present;
+    } features[] = {
+        {FW_ERR_RESOURCE_NOT_FOUND, FW_WITH_MCP},
+        {FW_ERR_I2C_NACK, FW_WITH_I2C},
+        {FW_ERR_I2C_BUS, FW_WITH_I2C},
+        {FW_ERR_I2C_TIMEOUT, FW_WITH_I2C},
+    };
+    for (size_t i = 0; i < sizeof features / sizeof features[0]; i++) {
+        bool known = strcmp(fw_err_str(features[i].err), "unknown error") != 0;
+        ck_assert_int_eq(known, features[i].present);
+        if (!features[i].present)
+            ck_assert_int_eq(fw_err_rpc_code(features[i].err), FW_RPC_INTERNAL_ERROR);
+    }
 }
 END_TEST
 
@@ -143,6 +172,7 @@ Suite *err_suite(void)
     tcase_add_test(t, test_unknown_values);
     tcase_add_test(t, test_wire_values_of_the_codes);
     tcase_add_test(t, test_example_wording);
+    tcase_add_test(t, test_errors_of_features_left_out);
     suite_add_tcase(s, t);
     return s;
 }

@@ -89,9 +89,11 @@ static void check_tree(const fw_json_doc_t *doc)
             ck_assert_int_le(n, (int32_t)(t->end - t->start));
         }
         if (t->type == FW_JSON_NUMBER) {
-            double d;
             int64_t v;
+#if FW_WITH_FLOAT
+            double d;
             ck_assert_int_eq(fw_json_get_double(doc, i, &d), FW_OK);
+#endif
             fw_err_t e = fw_json_get_i64(doc, i, &v);
             ck_assert(e == FW_OK || e == FW_ERR_ARG || e == FW_ERR_NO_SPACE);
             ck_assert_int_eq(e == FW_ERR_ARG, (t->flags & FW_JSON_F_INTEGER) == 0);
@@ -453,6 +455,41 @@ START_TEST(i64_limits_exact)
 }
 END_TEST
 
+/* The 32-bit reader (what a build without FW_WITH_INT64 binds arguments with). */
+START_TEST(i32_limits_exact)
+{
+    static const struct {
+        const char *text;
+        fw_err_t err;
+        int32_t value;
+    } cases[] = {
+        {"0", FW_OK, 0},
+        {"-0", FW_OK, 0},
+        {"2147483647", FW_OK, INT32_MAX},
+        {"-2147483648", FW_OK, INT32_MIN},
+        {"2147483648", FW_ERR_NO_SPACE, 0},
+        {"-2147483649", FW_ERR_NO_SPACE, 0},
+        {"21474836470", FW_ERR_NO_SPACE, 0},
+        {"99999999999999999999", FW_ERR_NO_SPACE, 0},
+        {"1.0", FW_ERR_ARG, 0},
+        {"1e2", FW_ERR_ARG, 0},
+        {"\"1\"", FW_ERR_ARG, 0},
+        {"null", FW_ERR_ARG, 0},
+    };
+    for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
+        fw_json_doc_t doc;
+        char *buf;
+        int32_t v = 42;
+        ck_assert_int_eq(parse_str(&doc, &buf, cases[i].text), FW_OK);
+        fw_err_t err = fw_json_get_i32(&doc, 0, &v);
+        ck_assert_msg(err == cases[i].err, "%s: err %d", cases[i].text, err);
+        ck_assert_int_eq(v, cases[i].err == FW_OK ? cases[i].value : 42);
+        free(buf);
+    }
+}
+END_TEST
+
+#if FW_WITH_FLOAT
 static int64_t ordered_bits(double d)
 {
     int64_t b;
@@ -569,6 +606,7 @@ START_TEST(double_extremes_give_inf_or_zero)
     free(buf);
 }
 END_TEST
+#endif
 
 /* ---------------------------------------------------------------- limits */
 
@@ -884,8 +922,11 @@ static Suite *json_reader_suite(void)
     suite_add_tcase(s, tc);
     tc = tcase_create("numbers");
     tcase_add_test(tc, i64_limits_exact);
+    tcase_add_test(tc, i32_limits_exact);
+#if FW_WITH_FLOAT
     tcase_add_test(tc, double_conversion_within_one_ulp);
     tcase_add_test(tc, double_extremes_give_inf_or_zero);
+#endif
     suite_add_tcase(s, tc);
     tc = tcase_create("limits");
     tcase_set_timeout(tc, 60);

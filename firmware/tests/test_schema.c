@@ -8,6 +8,12 @@
 #include "test_boards.h"
 #include "test_util.h"
 
+/* The full specification needs NUMBER and BYTES parameters, 64-bit integers and room for tools
+   of five parameters; a build without them (mcpu-min) runs the compact one further down. */
+#define SCHEMA_FULL                                                                                \
+    (FW_WITH_FLOAT && FW_WITH_PARAM_BYTES && FW_WITH_INT64 && FW_PARAMS_MAX >= 5 &&              \
+     FW_TOOLS_MAX >= 16)
+
 /* ---------------------------------------------------------------- fixture */
 
 static const fw_pin_def_t pins[] = {
@@ -38,6 +44,7 @@ static fw_err_t capture(fw_call_t *call)
 
 static const char *const units[] = {"C", "F", NULL};
 
+#if SCHEMA_FULL
 static const fw_param_t nums_params[] = {
     {.name = "i",
      .type = FW_PARAM_INTEGER,
@@ -165,6 +172,63 @@ static const fw_tool_t tools[] = {
     {.name = "none", .description = "no parameters", .handler = capture},
 };
 
+#else
+
+/* The compact tools: at most three parameters each (FW_PARAMS_MAX), no NUMBER or BYTES. */
+static const fw_param_t nums_params[] = {
+    {.name = "i",
+     .type = FW_PARAM_INTEGER,
+     .required = true,
+     .has_min = true,
+     .has_max = true,
+     .min = -5,
+     .max = 255,
+     .description = "an integer"},
+    {.name = "big", .type = FW_PARAM_INTEGER},
+    {.name = "d", .type = FW_PARAM_INTEGER, .has_default = true, .def_int = 42},
+};
+
+static const fw_param_t strs_params[] = {
+    {.name = "s", .type = FW_PARAM_STRING, .has_min = true, .has_max = true, .min = 2, .max = 5},
+    {.name = "unit",
+     .type = FW_PARAM_STRING,
+     .enum_values = units,
+     .has_default = true,
+     .def_str = "C"},
+    {.name = "b", .type = FW_PARAM_BOOLEAN, .has_default = true, .def_int = 1},
+};
+
+static const fw_param_t pins_params[] = {
+    {.name = "out", .type = FW_PARAM_PIN, .pin_types = FW_PINMASK(FW_PIN_DIGITAL_OUTPUT)},
+    {.name = "any", .type = FW_PARAM_PIN},
+    {.name = "in",
+     .type = FW_PARAM_PIN,
+     .has_default = true,
+     .def_int = 34,
+     .pin_types = FW_PINMASK(FW_PIN_DIGITAL_INPUT) | FW_PINMASK(FW_PIN_ADC_INPUT)},
+};
+
+/* Four tools beside the board's four built-ins: FW_TOOLS_MAX (8) exactly. */
+static const fw_tool_t tools[] = {
+    {.name = "nums",
+     .description = "numbers",
+     .params = nums_params,
+     .param_count = FW_ARRAY_LEN(nums_params),
+     .handler = capture},
+    {.name = "strs",
+     .description = "strings",
+     .params = strs_params,
+     .param_count = FW_ARRAY_LEN(strs_params),
+     .handler = capture},
+    {.name = "pins",
+     .description = "pins",
+     .params = pins_params,
+     .param_count = FW_ARRAY_LEN(pins_params),
+     .handler = capture},
+    {.name = "none", .description = "no parameters", .handler = capture},
+};
+#endif
+
 static void setup(void)
 {
     mock_hal_init(&hal);
@@ -194,7 +258,8 @@ static void accepts(const char *tool, const char *params)
 }
 
 /* Refused with -32602; the first issue has this path and message, and the error message is
-   "invalid params: <path>: <message>" (plus " (and N more)" when more issues follow). */
+   "invalid params: <path>: <message>" (plus " (and N more)" when more issues follow). A build
+   with small buffers cuts both at their limits (FW_ISSUE_TEXT_MAX, FW_ERRMSG_MAX). */
 static void refuses(const char *tool, const char *params, const char *path, const char *message)
 {
     unsigned before = calls;
@@ -207,13 +272,17 @@ static void refuses(const char *tool, const char *params, const char *path, cons
     ck_assert_int_eq(json_integer_value(json_object_get(err, "code")), FW_RPC_INVALID_PARAMS);
     json_t *is = json_array_get(json_object_get(json_object_get(err, "data"), "issues"), 0);
     ck_assert_str_eq(json_string_value(json_object_get(is, "path")), path);
-    ck_assert_str_eq(json_string_value(json_object_get(is, "message")), message);
     char want[256];
+    snprintf(want, sizeof want, "%.*s", FW_ISSUE_TEXT_MAX - 1, message);
+    ck_assert_str_eq(json_string_value(json_object_get(is, "message")), want);
     snprintf(want, sizeof want, "invalid params: %s: %s", path, message);
+    if (strlen(want) > FW_ERRMSG_MAX - 1) want[FW_ERRMSG_MAX - 1] = 0;
     const char *got = json_string_value(json_object_get(err, "message"));
     ck_assert_msg(strncmp(got, want, strlen(want)) == 0, "%s", got);
     json_decref(j);
 }
+
+#if SCHEMA_FULL
 
 /* ---------------------------------------------------------------- integers and numbers */
 
@@ -582,6 +651,131 @@ START_TEST(test_issues_collected)
 }
 END_TEST
 
+#else /* !SCHEMA_FULL */
+
+/* ---------------------------------------------------------------- compact validation */
+
+START_TEST(test_integer)
+{
+    accepts("nums", "{\"i\":2}");
+    ck_assert(seen[0].present);
+    ck_assert_int_eq(seen[0].i, 2);
+    accepts("nums", "{\"i\":-5}");
+    accepts("nums", "{\"i\":255}");
+    refuses("nums", "{\"i\":256}", "i", "must be <= 255");
+    refuses("nums", "{\"i\":-6}", "i", "must be >= -5");
+    refuses("nums", "{\"i\":2.0}", "i", "must be an integer (got 2.0)");
+    refuses("nums", "{\"i\":\"2\"}", "i", "must be an integer (got string)");
+    refuses("nums", "{\"i\":null}", "i", "must be an integer (got null)");
+}
+END_TEST
+
+/* Arguments are 32-bit integers in a build without FW_WITH_INT64. */
+START_TEST(test_integer_int32_edges)
+{
+    ck_assert_uint_eq(sizeof(fw_int_t), 4);
+    accepts("nums", "{\"i\":0,\"big\":2147483647}");
+    ck_assert_int_eq(seen[1].i, INT32_MAX);
+    accepts("nums", "{\"i\":0,\"big\":-2147483648}");
+    ck_assert_int_eq(seen[1].i, INT32_MIN);
+    refuses("nums", "{\"i\":0,\"big\":2147483648}", "big",
+            "2147483648 does not fit a 32-bit integer");
+    refuses("nums", "{\"i\":0,\"big\":-2147483649}", "big",
+            "-2147483649 does not fit a 32-bit integer");
+    refuses("nums", "{\"i\":4294967298}", "i", "4294967298 does not fit a 32-bit integer");
+}
+END_TEST
+
+START_TEST(test_defaults_filled)
+{
+    accepts("nums", "{\"i\":1}");
+    ck_assert(!seen[1].present);
+    ck_assert(seen[2].present);
+    ck_assert_int_eq(seen[2].i, 42);
+    accepts("strs", "");
+    ck_assert(!seen[0].present);
+    ck_assert_str_eq(seen[1].str, "C");
+    ck_assert_int_eq(seen[2].i, 1);
+    accepts("pins", "{}");
+    ck_assert(seen[2].present);
+    ck_assert_int_eq(seen[2].i, 34);
+    ck_assert_ptr_eq(seen[2].pin, &pins[3]);
+}
+END_TEST
+
+START_TEST(test_strings_enums_and_booleans)
+{
+    accepts("strs", "{\"s\":\"a\\\"b\\n\"}");
+    ck_assert_str_eq(seen[0].str, "a\"b\n");
+    refuses("strs", "{\"s\":\"a\"}", "s", "must have at least 2 characters");
+    refuses("strs", "{\"s\":\"abcdef\"}", "s", "must have at most 5 characters");
+    refuses("strs", "{\"unit\":\"K\"}", "unit", "must be one of: C, F");
+    refuses("strs", "{\"b\":1}", "b", "must be true or false (got number)");
+    accepts("strs", "{\"b\":false}");
+    ck_assert_int_eq(seen[2].i, 0);
+}
+END_TEST
+
+START_TEST(test_string_scratch_limit)
+{
+    char params[FW_SCRATCH_SIZE + 32];
+    int n = snprintf(params, sizeof params, "{\"unit\":\"");
+    memset(params + n, 'a', FW_SCRATCH_SIZE);
+    snprintf(params + n + FW_SCRATCH_SIZE, sizeof params - (size_t)n - FW_SCRATCH_SIZE, "\"}");
+    char want[96];
+    snprintf(want, sizeof want,
+             "is too long for the argument buffer (FW_SCRATCH_SIZE %d bytes "
+             "per call)",
+             FW_SCRATCH_SIZE);
+    refuses("strs", params, "unit", want);
+}
+END_TEST
+
+START_TEST(test_pins)
+{
+    accepts("pins", "{\"out\":\"led\",\"any\":\"18\"}");
+    ck_assert_int_eq(seen[0].i, 2);
+    ck_assert_int_eq(seen[1].i, 18);
+    accepts("pins", "{\"any\":\"5\"}"); /* a pin named like a number */
+    ck_assert_int_eq(seen[1].i, 7);
+    refuses("pins", "{\"any\":99}", "any", "no pin 99 on this board");
+    refuses("pins", "{\"in\":2}", "in",
+            "pin 2 (led) is digital_output; this tool needs digital_input or adc_input");
+    fw_device_pin_note_mode(&dev, 1, HAL_PIN_OUTPUT);
+    accepts("pins", "{\"out\":4}");
+}
+END_TEST
+
+START_TEST(test_binding)
+{
+    refuses("nums", "", "i", "required parameter missing");
+    refuses("nums", "{\"i\":1,\"zzz\":2}", "zzz", "unknown parameter");
+    refuses("nums", "{\"i\":1,\"i\":2}", "i", "given more than once");
+    accepts("nums", "[3,4]");
+    ck_assert_int_eq(seen[1].i, 4);
+    refuses("nums", "[1,2,3,4]", "params", "takes at most 3 parameters (got 4)");
+    refuses("none", "[1]", "params", "takes at most 0 parameters (got 1)");
+}
+END_TEST
+
+/* One issue is listed (FW_ISSUES_MAX); the message counts the others. */
+START_TEST(test_issues_collected)
+{
+    ck_assert_int_eq(FW_ISSUES_MAX, 1);
+    const char *text = call("nums", "{\"big\":1.5,\"d\":true,\"q\":1}");
+    json_t *j = json_loads(text, 0, NULL);
+    json_t *err = json_object_get(j, "error");
+    json_t *issues = json_object_get(json_object_get(err, "data"), "issues");
+    ck_assert_uint_eq(json_array_size(issues), 1);
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(issues, 0), "path")), "big");
+    ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(err, "message")),
+                                 "(and 3 more)"));
+    json_decref(j);
+}
+END_TEST
+
+#endif /* SCHEMA_FULL */
+
 /* Binding through fw_schema_bind directly: the response state collects the issues. */
 START_TEST(test_bind_direct)
 {
@@ -657,6 +851,7 @@ static void check_str(json_t *obj, const char *key, const char *v)
     ck_assert_str_eq(json_string_value(json_object_get(obj, key)), v);
 }
 
+#if SCHEMA_FULL
 START_TEST(test_schema_envelope)
 {
     json_t *l = list_tools();
@@ -754,6 +949,34 @@ START_TEST(test_schema_pins_and_bytes)
     json_decref(l);
 }
 END_TEST
+
+#else
+
+START_TEST(test_schema_compact)
+{
+    json_t *l = list_tools();
+    json_t *s = schema_of(l, "nums");
+    check_keys(
+        s, (const char *const[]){"type", "properties", "required", "additionalProperties", NULL});
+    check_str(s, "type", "object");
+    ck_assert(json_is_false(json_object_get(s, "additionalProperties")));
+    json_t *i = prop(s, "i");
+    check_str(i, "type", "integer");
+    check_int(i, "minimum", -5);
+    check_int(i, "maximum", 255);
+    check_int(prop(s, "d"), "default", 42);
+    json_t *str = prop(schema_of(l, "strs"), "s");
+    check_int(str, "minLength", 2);
+    check_int(str, "maxLength", 5);
+    json_t *u = prop(schema_of(l, "strs"), "unit");
+    ck_assert_uint_eq(json_array_size(json_object_get(u, "enum")), 2);
+    ck_assert(json_is_true(json_object_get(prop(schema_of(l, "strs"), "b"), "default")));
+    check_int(prop(schema_of(l, "pins"), "in"), "default", 34);
+    json_decref(l);
+}
+END_TEST
+
+#endif
 
 /* ---------------------------------------------------------------- the property */
 
@@ -890,6 +1113,7 @@ static Suite *schema_suite(void)
     Suite *s = suite_create("schema");
     TCase *v = tcase_create("validation");
     tcase_add_checked_fixture(v, setup, NULL);
+#if SCHEMA_FULL
     tcase_add_test(v, test_integer);
     tcase_add_test(v, test_integer_int64_edges);
 #if FW_WITH_INT64
@@ -914,15 +1138,30 @@ static Suite *schema_suite(void)
     tcase_add_test(v, test_duplicate_member);
     tcase_add_test(v, test_positional);
     tcase_add_test(v, test_issues_collected);
+#else
+    tcase_add_test(v, test_integer);
+    tcase_add_test(v, test_integer_int32_edges);
+    tcase_add_test(v, test_defaults_filled);
+    tcase_add_test(v, test_strings_enums_and_booleans);
+    tcase_add_test(v, test_string_scratch_limit);
+    tcase_add_test(v, test_pins);
+    tcase_add_test(v, test_binding);
+    tcase_add_test(v, test_issues_collected);
+#endif
     tcase_add_test(v, test_bind_direct);
     suite_add_tcase(s, v);
 
+
     TCase *p = tcase_create("published");
     tcase_add_checked_fixture(p, setup, NULL);
+#if SCHEMA_FULL
     tcase_add_test(p, test_schema_envelope);
     tcase_add_test(p, test_schema_numbers);
     tcase_add_test(p, test_schema_strings);
     tcase_add_test(p, test_schema_pins_and_bytes);
+#else
+    tcase_add_test(p, test_schema_compact);
+#endif
     tcase_add_test(p, test_property_test_board);
     tcase_add_test(p, test_property_shipped_boards);
     suite_add_tcase(s, p);

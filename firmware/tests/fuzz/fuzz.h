@@ -33,6 +33,11 @@ _Noreturn void fuzz_fail(const char *fmt, ...) __attribute__((format(printf, 1, 
         }                                                                                          \
     } while (0)
 
+/* The device harnesses (feed, handle, the oracle) need what the fuzz board and the oracle use:
+   sampling, I2C chips, MCP and floating point. A build without them (mcpu-min) has the JSON
+   reader's harness only. */
+#define FUZZ_DEVICE (FW_WITH_MCP && FW_WITH_SAMPLING && FW_WITH_I2C && FW_WITH_FLOAT)
+
 /* ---------------------------------------------------------------- the device rig */
 
 /*

@@ -54,6 +54,8 @@ void fuzz_buf_free(fuzz_buf_t *b)
     memset(b, 0, sizeof *b);
 }
 
+#if FUZZ_DEVICE
+
 /* ---------------------------------------------------------------- the board */
 
 #define PIN_LED 2
@@ -386,3 +388,5 @@ json_t *fuzz_check_message(const char *text, size_t len, const char *what)
     }
     return msg;
 }
+
+#endif /* FUZZ_DEVICE */

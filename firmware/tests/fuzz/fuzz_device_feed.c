@@ -4,6 +4,8 @@
 
 #include "fuzz.h"
 
+#if FUZZ_DEVICE
+
 /*
  * The input is a byte stream as a UART would deliver it. It is fed in two pieces, split at
  * data[0] * size / 255 (the first byte is fed too, so corpus files stay plain request lines),
@@ -140,3 +142,5 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     return fuzz_device_feed(data, size);
 }
 #endif
+
+#endif /* FUZZ_DEVICE */

@@ -4,6 +4,8 @@
 
 #include "fuzz.h"
 
+#if FUZZ_DEVICE
+
 /*
  * The input is one whole message. It is handled twice:
  *  1. on the healthy rig through fw_device_handle (the plain whole-message path);
@@ -167,3 +169,5 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     return fuzz_device_handle(data, size);
 }
 #endif
+
+#endif /* FUZZ_DEVICE */

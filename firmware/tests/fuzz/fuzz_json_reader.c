@@ -261,6 +261,7 @@ static void check_string(const fw_json_doc_t *doc, uint32_t i)
 }
 
 /* Distance in units in the last place (ordinals of the bit patterns; +0 and -0 coincide). */
+#if FW_WITH_FLOAT
 static uint64_t ulps(double a, double b)
 {
     int64_t x, y;
@@ -270,6 +271,7 @@ static uint64_t ulps(double a, double b)
     if ((x < 0) != (y < 0)) return mx + my;
     return mx > my ? mx - my : my - mx;
 }
+#endif
 
 static void check_number(const fw_json_doc_t *doc, uint32_t i)
 {
@@ -279,11 +281,15 @@ static void check_number(const fw_json_doc_t *doc, uint32_t i)
     FUZZ_CHECK(text != NULL, "out of memory");
     memcpy(text, doc->buf + t->start, n);
     text[n] = 0;
+#if FW_WITH_FLOAT
     double v = NAN, ref = strtod(text, NULL);
     FUZZ_CHECK(fw_json_get_double(doc, i, &v) == FW_OK, "token %u: get_double failed", i);
     FUZZ_CHECK(!isnan(v) && signbit(v) == signbit(ref) && ulps(v, ref) <= 1,
                "token %u: get_double(%s) = %.17g, strtod says %.17g (%llu ulp)", i, text, v, ref,
                (unsigned long long)ulps(v, ref));
+#endif
+    int32_t i32 = 0;
+    fw_err_t err32 = fw_json_get_i32(doc, i, &i32);
     int64_t iv = 0;
     fw_err_t err = fw_json_get_i64(doc, i, &iv);
     if (t->flags & FW_JSON_F_INTEGER) {
@@ -293,9 +299,13 @@ static void check_number(const fw_json_doc_t *doc, uint32_t i)
         FUZZ_CHECK(err == want_err && (err != FW_OK || iv == want),
                    "token %u: get_i64(%s) = %d / %lld, strtoll says %lld", i, text, (int)err,
                    (long long)iv, want);
+        bool fits32 = err == FW_OK && iv >= INT32_MIN && iv <= INT32_MAX;
+        FUZZ_CHECK(err32 == (fits32 ? FW_OK : FW_ERR_NO_SPACE) && (!fits32 || i32 == iv),
+                   "token %u: get_i32(%s) = %d / %ld", i, text, (int)err32, (long)i32);
     } else {
-        FUZZ_CHECK(err == FW_ERR_ARG, "token %u: get_i64 of a non-integer %s gave %d", i, text,
-                   (int)err);
+        FUZZ_CHECK(err == FW_ERR_ARG && err32 == FW_ERR_ARG,
+                   "token %u: get_i64/get_i32 of a non-integer %s gave %d/%d", i, text, (int)err,
+                   (int)err32);
     }
     free(text);
 }
@@ -340,12 +350,17 @@ static void check_accessors(const fw_json_doc_t *doc)
     for (uint32_t i = 0; i < doc->count; i++) {
         uint8_t type = doc->toks[i].type;
         int64_t iv;
-        double dv;
+        int32_t i32;
         char c[4];
         if (type != FW_JSON_NUMBER) {
             FUZZ_CHECK(fw_json_get_i64(doc, i, &iv) == FW_ERR_ARG &&
-                           fw_json_get_double(doc, i, &dv) == FW_ERR_ARG,
+                           fw_json_get_i32(doc, i, &i32) == FW_ERR_ARG,
                        "token %u: a number accessor took a non-number", i);
+#if FW_WITH_FLOAT
+            double dv;
+            FUZZ_CHECK(fw_json_get_double(doc, i, &dv) == FW_ERR_ARG,
+                       "token %u: get_double took a non-number", i);
+#endif
         }
         if (type != FW_JSON_STRING) {
             FUZZ_CHECK(fw_json_str_decode(doc, i, c, sizeof c) == FW_ERR_ARG &&
@@ -418,11 +433,13 @@ static void compare(const fw_json_doc_t *doc, uint32_t i, const json_t *j)
         FUZZ_CHECK(json_is_true(j), "token %u: jansson type", i);
         break;
     case FW_JSON_NUMBER: {
-        double v = 0;
         FUZZ_CHECK(json_is_real(j), "token %u: jansson type", i);
+#if FW_WITH_FLOAT
+        double v = 0;
         (void)fw_json_get_double(doc, i, &v);
         FUZZ_CHECK(ulps(v, json_real_value(j)) <= 1, "token %u: %.17g, jansson %.17g", i, v,
                    json_real_value(j));
+#endif
         break;
     }
     case FW_JSON_STRING: {

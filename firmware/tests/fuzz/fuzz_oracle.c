@@ -6,6 +6,8 @@
 
 #include "fuzz.h"
 
+#if FUZZ_DEVICE
+
 /*
  * The oracle reads the message with the core's JSON reader at the device's own limits (pool of
  * FW_JSON_TOKENS_MAX, depth FW_JSON_DEPTH_MAX): fuzz_json_reader checks that reader against
@@ -493,3 +495,5 @@ void fuzz_check_answer(const char *msg, size_t len, const json_t *reply, const c
         }
     }
 }
+
+#endif /* FUZZ_DEVICE */

@@ -473,8 +473,7 @@ static bool handle_batch(fw_device_t *dev, const fw_json_doc_t *doc, fw_jw_t *w)
 {
     (void)doc;
     return reject_message(dev, w, FW_ERR_INVALID_REQUEST,
-                          "batches are not supported by this build (FW_WITH_BATCH 0): send "
-                          "one request per message");
+                          "batches are not supported by this build (FW_WITH_BATCH 0)");
 }
 #endif
 

@@ -451,8 +451,17 @@ START_TEST(test_add_tool_refusals)
     ck_assert_int_eq(fw_device_add_tool(&dev, &t), FW_ERR_ARG);
     t = ok, t.params = unnamed;
     ck_assert_int_eq(fw_device_add_tool(&dev, &t), FW_ERR_ARG);
-    /* a parameter type the build left out */
+    /* a parameter type the build left out; a NUMBER reaches its code through its descriptor */
+#if FW_WITH_FLOAT
+    static const fw_param_t number[] = {
+        {.name = "x", .type = FW_PARAM_NUMBER, .number = FW_NUMBER_OPS}};
+    static const fw_param_t number_without_ops[] = {{.name = "x", .type = FW_PARAM_NUMBER}};
+    static const fw_tool_t no_ops = {
+        .name = "no_ops", .handler = nop, .params = number_without_ops, .param_count = 1};
+    ck_assert_int_eq(fw_device_add_tool(&dev, &no_ops), FW_ERR_ARG);
+#else
     static const fw_param_t number[] = {{.name = "x", .type = FW_PARAM_NUMBER}};
+#endif
     static const fw_param_t bytes[] = {{.name = "b", .type = FW_PARAM_BYTES}};
     static const fw_tool_t with_number = {
         .name = "with_number", .handler = nop, .params = number, .param_count = 1};

@@ -182,8 +182,12 @@ START_TEST(test_unsampled_pins_have_no_deadline)
     start();
     ck_assert_uint_eq(fw_device_next_deadline(&dev), UINT64_MAX);
     run(1000, 100);
-    for (int i = 0; i < 4; i++) ck_assert_uint_eq(state(i)->count, 0);
+    for (int i = 0; i < 4; i++) {
+        ck_assert(!fw_pin_sampled(&pins[i])); /* no sampling state at all */
+        ck_assert(!has_sample(i, 0));
+    }
     ck_assert_uint_eq(mock.pins[2].reads, 0);
+    ck_assert_uint_eq(mock.pins[4].reads + mock.pins[34].adc_reads + mock.pins[35].adc_reads, 0);
 }
 END_TEST
 
@@ -463,6 +467,36 @@ START_TEST(test_too_small_sample_store_refuses_the_board)
 }
 END_TEST
 
+/* Sampling state is kept for sampled pins only, FW_SAMPLED_PINS_MAX of them. */
+START_TEST(test_sampled_pins_are_bounded)
+{
+    static fw_pin_def_t many[FW_SAMPLED_PINS_MAX + 1];
+    static char names[FW_SAMPLED_PINS_MAX + 1][8];
+    ck_assert_uint_le(FW_SAMPLED_PINS_MAX + 1, FW_PINS_MAX);
+    for (size_t i = 0; i < FW_ARRAY_LEN(many); i++) {
+        snprintf(names[i], sizeof names[i], "in%zu", i);
+        many[i] = (fw_pin_def_t){.number = (uint16_t)(10 + i),
+                                 .type = FW_PIN_DIGITAL_INPUT,
+                                 .name = names[i],
+                                 .sample_interval_ms = 10,
+                                 .summary = true};
+    }
+    board.pins = many;
+    board.pin_count = FW_ARRAY_LEN(many);
+    ck_assert_int_eq(fw_device_init(&dev, &board, &mock_hal_api, &mock), FW_ERR_NO_SPACE);
+    board.pin_count = FW_SAMPLED_PINS_MAX; /* exactly enough */
+    start();
+    poll_at(10);
+    for (uint8_t i = 0; i < FW_SAMPLED_PINS_MAX; i++) ck_assert_uint_eq(state(i)->count, 1);
+    /* unsampled pins beside them take no sampling state */
+    many[0].sample_interval_ms = 0;
+    board.pin_count = FW_ARRAY_LEN(many);
+    start();
+    poll_at(10);
+    ck_assert_uint_eq(state(FW_SAMPLED_PINS_MAX)->count, 1);
+}
+END_TEST
+
 /* Two buffered pins wrap their rings many times over in a store of exactly their size: each
    reads back only its own samples, and nothing is written past the rings. */
 START_TEST(test_buffered_pins_share_the_store_without_overlap)
@@ -638,6 +672,7 @@ static Suite *sampling_suite(void)
     tcase_add_checked_fixture(t, setup, harness_teardown);
     tcase_add_test(t, test_board_sample_slots_counts_sampled_buffered_inputs);
     tcase_add_test(t, test_too_small_sample_store_refuses_the_board);
+    tcase_add_test(t, test_sampled_pins_are_bounded);
     tcase_add_test(t, test_buffered_pins_share_the_store_without_overlap);
     tcase_add_test(t, test_times_past_32_bits_read_back_whole);
     suite_add_tcase(s, t);

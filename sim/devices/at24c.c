@@ -325,7 +325,9 @@ static void at24c_fw_config(const void *model, void *config)
 
 const sim_model_ops_t sim_model_at24c = {
     .name = "at24c",
+#if FW_WITH_I2C
     .driver = &fw_driver_at24c,
+#endif
     .config_size = sizeof(fw_at24c_config_t),
     .create = at24c_create,
     .destroy = at24c_destroy,

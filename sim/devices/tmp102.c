@@ -219,7 +219,9 @@ static uint8_t tmp102_span(const void *model)
 
 const sim_model_ops_t sim_model_tmp102 = {
     .name = "tmp102",
+#if FW_WITH_I2C
     .driver = &fw_driver_tmp102,
+#endif
     .create = tmp102_create,
     .destroy = tmp102_destroy,
     .address_span = tmp102_span,

@@ -9,7 +9,7 @@ TOOLCHAIN := cmake/arm-none-eabi.cmake
 # CMake's own makefiles run as a fresh make (no nested "Entering directory" noise; -j is explicit).
 BUILD_CMD := env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL $(CMAKE) --build
 
-.PHONY: all build bootstrap test unit asan tsan coverage cross bench run conformance clean \
+.PHONY: all build bootstrap test unit min asan tsan coverage cross bench run conformance clean \
         format tidy help fuzz workflows docker-test interop layering
 
 all: build
@@ -17,8 +17,9 @@ all: build
 help:
 	@echo "make            build (build/)"
 	@echo "make run        build and start the simulator (esp32-demo board, pty + tcp 7000)"
-	@echo "make test       unit, layering, interop, cross, workflows, tsan, asan (the test command CI runs)"
+	@echo "make test       unit, min, layering, interop, cross, workflows, tsan, asan (the CI command)"
 	@echo "make unit       build and the normal build's tests (ctest)"
+	@echo "make min        build-min/: the mcpu-min profile's tests, simulator and conformance run"
 	@echo "make asan       build-asan/ (clang, ASan+UBSan) and its tests"
 	@echo "make tsan       build-tsan/ (clang, ThreadSanitizer) and its tests"
 	@echo "make coverage   build-cov/, tests, line coverage of firmware/ (fails below $(COV_MIN)%)"
@@ -45,6 +46,7 @@ build: bootstrap
 # ASan+UBSan builds' tests (one after the other, so the last lines are CTest's summary).
 test:
 	$(MAKE) --no-print-directory unit
+	$(MAKE) --no-print-directory min
 	$(MAKE) --no-print-directory layering
 	$(MAKE) --no-print-directory interop
 	$(MAKE) --no-print-directory cross
@@ -54,6 +56,13 @@ test:
 
 unit: build
 	cd build && ctest --output-on-failure -j2
+
+# The mcpu-min profile on the host (build-min/): the firmware tests that apply there, the
+# simulator built MCP/U-only, and the conformance library against it over TCP and the pty.
+min: bootstrap
+	$(CMAKE) -S . -B build-min -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMCPSIM_PROFILE=mcpu-min
+	$(BUILD_CMD) build-min -j$(JOBS)
+	cd build-min && ctest --output-on-failure -j2
 
 asan: bootstrap
 	CC=clang $(CMAKE) -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DMCPSIM_SANITIZE=ON
@@ -113,7 +122,7 @@ tidy: build
 	    -print | xargs -r clang-tidy -p build --quiet
 
 clean:
-	rm -rf build build-asan build-tsan build-cov build-arm build-fuzz build-switches
+	rm -rf build build-min build-asan build-tsan build-cov build-arm build-fuzz build-switches
 
 FUZZ_SECONDS ?= 60
 fuzz: bootstrap

@@ -376,7 +376,7 @@ if(_pin_count GREATER 0)
                "    {.number = ${_number},\n"
                "     .type = ${_type_c},\n"
                "     .name = ${_name_c},\n"
-               "     .description = FW_DESC(${_desc_c}),\n"
+               "     .description = ${_desc_c},\n"
                "     .sample_interval_ms = ${_interval}u,\n"
                "     .buffer_size = ${_size},\n"
                "     .summary = ${_summary},\n"

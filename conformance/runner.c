@@ -317,6 +317,14 @@ char *conf_requirements_unmet(const conf_run_ctx_t *ctx, const conf_scenario_t *
         if (!conf_vars_get(&ctx->globals, json_string_value(v)))
             return conf_asprintf("needs %s (not found on this device)", json_string_value(v));
     }
+    const json_t *caps = json_object_get(ctx->manifest, "capabilities");
+    json_array_foreach(json_object_get(req, "capabilities"), i, v)
+    {
+        const json_t *cap = json_object_get(caps, json_string_value(v));
+        if (!json_is_true(cap))
+            return conf_asprintf("needs capability %s (list_tools %s)", json_string_value(v),
+                                 cap != NULL ? "declares it false" : "does not declare it");
+    }
     return NULL;
 }
 

@@ -270,13 +270,14 @@ static bool v_vars(vctx_t *c, const json_t *v)
 
 static bool v_requires(vctx_t *c, const json_t *v)
 {
-    static const char *const keys[] = {"protocol", "transport", "pins", "tools",
-                                       "control",  "vars",      NULL};
+    static const char *const keys[] = {"protocol", "transport", "pins",         "tools",
+                                       "control",  "vars",      "capabilities", NULL};
     if (!json_is_object(v)) return refuse(c, false, "must be an object");
     return only_keys(c, v, keys, "requires") && member(c, v, "protocol", false, v_protocol) &&
            member(c, v, "transport", false, v_transport) &&
            member(c, v, "pins", false, v_pin_types) && member(c, v, "tools", false, v_strings) &&
-           member(c, v, "control", false, v_bool) && member(c, v, "vars", false, v_vars);
+           member(c, v, "control", false, v_bool) && member(c, v, "vars", false, v_vars) &&
+           member(c, v, "capabilities", false, v_strings);
 }
 
 static bool v_template(vctx_t *c, const json_t *v)

@@ -200,7 +200,7 @@ START_TEST(refuses_unknown_keys_with_position)
             "(at steps[0].send.parms)");
     REFUSED(HEAD "\"requires\":{\"pin\":[]},\"steps\":[{\"wait\":{\"ms\":1}}]}",
             "t.json:2:13: unknown key \"pin\" in requires (known keys: protocol, transport, pins, "
-            "tools, control, vars) (at requires.pin)");
+            "tools, control, vars, capabilities) (at requires.pin)");
     REFUSED(HEAD "\"steps\":[{\"wait\":{\"ms\":1,\"s\":2}}]}",
             "t.json:2:26: unknown key \"s\" in a duration (known keys: ms) (at steps[0].wait.s)");
     REFUSED(HEAD "\"steps\":[{\"wait\":{\"ms\":1},\"expect\":{}}]}",

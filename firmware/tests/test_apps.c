@@ -240,8 +240,9 @@ END_TEST
 START_TEST(test_board_with_an_unusable_app_tool_is_refused)
 {
     static const fw_tool_t no_handler = {.name = "self_destruct", .description = "broken"};
-    const fw_tool_t dup_name = {
-        .name = "adc_read", .description = "a second adc_read", .handler = fw_app_read_touch.handler};
+    const fw_tool_t dup_name = {.name = "adc_read",
+                                .description = "a second adc_read",
+                                .handler = fw_app_read_touch.handler};
     ck_assert_ptr_null(fw_app_tool_find("self_destruct"));
     fw_board_t b = *test_board_esp32_demo();
     const fw_tool_t *malformed[] = {&fw_app_read_touch, &no_handler, NULL};

@@ -1,7 +1,7 @@
 /* test_boards.h: the boards the tests share, defined here as a port would define them (the
-   product's boards are generated from the JSON files in sim/boards/): the esp32-demo, the greenhouse-min
-   and a mock-board shorthand. Each board is behind a function so that a test program that does
-   not use one pays nothing and gets no unused-variable warning. */
+   product's boards are generated from the JSON files in sim/boards/): the esp32-demo, the
+   greenhouse-min and a mock-board shorthand. Each board is behind a function so that a test program
+   that does not use one pays nothing and gets no unused-variable warning. */
 #ifndef TEST_BOARDS_H
 #define TEST_BOARDS_H
 
@@ -16,16 +16,11 @@
 /* A mock-platform board with a 12-bit, 3.3 V ADC over the pin table pin_defs, with every
    built-in tool set; store: its sample rings (NULL when no pin buffers). */
 #define TEST_MOCK_BOARD_STORE(name, ver, pin_defs, store, store_len)                               \
-    {.device = (name),                                                                             \
-     .version = (ver),                                                                             \
-     .platform = "mock",                                                                           \
-     .pins = (pin_defs),                                                                           \
-     .pin_count = FW_ARRAY_LEN(pin_defs),                                                          \
-     .adc_bits = 12,                                                                               \
-     .adc_ref_mv = 3300,                                                                           \
-     .toolsets = fw_builtins,                                                                      \
-     .sample_store = (store),                                                                      \
-     .sample_store_len = (store_len)}
+    {                                                                                              \
+        .device = (name), .version = (ver), .platform = "mock", .pins = (pin_defs),                \
+        .pin_count = FW_ARRAY_LEN(pin_defs), .adc_bits = 12, .adc_ref_mv = 3300,                   \
+        .toolsets = fw_builtins, .sample_store = (store), .sample_store_len = (store_len)          \
+    }
 #define TEST_MOCK_BOARD(name, ver, pin_defs) TEST_MOCK_BOARD_STORE(name, ver, pin_defs, NULL, 0)
 
 /* MCP/U's reference device, as sim/boards/esp32-demo.json describes it: LED on 2, an analog

@@ -545,9 +545,15 @@ START_TEST(test_tools_are_listed_with_their_schemas)
 {
     json_t *tools = json_object_get(ok("list_tools", NULL), "tools");
     static const char *const names[] = {
-        "gpio_write", "gpio_read", "pin_mode", "pwm_write", "adc_read",
+        "gpio_write",
+        "gpio_read",
+        "pin_mode",
+        "pwm_write",
+        "adc_read",
 #if FW_WITH_SAMPLING
-        "get_pin_summary", "get_pin_buffer", "get_pin_events",
+        "get_pin_summary",
+        "get_pin_buffer",
+        "get_pin_events",
 #endif
     };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {

@@ -121,12 +121,19 @@ END_TEST
 START_TEST(test_init_registers_builtins)
 {
     /* fw_builtins: every built-in of the build; in mcpu-min MCP/U's own tool set only */
-    static const char *const present[] = {"gpio_write", "gpio_read", "pwm_write", "adc_read",
+    static const char *const present[] = {
+        "gpio_write",
+        "gpio_read",
+        "pwm_write",
+        "adc_read",
 #if !FW_MIN
-                                          "pin_mode",   "system_info",
+        "pin_mode",
+        "system_info",
 #endif
 #if FW_WITH_SAMPLING
-                                          "get_pin_summary", "get_pin_buffer", "get_pin_events"
+        "get_pin_summary",
+        "get_pin_buffer",
+        "get_pin_events"
 #endif
     };
     for (size_t i = 0; i < FW_ARRAY_LEN(present); i++)
@@ -239,7 +246,8 @@ static const fw_driver_t plain = {.name = "plain"};
 static const fw_chip_t null_driver[] = {{.driver = NULL, .bus = 0, .addr = 0x76}};
 static const fw_chip_t nameless_driver[] = {{.driver = &nameless, .bus = 0, .addr = 0x76}};
 static const fw_chip_t empty_driver_name[] = {{.driver = &empty_name, .bus = 0, .addr = 0x76}};
-static const fw_chip_t driver_without_tools[] = {{.driver = &tools_missing, .bus = 0, .addr = 0x76}};
+static const fw_chip_t driver_without_tools[] = {
+    {.driver = &tools_missing, .bus = 0, .addr = 0x76}};
 static const fw_chip_t bad_bus[] = {{.driver = &plain, .bus = 1, .addr = 0x48}};
 static const fw_chip_t bad_addr[] = {{.driver = &plain, .bus = 0, .addr = 0x80}};
 static const fw_chip_t same_addr[] = {{.driver = &plain, .bus = 0, .addr = 0x48},
@@ -250,7 +258,10 @@ static const fw_tool_t second_gpio = {.name = "gpio_write", .handler = nop};
 static const fw_tool_t *const broken_app[] = {&handlerless, NULL};
 static const fw_tool_t *const clashing_app[] = {&second_gpio, NULL};
 
-#define PIN_OK {.name = NULL}
+#define PIN_OK                                                                                     \
+    {                                                                                              \
+        .name = NULL                                                                               \
+    }
 /* What a board with a sampled pin gets: its flaw's error, or in a build without sampling the
    refusal of sampling itself. */
 #define SAMPLED(err) (FW_WITH_SAMPLING ? (err) : FW_ERR_UNSUPPORTED)

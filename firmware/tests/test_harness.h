@@ -23,28 +23,25 @@ static json_t *reply; /* the last reply, freed by the next call or by harness_te
    their sampling in a build that has none). */
 #if FW_WITH_SAMPLING
 #define TEST_PIN_SENSOR                                                                            \
-    {.number = 34,                                                                                 \
-     .type = FW_PIN_ADC_INPUT,                                                                     \
-     .name = "sensor",                                                                             \
-     .sample_interval_ms = 500,                                                                    \
-     .buffer_size = 20,                                                                            \
-     .summary = true,                                                                              \
-     .buffer = true,                                                                               \
-     .events = true,                                                                               \
-     .threshold_high = 3000,                                                                       \
-     .threshold_low = 1000}
+    {                                                                                              \
+        .number = 34, .type = FW_PIN_ADC_INPUT, .name = "sensor", .sample_interval_ms = 500,       \
+        .buffer_size = 20, .summary = true, .buffer = true, .events = true,                        \
+        .threshold_high = 3000, .threshold_low = 1000                                              \
+    }
 #define TEST_PIN_BUTTON                                                                            \
-    {.number = 4,                                                                                  \
-     .type = FW_PIN_DIGITAL_INPUT,                                                                 \
-     .name = "button",                                                                             \
-     .sample_interval_ms = 100,                                                                    \
-     .buffer_size = 8,                                                                             \
-     .summary = true,                                                                              \
-     .buffer = true,                                                                               \
-     .events = true}
+    {                                                                                              \
+        .number = 4, .type = FW_PIN_DIGITAL_INPUT, .name = "button", .sample_interval_ms = 100,    \
+        .buffer_size = 8, .summary = true, .buffer = true, .events = true                          \
+    }
 #else
-#define TEST_PIN_SENSOR {.number = 34, .type = FW_PIN_ADC_INPUT, .name = "sensor"}
-#define TEST_PIN_BUTTON {.number = 4, .type = FW_PIN_DIGITAL_INPUT, .name = "button"}
+#define TEST_PIN_SENSOR                                                                            \
+    {                                                                                              \
+        .number = 34, .type = FW_PIN_ADC_INPUT, .name = "sensor"                                   \
+    }
+#define TEST_PIN_BUTTON                                                                            \
+    {                                                                                              \
+        .number = 4, .type = FW_PIN_DIGITAL_INPUT, .name = "button"                                \
+    }
 #endif
 
 static inline void harness_reset(void)

@@ -199,9 +199,11 @@ END_TEST
 START_TEST(test_bus_errors_and_timeouts_are_distinct)
 {
     tmp->fail = FW_ERR_I2C_BUS;
-    assert_contains(fails("i2c_read", "{'address':72}", FW_RPC_I2C_BUS), "stuck or lost arbitration");
+    assert_contains(fails("i2c_read", "{'address':72}", FW_RPC_I2C_BUS),
+                    "stuck or lost arbitration");
     tmp->fail = FW_ERR_I2C_TIMEOUT;
-    assert_contains(fails("i2c_write", "{'address':72,'bytes':[0]}", FW_RPC_I2C_TIMEOUT), "timed out");
+    assert_contains(fails("i2c_write", "{'address':72,'bytes':[0]}", FW_RPC_I2C_TIMEOUT),
+                    "timed out");
     tmp->fail = FW_ERR_HW;
     assert_contains(fails("i2c_read", "{'address':72}", FW_RPC_HW_FAILURE), "hardware failure");
 }
@@ -277,7 +279,8 @@ END_TEST
 START_TEST(test_implausible_temperatures_are_device_data_errors)
 {
     set_tmp102(0x50, 0x01, true); /* 13-bit 0x0A00 = 160 °C */
-    assert_contains(fails("read_temperature", NULL, FW_RPC_DEVICE_DATA), "outside the sensor's -55..150");
+    assert_contains(fails("read_temperature", NULL, FW_RPC_DEVICE_DATA),
+                    "outside the sensor's -55..150");
     set_tmp102(0xC4, 0x00, false); /* 12-bit 0xC40 = -60 °C */
     assert_contains(fails("read_temperature", NULL, FW_RPC_DEVICE_DATA), "about -60 °C");
     set_tmp102(0x19, 0x08, false); /* a bit that always reads 0 in 12-bit mode */
@@ -411,8 +414,9 @@ START_TEST(test_eeprom_failure_after_a_page_says_what_was_written)
 {
     script.fail_at = 2;
     script.fail_err = FW_ERR_I2C_BUS;
-    assert_contains(fails("eeprom_write", "{'offset':28,'bytes':[1,2,3,4,5,6,7,8]}", FW_RPC_I2C_BUS),
-                    "after 4 of 8 bytes were written");
+    assert_contains(
+        fails("eeprom_write", "{'offset':28,'bytes':[1,2,3,4,5,6,7,8]}", FW_RPC_I2C_BUS),
+        "after 4 of 8 bytes were written");
     ck_assert_uint_eq(eeprom->mem[31], 4);
     eeprom->present = false;
     ck_assert_str_eq(fails("eeprom_read", "{'offset':0}", FW_RPC_I2C_NACK),
@@ -554,7 +558,7 @@ START_TEST(test_impossible_eeprom_declarations)
         ck_assert_msg(fw_device_init(&dev, &b, &scripted_api, &mock) == FW_ERR_ARG, "chip %zu", i);
     }
     ck_assert_uint_eq(script.transfers + script.probes, 0); /* refused before any bus traffic */
-    b.chips = aligned; /* a 24C04 at an even address is fine */
+    b.chips = aligned;                                      /* a 24C04 at an even address is fine */
     start(&b);
     ok("eeprom_read", "{'offset':0}");
 }
@@ -616,7 +620,8 @@ static Suite *i2c_suite(void)
 /* A build without I2C: no i2c tools, and a board with a bus is refused. */
 START_TEST(test_feature_is_off)
 {
-    static const fw_pin_def_t pins[] = {{.number = 2, .type = FW_PIN_DIGITAL_OUTPUT, .name = "led"}};
+    static const fw_pin_def_t pins[] = {
+        {.number = 2, .type = FW_PIN_DIGITAL_OUTPUT, .name = "led"}};
     fw_board_t b = {.device = "no-i2c",
                     .version = "1",
                     .platform = "mock",

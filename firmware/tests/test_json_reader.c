@@ -104,7 +104,8 @@ static void check_tree(const fw_json_doc_t *doc)
 /* The longest message the reader indexes: token offsets (fw_json_off_t) must hold its length
    plus one, and FW_MSG_MAX bounds it. */
 #define OFF_MAX ((uint64_t)(fw_json_off_t)-1)
-#define MSG_LONGEST ((size_t)((uint64_t)FW_MSG_MAX < OFF_MAX - 1u ? (uint64_t)FW_MSG_MAX : OFF_MAX - 1u))
+#define MSG_LONGEST                                                                                \
+    ((size_t)((uint64_t)FW_MSG_MAX < OFF_MAX - 1u ? (uint64_t)FW_MSG_MAX : OFF_MAX - 1u))
 /* Token indexes are 16 bits: one parse uses at most 65534 tokens, however large the pool. */
 #define TOKS_LIMIT 65534u
 

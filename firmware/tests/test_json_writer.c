@@ -836,7 +836,8 @@ Suite *json_writer_suite(void)
     t = tcase_create("numbers");
     tcase_set_timeout(t, 30);
     tcase_add_test(t, test_integers);
-    tcase_add_loop_test(t, test_decimal_table, 0, (int)(sizeof decimal_cases / sizeof *decimal_cases));
+    tcase_add_loop_test(t, test_decimal_table, 0,
+                        (int)(sizeof decimal_cases / sizeof *decimal_cases));
     tcase_add_test(t, test_decimal_in_a_document);
 #if FW_WITH_FLOAT
     tcase_add_loop_test(t, test_fixed_table, 0, (int)(sizeof fixed_cases / sizeof *fixed_cases));

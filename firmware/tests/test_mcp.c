@@ -95,7 +95,8 @@ START_TEST(test_initialize_rejects_wrong_types)
 {
     json_t *e = error_of("initialize", "{\"protocolVersion\":20250618}", FW_RPC_INVALID_PARAMS);
     ck_assert_str_eq(jstr(e, "data.issues.0.path"), "protocolVersion");
-    e = error_of("initialize", "{\"protocolVersion\":\"2025-06-18\",\"capabilities\":[]}", FW_RPC_INVALID_PARAMS);
+    e = error_of("initialize", "{\"protocolVersion\":\"2025-06-18\",\"capabilities\":[]}",
+                 FW_RPC_INVALID_PARAMS);
     ck_assert_str_eq(jstr(e, "data.issues.0.path"), "capabilities");
     error_of("initialize", "[\"2025-06-18\"]", FW_RPC_INVALID_PARAMS); /* MCP params are named */
     ck_assert(!sess.initialize_seen);
@@ -601,7 +602,8 @@ END_TEST
 
 START_TEST(test_call_unknown_tool)
 {
-    json_t *e = error_of("tools/call", "{\"name\":\"nope\",\"arguments\":{}}", FW_RPC_INVALID_PARAMS);
+    json_t *e =
+        error_of("tools/call", "{\"name\":\"nope\",\"arguments\":{}}", FW_RPC_INVALID_PARAMS);
     ck_assert_str_eq(jstr(e, "message"), "unknown tool: nope");
     /* core methods are not tools */
     e = error_of("tools/call", "{\"name\":\"get_info\"}", FW_RPC_INVALID_PARAMS);
@@ -627,7 +629,8 @@ START_TEST(test_call_bad_arguments)
                      "invalid params: pin: no pin named 'nope' on this board (and 1 more)");
     e = error_of("tools/call", "{\"name\":\"gpio_write\"}", FW_RPC_INVALID_PARAMS);
     ck_assert_str_eq(jstr(e, "data.issues.0.message"), "required parameter missing");
-    e = error_of("tools/call", "{\"name\":\"gpio_write\",\"arguments\":[\"led\",true]}", FW_RPC_INVALID_PARAMS);
+    e = error_of("tools/call", "{\"name\":\"gpio_write\",\"arguments\":[\"led\",true]}",
+                 FW_RPC_INVALID_PARAMS);
     ck_assert_str_eq(jstr(e, "data.issues.0.path"), "arguments");
     e = error_of("tools/call", "{\"arguments\":{}}", FW_RPC_INVALID_PARAMS);
     ck_assert_str_eq(jstr(e, "data.issues.0.path"), "name");
@@ -999,7 +1002,8 @@ static fw_err_t read_nothing(fw_call_t *call, const fw_resource_t *res, const ch
 
 START_TEST(test_feature_is_off)
 {
-    static const fw_pin_def_t pins[] = {{.number = 2, .type = FW_PIN_DIGITAL_OUTPUT, .name = "led"}};
+    static const fw_pin_def_t pins[] = {
+        {.number = 2, .type = FW_PIN_DIGITAL_OUTPUT, .name = "led"}};
     static const fw_board_t b = {.device = "no-mcp",
                                  .version = "1",
                                  .platform = "mock",

@@ -358,11 +358,13 @@ START_TEST(test_prompts_get_checks_the_arguments)
     ck_assert_int_eq(fw_device_add_prompt(&dev, &prompt_echo), FW_OK);
     json_t *e = error_of("prompts/get", "{\"name\":\"echo\"}", FW_RPC_INVALID_PARAMS);
     ck_assert_str_eq(jstr(e, "data.issues.0.path"), "arguments.a");
-    e = error_of("prompts/get", "{\"name\":\"echo\",\"arguments\":{\"a\":1,\"b\":[]}}", FW_RPC_INVALID_PARAMS);
+    e = error_of("prompts/get", "{\"name\":\"echo\",\"arguments\":{\"a\":1,\"b\":[]}}",
+                 FW_RPC_INVALID_PARAMS);
     ck_assert_str_eq(jstr(e, "data.issues.0.path"), "arguments.a");
     ck_assert_str_eq(jstr(e, "data.issues.0.message"), "must be a string");
     ck_assert_str_eq(jstr(e, "data.issues.1.path"), "arguments.b");
-    e = error_of("prompts/get", "{\"name\":\"echo\",\"arguments\":{\"a\":\"x\\u0000y\"}}", FW_RPC_INVALID_PARAMS);
+    e = error_of("prompts/get", "{\"name\":\"echo\",\"arguments\":{\"a\":\"x\\u0000y\"}}",
+                 FW_RPC_INVALID_PARAMS);
     ck_assert_str_eq(jstr(e, "data.issues.0.message"), "must not contain NUL characters");
     char params[FW_SCRATCH_SIZE + 64];
     int n = snprintf(params, sizeof params, "{\"name\":\"echo\",\"arguments\":{\"a\":\"");

@@ -295,7 +295,8 @@ START_TEST(test_diagnose_bad_arguments)
     e = error_of("prompts/get", "{\"name\":\"diagnose_pin\",\"arguments\":{\"pin\":\"nope\"}}",
                  -32602);
     ck_assert_str_eq(jstr(e, "data.issues.0.message"), "no pin named 'nope' on this board");
-    e = error_of("prompts/get", "{\"name\":\"diagnose_pin\",\"arguments\":{\"pin\":34}}", FW_RPC_INVALID_PARAMS);
+    e = error_of("prompts/get", "{\"name\":\"diagnose_pin\",\"arguments\":{\"pin\":34}}",
+                 FW_RPC_INVALID_PARAMS);
     ck_assert_str_eq(jstr(e, "data.issues.0.message"), "must be a string");
 }
 END_TEST
@@ -322,7 +323,8 @@ START_TEST(test_unknown_prompt)
     json_t *e = error_of("prompts/get", "{\"name\":\"nope\"}", FW_RPC_INVALID_PARAMS);
     ck_assert_str_eq(jstr(e, "message"),
                      "invalid params: name: unknown prompt 'nope' (see prompts/list)");
-    error_of("prompts/get", "{\"name\":\"board_overview\",\"arguments\":[]}", FW_RPC_INVALID_PARAMS);
+    error_of("prompts/get", "{\"name\":\"board_overview\",\"arguments\":[]}",
+             FW_RPC_INVALID_PARAMS);
 }
 END_TEST
 

@@ -274,8 +274,10 @@ END_TEST
 
 START_TEST(test_method_not_found)
 {
-    check_error(rpc(REQ("\"q\"", "\"foo\"")), "\"q\"", FW_RPC_METHOD_NOT_FOUND, "method 'foo' not found");
-    check_error(rpc(REQ("1", "\"fo\\u00e9\"")), "1", FW_RPC_METHOD_NOT_FOUND, "method 'fo\xc3\xa9' not found");
+    check_error(rpc(REQ("\"q\"", "\"foo\"")), "\"q\"", FW_RPC_METHOD_NOT_FOUND,
+                "method 'foo' not found");
+    check_error(rpc(REQ("1", "\"fo\\u00e9\"")), "1", FW_RPC_METHOD_NOT_FOUND,
+                "method 'fo\xc3\xa9' not found");
     check_error(rpc(REQ("1", "\"\"")), "1", FW_RPC_METHOD_NOT_FOUND, "method '' not found");
     /* core methods and tools only: not a prefix, not case-insensitive */
     check_error(rpc(REQ("1", "\"get_inf\"")), "1", FW_RPC_METHOD_NOT_FOUND, NULL);
@@ -461,7 +463,8 @@ START_TEST(test_parse_error_then_recovery)
     check_error(rpc("{\"a\":}"), "null", FW_RPC_PARSE_ERROR, "parse error at byte 5");
     check_error(rpc(""), "null", FW_RPC_PARSE_ERROR, NULL);
     check_error(rpc(REQ("1", "\"empty\"") " x"), "null", FW_RPC_PARSE_ERROR, NULL);
-    check_error(rpc("[" REQ("1", "\"empty\"")), "null", FW_RPC_PARSE_ERROR, NULL); /* broken batch */
+    check_error(rpc("[" REQ("1", "\"empty\"")), "null", FW_RPC_PARSE_ERROR,
+                NULL); /* broken batch */
     ck_assert_uint_eq(fw_device_counters(&dev)->parse_errors, 5);
     ck_assert_uint_eq(fw_device_counters(&dev)->errors, 5);
     ck_assert_str_eq(rpc(REQ("2", "\"empty\"")), "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}");

@@ -442,7 +442,7 @@ END_TEST
 START_TEST(test_board_sample_slots_counts_sampled_buffered_inputs)
 {
     ck_assert_uint_eq(fw_board_sample_slots(&board), 20 + 8 + 8);
-    pins[P_BUTTON].buffer = false; /* summary only */
+    pins[P_BUTTON].buffer = false;       /* summary only */
     pins[P_FAST].sample_interval_ms = 0; /* buffered but never sampled */
     pins[P_LED].buffer = true;           /* an output is never sampled */
     pins[P_LED].buffer_size = 5;
@@ -492,8 +492,9 @@ START_TEST(test_sampled_pins_are_bounded)
     many[0].sample_interval_ms = 0;
     board.pin_count = FW_ARRAY_LEN(many);
     start();
-    poll_at(10);
+    poll_at(mock.now + 10);
     ck_assert_uint_eq(state(FW_SAMPLED_PINS_MAX)->count, 1);
+    ck_assert_uint_eq(mock.pins[10].reads, 1); /* read once, by the first start's poll */
 }
 END_TEST
 
@@ -551,7 +552,8 @@ START_TEST(test_times_past_32_bits_read_back_whole)
     start();
     static const uint16_t values[] = {500, 3500, 500, 3500};
     for (size_t i = 0; i < FW_ARRAY_LEN(values); i++) adc_tick(values[i]);
-    for (uint16_t k = 0; k < 4; k++) ck_assert_uint_eq(sample(P_SENSOR, k).t_ms, boot + 500u * (k + 1u));
+    for (uint16_t k = 0; k < 4; k++)
+        ck_assert_uint_eq(sample(P_SENSOR, k).t_ms, boot + 500u * (k + 1u));
     ck_assert_uint_gt(sample(P_SENSOR, 3).t_ms, 1ull << 32);
     ck_assert_uint_eq(fw_event_count(&dev), 3);
     const fw_event_t *e = fw_event_at(&dev, 2);
@@ -702,7 +704,8 @@ START_TEST(test_feature_is_off)
 {
     static const fw_pin_def_t sampled[] = {
         {.number = 34, .type = FW_PIN_ADC_INPUT, .name = "sensor", .sample_interval_ms = 500}};
-    static const fw_pin_def_t plain[] = {{.number = 34, .type = FW_PIN_ADC_INPUT, .name = "sensor"}};
+    static const fw_pin_def_t plain[] = {
+        {.number = 34, .type = FW_PIN_ADC_INPUT, .name = "sensor"}};
     fw_board_t b = {.device = "no-sampling",
                     .version = "1",
                     .platform = "mock",

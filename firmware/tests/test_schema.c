@@ -11,7 +11,7 @@
 /* The full specification needs NUMBER and BYTES parameters, 64-bit integers and room for tools
    of five parameters; a build without them (mcpu-min) runs the compact one further down. */
 #define SCHEMA_FULL                                                                                \
-    (FW_WITH_FLOAT && FW_WITH_PARAM_BYTES && FW_WITH_INT64 && FW_PARAMS_MAX >= 5 &&              \
+    (FW_WITH_FLOAT && FW_WITH_PARAM_BYTES && FW_WITH_INT64 && FW_PARAMS_MAX >= 5 &&                \
      FW_TOOLS_MAX >= 16)
 
 /* ---------------------------------------------------------------- fixture */
@@ -339,7 +339,8 @@ START_TEST(test_integer_range_past_2_pow_53_is_exact)
     cap_reset(&out);
     static const char list[] = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"list_tools\"}";
     ck_assert(fw_device_handle(&dev, list, strlen(list), cap_sink(&out)));
-    ck_assert_ptr_nonnull(strstr(out.buf, "\"minimum\":9007199254740993,\"maximum\":9007199254740995"));
+    ck_assert_ptr_nonnull(
+        strstr(out.buf, "\"minimum\":9007199254740993,\"maximum\":9007199254740995"));
 }
 END_TEST
 #endif
@@ -773,8 +774,8 @@ START_TEST(test_issues_collected)
     json_t *issues = json_object_get(json_object_get(err, "data"), "issues");
     ck_assert_uint_eq(json_array_size(issues), 1);
     ck_assert_str_eq(json_string_value(json_object_get(json_array_get(issues, 0), "path")), "big");
-    ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(err, "message")),
-                                 "(and 3 more)"));
+    ck_assert_ptr_nonnull(
+        strstr(json_string_value(json_object_get(err, "message")), "(and 3 more)"));
     json_decref(j);
 }
 END_TEST
@@ -1155,7 +1156,6 @@ static Suite *schema_suite(void)
 #endif
     tcase_add_test(v, test_bind_direct);
     suite_add_tcase(s, v);
-
 
     TCase *p = tcase_create("published");
     tcase_add_checked_fixture(p, setup, NULL);

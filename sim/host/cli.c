@@ -1,6 +1,8 @@
 /* cli.c: mcpsim's command line: options, [HOST:]PORT endpoints and board name lookup. */
 #include "cli.h"
 
+#include "fw_config.h" /* the profile: which transports have a protocol to serve */
+
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -307,6 +309,15 @@ int host_cli_parse(int argc, char *const argv[], host_options_t *o, char *err, s
                  "[HOST:]PORT, --connect URL and/or --control [HOST:]PORT");
         return -1;
     }
+#if !FW_WITH_MCP
+    /* HTTP and WebSocket serve MCP: a build without it would answer every request -32601 */
+    if (o->http.enabled || o->ws.enabled || o->connect) {
+        snprintf(err, cap,
+                 "--http, --ws and --connect serve MCP, which this simulator's firmware profile "
+                 "(" FW_PROFILE_NAME ") leaves out: use --tcp or --pty (MCP/U), or a full build");
+        return -1;
+    }
+#endif
     if (o->connect_header_count > 0 && !o->connect) {
         snprintf(err, cap, "--connect-header needs --connect ws://HOST[:PORT][/PATH]");
         return -1;

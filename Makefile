@@ -2,8 +2,20 @@
 # `make run` starts the simulator, `make test` is the test command (CI runs it).
 
 CMAKE     ?= cmake
+# The firmware profile of `make build`, `run` and `conformance` (fw_config.h): full in build/,
+# mcpu-min in build-min/ (e.g. `make run PROFILE=mcpu-min` serves the uno-min board over MCP/U).
+PROFILE   ?= full
+ifeq ($(PROFILE),full)
+BUILD_DIR := build
+RUN_BOARD ?= esp32-demo
+else ifeq ($(PROFILE),mcpu-min)
+BUILD_DIR := build-min
+RUN_BOARD ?= uno-min
+else
+$(error PROFILE must be full or mcpu-min (got '$(PROFILE)'))
+endif
+DEVICE    ?= sim:$(RUN_BOARD)
 JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
-DEVICE    ?= sim
 COV_MIN   ?= 90
 TOOLCHAIN := cmake/arm-none-eabi.cmake
 # CMake's own makefiles run as a fresh make (no nested "Entering directory" noise; -j is explicit).
@@ -38,8 +50,8 @@ bootstrap:
 	@tools/bootstrap
 
 build: bootstrap
-	$(CMAKE) -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo
-	$(BUILD_CMD) build -j$(JOBS)
+	$(CMAKE) -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMCPSIM_PROFILE=$(PROFILE)
+	$(BUILD_CMD) $(BUILD_DIR) -j$(JOBS)
 
 # The test command: the normal build's tests, the layering rules, the official MCP suite and
 # client interop, the cross build's checks, the workflow validation, then the ThreadSanitizer and
@@ -55,13 +67,12 @@ test:
 	$(MAKE) --no-print-directory asan
 
 unit: build
-	cd build && ctest --output-on-failure -j2
+	cd $(BUILD_DIR) && ctest --output-on-failure -j2
 
 # The mcpu-min profile on the host (build-min/): the firmware tests that apply there, the
 # simulator built MCP/U-only, and the conformance library against it over TCP and the pty.
-min: bootstrap
-	$(CMAKE) -S . -B build-min -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMCPSIM_PROFILE=mcpu-min
-	$(BUILD_CMD) build-min -j$(JOBS)
+min:
+	$(MAKE) --no-print-directory build PROFILE=mcpu-min
 	cd build-min && ctest --output-on-failure -j2
 
 asan: bootstrap
@@ -100,17 +111,17 @@ bench: build
 	tools/bench-core $(BENCH_ARGS) build/bin/bench_core
 
 run: build
-	@if [ -x build/bin/mcpsim ]; then \
-	    exec build/bin/mcpsim --board esp32-demo --pty --tcp 7000; \
+	@if [ -x $(BUILD_DIR)/bin/mcpsim ]; then \
+	    exec $(BUILD_DIR)/bin/mcpsim --board $(RUN_BOARD) --pty --tcp 7000; \
 	else \
-	    echo "make run: the simulator (build/bin/mcpsim) is not built yet"; \
+	    echo "make run: the simulator ($(BUILD_DIR)/bin/mcpsim) is not built yet"; \
 	fi
 
 conformance: build
-	@if [ -x build/bin/conformance ]; then \
-	    exec build/bin/conformance --target $(DEVICE); \
+	@if [ -x $(BUILD_DIR)/bin/conformance ]; then \
+	    MCPSIM=$(BUILD_DIR)/bin/mcpsim exec $(BUILD_DIR)/bin/conformance --target $(DEVICE); \
 	else \
-	    echo "make conformance: the runner (build/bin/conformance) is not built yet"; \
+	    echo "make conformance: the runner ($(BUILD_DIR)/bin/conformance) is not built yet"; \
 	fi
 
 format: bootstrap

@@ -27,13 +27,15 @@ static void emit(fake_t *f, json_t *msg)
 static json_t *manifest(void)
 {
     return json_pack("{s:s, s:s, s:[{s:s, s:s, s:b, s:{s:s, s:{}, s:[]}}, {s:s, s:s, s:{s:s, "
-                     "s:{s:{s:s}}, s:[s]}}], s:[{s:i, s:s, s:s, s:s}, {s:i, s:s, s:s, s:s}]}",
+                     "s:{s:{s:s}}, s:[s]}}], s:[{s:i, s:s, s:s, s:s}, {s:i, s:s, s:s, s:s}], "
+                     "s:{s:b, s:b}}",
                      "device", "fake", "version", "9.9", "tools", "name", "status", "description",
                      "d", "readOnly", 1, "inputSchema", "type", "object", "properties", "required",
                      "name", "gpio_write", "description", "d", "inputSchema", "type", "object",
                      "properties", "pin", "type", "integer", "required", "pin", "pins", "pin", 2,
                      "name", "led", "type", "digital_output", "description", "", "pin", 34, "name",
-                     "sensor", "type", "adc_input", "description", "");
+                     "sensor", "type", "adc_input", "description", "", "capabilities", "batch",
+                     0, "sampling", 1);
 }
 
 static json_t *answer(const char *method, const json_t *params)
@@ -306,6 +308,12 @@ START_TEST(requirements_skip_with_reasons)
     ck_assert_str_eq(res.message, "needs transport [\"http\",\"ws\"] (the target is tcp)");
     run("{\"vars\":[\"bench.wires[0]\"]}", "[{\"wait\":{\"ms\":0}}]");
     ck_assert_str_eq(res.message, "needs bench.wires[0] (not found on this device)");
+    run("{\"capabilities\":[\"batch\"]}", "[{\"wait\":{\"ms\":0}}]");
+    ck_assert_str_eq(res.message, "needs capability batch (list_tools declares it false)");
+    run("{\"capabilities\":[\"sampling\",\"events\"]}", "[{\"wait\":{\"ms\":0}}]");
+    ck_assert_str_eq(res.message, "needs capability events (list_tools does not declare it)");
+    run("{\"capabilities\":[\"sampling\"]}", "[{\"wait\":{\"ms\":0}}]");
+    ASSERT_PASS();
     target.stream = false;
     run(NULL, "[{\"send_raw\":\"x\\n\"}]");
     ck_assert_str_eq(res.message, "sends raw bytes: needs a byte-stream transport (the target is "

@@ -90,9 +90,10 @@ static bool load_sampling(loader_t *L, const json_t *s, fw_pin_def_t *def)
 #if !FW_WITH_SAMPLING
     (void)s;
     (void)def;
-    return sim_cfg_fail(&L->e, "", "this simulator is built with the " FW_PROFILE_NAME
-                                   " profile, which has no sampling (FW_WITH_SAMPLING 0): "
-                                   "remove \"sampling\" or use a full build");
+    return sim_cfg_fail(&L->e, "",
+                        "this simulator is built with the " FW_PROFILE_NAME
+                        " profile, which has no sampling (FW_WITH_SAMPLING 0): "
+                        "remove \"sampling\" or use a full build");
 #endif
     static const char *const keys[] = {"interval_ms", "buffer_size", "summary",
                                        "buffer",      "events",      NULL};
@@ -505,9 +506,10 @@ static bool load_i2c(loader_t *L, const json_t *i2c)
 #if !FW_WITH_I2C
     (void)keys;
     (void)buses;
-    return sim_cfg_fail(&L->e, "", "this simulator is built with the " FW_PROFILE_NAME
-                                   " profile, which has no I2C (FW_WITH_I2C 0): remove \"i2c\" "
-                                   "or use a full build");
+    return sim_cfg_fail(&L->e, "",
+                        "this simulator is built with the " FW_PROFILE_NAME
+                        " profile, which has no I2C (FW_WITH_I2C 0): remove \"i2c\" "
+                        "or use a full build");
 #endif
     if (!sim_cfg_object(i2c, "", &L->e) || !sim_cfg_keys(i2c, keys, &L->e) ||
         !sim_cfg_int(i2c, "buses", false, array_len(i2c, "devices") > 0, 0, 8, &buses, &L->e))

@@ -34,8 +34,8 @@ static json_t *manifest(void)
                      "name", "gpio_write", "description", "d", "inputSchema", "type", "object",
                      "properties", "pin", "type", "integer", "required", "pin", "pins", "pin", 2,
                      "name", "led", "type", "digital_output", "description", "", "pin", 34, "name",
-                     "sensor", "type", "adc_input", "description", "", "capabilities", "batch",
-                     0, "sampling", 1);
+                     "sensor", "type", "adc_input", "description", "", "capabilities", "batch", 0,
+                     "sampling", 1);
 }
 
 static json_t *answer(const char *method, const json_t *params)

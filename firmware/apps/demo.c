@@ -78,7 +78,7 @@ static const fw_param_t read_touch_params[] = {
      .has_default = true,
      .def_int = TOUCH_THRESHOLD_DEFAULT,
      .description = FW_DESC("A reading below this counts as touched (default 40; calibrate_touch "
-                    "suggests one for this pad)")},
+                            "suggests one for this pad)")},
 };
 
 static const fw_param_t calibrate_touch_params[] = {
@@ -108,9 +108,10 @@ const fw_tool_t fw_app_read_touch = {
 /* For the person at the device, not the model: the pad must be left untouched while it runs. */
 const fw_tool_t fw_app_calibrate_touch = {
     .name = "calibrate_touch",
-    .description = FW_DESC("Measure the untouched baseline of the GPIO4 touch pad (average, min and max "
-                   "of `samples` reads) and suggest a read_touch threshold of two thirds of it. "
-                   "Keep fingers off the pad while it runs."),
+    .description =
+        FW_DESC("Measure the untouched baseline of the GPIO4 touch pad (average, min and max "
+                "of `samples` reads) and suggest a read_touch threshold of two thirds of it. "
+                "Keep fingers off the pad while it runs."),
     .params = calibrate_touch_params,
     .param_count = FW_ARRAY_LEN(calibrate_touch_params),
     .flags = FW_TOOL_READ_ONLY | FW_TOOL_USER_ONLY,

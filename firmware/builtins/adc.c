@@ -28,9 +28,10 @@ static const fw_param_t adc_read_params[] = {
 
 static const fw_tool_t adc_tools[] = {
     {.name = "adc_read",
-     .description = FW_DESC("Take one analog reading of an adc_input pin. Returns the raw count (0 to "
-                    "2^bits-1 of the board's ADC) and the voltage: \"volts\" (2 decimals) or "
-                    "\"mv\" (millivolts), as the board reports."),
+     .description =
+         FW_DESC("Take one analog reading of an adc_input pin. Returns the raw count (0 to "
+                 "2^bits-1 of the board's ADC) and the voltage: \"volts\" (2 decimals) or "
+                 "\"mv\" (millivolts), as the board reports."),
      .params = adc_read_params,
      .param_count = FW_ARRAY_LEN(adc_read_params),
      .flags = FW_TOOL_READ_ONLY,

@@ -19,13 +19,11 @@
 #define SYSTEM_SET &fw_builtin_system,
 #endif
 
-const fw_toolset_t *const fw_builtins[] = {
-    &fw_builtin_gpio, PIN_MODE_SET & fw_builtin_pwm, &fw_builtin_adc, PINS_SET SYSTEM_SET NULL};
+const fw_toolset_t *const fw_builtins[] = {&fw_builtin_gpio, PIN_MODE_SET &fw_builtin_pwm,
+                                           &fw_builtin_adc, PINS_SET SYSTEM_SET NULL};
 
 #if FW_WITH_I2C
-const fw_toolset_t *const fw_builtins_i2c[] = {&fw_builtin_gpio,
-                                               PIN_MODE_SET & fw_builtin_pwm,
-                                               &fw_builtin_adc,
-                                               PINS_SET SYSTEM_SET & fw_builtin_i2c,
+const fw_toolset_t *const fw_builtins_i2c[] = {&fw_builtin_gpio, PIN_MODE_SET &fw_builtin_pwm,
+                                               &fw_builtin_adc, PINS_SET SYSTEM_SET &fw_builtin_i2c,
                                                NULL};
 #endif

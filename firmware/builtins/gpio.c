@@ -98,20 +98,22 @@ static const fw_param_t pin_mode_params[] = {
      .type = FW_PARAM_STRING,
      .required = true,
      .description = FW_DESC("\"output\", or \"input\" / \"input_pullup\" / \"input_pulldown\" (no, "
-                    "pull-up or pull-down resistor)"),
+                            "pull-up or pull-down resistor)"),
      .enum_values = mode_names},
 };
 
 static const fw_tool_t gpio_tools[] = {
     {.name = "gpio_write",
-     .description = FW_DESC("Drive a digital output pin HIGH (value true) or LOW (value false). The pin "
-                    "must be a digital_output; pin_mode can turn a digital input into one."),
+     .description =
+         FW_DESC("Drive a digital output pin HIGH (value true) or LOW (value false). The pin "
+                 "must be a digital_output; pin_mode can turn a digital input into one."),
      .params = gpio_write_params,
      .param_count = FW_ARRAY_LEN(gpio_write_params),
      .handler = gpio_write_fn},
     {.name = "gpio_read",
-     .description = FW_DESC("Read the logic level of a digital pin: the level at an input, or the level "
-                    "an output drives. value true = HIGH, false = LOW."),
+     .description =
+         FW_DESC("Read the logic level of a digital pin: the level at an input, or the level "
+                 "an output drives. value true = HIGH, false = LOW."),
      .params = gpio_read_params,
      .param_count = FW_ARRAY_LEN(gpio_read_params),
      .flags = FW_TOOL_READ_ONLY,
@@ -124,13 +126,13 @@ const fw_toolset_t fw_builtin_gpio = {"gpio", gpio_tools, FW_ARRAY_LEN(gpio_tool
    mcpu-min profile leaves it out of its standard list. */
 static const fw_tool_t pin_mode_tools[] = {
     {.name = "pin_mode",
-     .description = FW_DESC("Reconfigure a digital pin at run time: mode \"output\" makes it a "
-                    "digital_output (for gpio_write); \"input\", \"input_pullup\" or "
-                    "\"input_pulldown\" make it a digital_input. Returns the pin's new type."),
+     .description =
+         FW_DESC("Reconfigure a digital pin at run time: mode \"output\" makes it a "
+                 "digital_output (for gpio_write); \"input\", \"input_pullup\" or "
+                 "\"input_pulldown\" make it a digital_input. Returns the pin's new type."),
      .params = pin_mode_params,
      .param_count = FW_ARRAY_LEN(pin_mode_params),
      .handler = pin_mode_fn},
 };
 
-const fw_toolset_t fw_builtin_pin_mode = {"pin_mode", pin_mode_tools,
-                                          FW_ARRAY_LEN(pin_mode_tools)};
+const fw_toolset_t fw_builtin_pin_mode = {"pin_mode", pin_mode_tools, FW_ARRAY_LEN(pin_mode_tools)};

@@ -122,14 +122,14 @@ static fw_err_t i2c_write_fn(fw_call_t *call)
     {                                                                                              \
         .name = "bus", .type = FW_PARAM_INTEGER, .has_min = true, .has_max = true, .min = 0,       \
         .max = 255, .has_default = true, .def_int = 0,                                             \
-        .description = FW_DESC("I2C bus number, 0 .. the board's bus count - 1 (default 0)")                \
+        .description = FW_DESC("I2C bus number, 0 .. the board's bus count - 1 (default 0)")       \
     }
 
 #define ADDRESS_PARAM                                                                              \
     {                                                                                              \
         .name = "address", .type = FW_PARAM_INTEGER, .required = true, .has_min = true,            \
         .has_max = true, .min = ADDR_FIRST, .max = ADDR_LAST,                                      \
-        .description = FW_DESC("7-bit I2C device address, 8..119 (0x08..0x77), e.g. 72 for 0x48")           \
+        .description = FW_DESC("7-bit I2C device address, 8..119 (0x08..0x77), e.g. 72 for 0x48")  \
     }
 
 static const fw_param_t scan_params[] = {BUS_PARAM};
@@ -151,8 +151,9 @@ static const fw_param_t read_params[] = {
      .has_max = true,
      .min = 0,
      .max = 255,
-     .description = FW_DESC("Register to read from: written first, then read after a repeated start. "
-                    "Omit to read from the device's current position.")},
+     .description =
+         FW_DESC("Register to read from: written first, then read after a repeated start. "
+                 "Omit to read from the device's current position.")},
     BUS_PARAM,
 };
 
@@ -165,30 +166,33 @@ static const fw_param_t write_params[] = {
      .has_max = true,
      .min = 1,
      .max = FW_I2C_XFER_MAX,
-     .description = FW_DESC("Bytes to write in one transaction (integers 0..255); for a register write "
-                    "the register number comes first")},
+     .description =
+         FW_DESC("Bytes to write in one transaction (integers 0..255); for a register write "
+                 "the register number comes first")},
     BUS_PARAM,
 };
 
 static const fw_tool_t i2c_tools[] = {
     {.name = "i2c_scan",
      .description = FW_DESC("Scan an I2C bus: probe every address 0x08..0x77 and list those that "
-                    "acknowledge, as numbers (devices) and as hex text (hex)."),
+                            "acknowledge, as numbers (devices) and as hex text (hex)."),
      .params = scan_params,
      .param_count = FW_ARRAY_LEN(scan_params),
      .flags = FW_TOOL_READ_ONLY,
      .handler = i2c_scan_fn},
     {.name = "i2c_read",
-     .description = FW_DESC("Read bytes from an I2C device, optionally from a register (written first, "
-                    "then read after a repeated start)."),
+     .description =
+         FW_DESC("Read bytes from an I2C device, optionally from a register (written first, "
+                 "then read after a repeated start)."),
      /* not read-only: writing the register pointer, and reading FIFOs or clear-on-read status
         registers, change the device's state */
      .params = read_params,
      .param_count = FW_ARRAY_LEN(read_params),
      .handler = i2c_read_fn},
     {.name = "i2c_write",
-     .description = FW_DESC("Write bytes to an I2C device in one transaction. Returns how many were "
-                    "written; fails if the device does not acknowledge."),
+     .description =
+         FW_DESC("Write bytes to an I2C device in one transaction. Returns how many were "
+                 "written; fails if the device does not acknowledge."),
      /* destructive: raw bytes can reprogram a chip or overwrite an EEPROM for good */
      .params = write_params,
      .param_count = FW_ARRAY_LEN(write_params),

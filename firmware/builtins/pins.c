@@ -170,7 +170,7 @@ static const fw_param_t buffer_params[] = {
      .max = SEQ_MAX_I,
      .def_int = 0,
      .description = FW_DESC("Return only samples with seq greater than this: pass the previous "
-                    "next_since (0 = all buffered)")},
+                            "next_since (0 = all buffered)")},
     {.name = "limit",
      .type = FW_PARAM_INTEGER,
      .has_min = true,
@@ -198,32 +198,35 @@ static const fw_param_t events_params[] = {
      .max = SEQ_MAX_I,
      .def_int = 0,
      .description = FW_DESC("Return only events with seq greater than this: pass the previous "
-                    "next_since when reading with clear false")},
+                            "next_since when reading with clear false")},
 };
 
 static const fw_tool_t pins_tools[] = {
     {.name = "get_pin_summary",
-     .description = FW_DESC("Statistics of a sampled input pin since boot: count, min, max, avg (2 "
-                    "decimals) and latest raw value (ADC pins also the latest voltage); missed = "
-                    "sampling ticks skipped, read_errors = failed reads."),
+     .description =
+         FW_DESC("Statistics of a sampled input pin since boot: count, min, max, avg (2 "
+                 "decimals) and latest raw value (ADC pins also the latest voltage); missed = "
+                 "sampling ticks skipped, read_errors = failed reads."),
      .params = summary_params,
      .param_count = FW_ARRAY_LEN(summary_params),
      .flags = FW_TOOL_READ_ONLY,
      .handler = get_pin_summary_fn},
     {.name = "get_pin_buffer",
-     .description = FW_DESC("Recent samples {seq, t (ms since boot), value} of a sampled input pin, "
-                    "oldest first. Drain with since = the previous next_since; gap > 0 counts "
-                    "samples overwritten before they were read; more = true means limit cut the "
-                    "list, so call again."),
+     .description =
+         FW_DESC("Recent samples {seq, t (ms since boot), value} of a sampled input pin, "
+                 "oldest first. Drain with since = the previous next_since; gap > 0 counts "
+                 "samples overwritten before they were read; more = true means limit cut the "
+                 "list, so call again."),
      .params = buffer_params,
      .param_count = FW_ARRAY_LEN(buffer_params),
      .flags = FW_TOOL_READ_ONLY,
      .handler = get_pin_buffer_fn},
     {.name = "get_pin_events",
-     .description = FW_DESC("Events seen by sampling, oldest first: edges of digital inputs, and ADC "
-                    "threshold crossings (rising = reached the high threshold, falling = fell "
-                    "to the low one). Returned events are removed unless clear is false; "
-                    "dropped counts events lost to a full queue, pending those still queued."),
+     .description =
+         FW_DESC("Events seen by sampling, oldest first: edges of digital inputs, and ADC "
+                 "threshold crossings (rising = reached the high threshold, falling = fell "
+                 "to the low one). Returned events are removed unless clear is false; "
+                 "dropped counts events lost to a full queue, pending those still queued."),
      .params = events_params,
      .param_count = FW_ARRAY_LEN(events_params),
      .handler = get_pin_events_fn},

@@ -32,7 +32,8 @@ static const fw_param_t pwm_write_params[] = {
      .required = true,
      .has_min = true,
      .has_max = true,
-     .description = FW_DESC("Duty cycle 0..255: 0 = always low, 128 = about half, 255 = always high"),
+     .description =
+         FW_DESC("Duty cycle 0..255: 0 = always low, 128 = about half, 255 = always high"),
      .min = 0,
      .max = 255},
     {.name = "frequency",
@@ -46,8 +47,9 @@ static const fw_param_t pwm_write_params[] = {
 
 static const fw_tool_t pwm_tools[] = {
     {.name = "pwm_write",
-     .description = FW_DESC("Set the PWM duty cycle (0..255) of a pwm_output pin, e.g. to dim an LED or "
-                    "drive a motor; optionally set its frequency in Hz."),
+     .description =
+         FW_DESC("Set the PWM duty cycle (0..255) of a pwm_output pin, e.g. to dim an LED or "
+                 "drive a motor; optionally set its frequency in Hz."),
      .params = pwm_write_params,
      .param_count = FW_ARRAY_LEN(pwm_write_params),
      .handler = pwm_write_fn},

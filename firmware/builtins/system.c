@@ -85,9 +85,10 @@ static fw_err_t system_info_fn(fw_call_t *call)
 
 static const fw_tool_t system_tools[] = {
     {.name = "system_info",
-     .description = FW_DESC("Device identity and health: name, firmware and core versions, uptime, chip "
-                    "facts the port knows (chip, cpu_mhz, ram_bytes, flash_bytes, unique_id), the "
-                    "fixed memory pools and their use, and request/error counters since boot."),
+     .description =
+         FW_DESC("Device identity and health: name, firmware and core versions, uptime, chip "
+                 "facts the port knows (chip, cpu_mhz, ram_bytes, flash_bytes, unique_id), the "
+                 "fixed memory pools and their use, and request/error counters since boot."),
      .flags = FW_TOOL_READ_ONLY,
      .handler = system_info_fn},
 };

@@ -130,8 +130,7 @@ static bool is_core_method(const fw_device_t *dev, const char *name)
 {
     for (size_t i = 0; i < fw_mcpu_method_count; i++)
         if (strcmp(fw_mcpu_methods[i].name, name) == 0) return true;
-    return dev->layer != NULL && dev->layer->method_named != NULL &&
-           dev->layer->method_named(name);
+    return dev->layer != NULL && dev->layer->method_named != NULL && dev->layer->method_named(name);
 }
 
 static bool params_valid(const fw_tool_t *tool)
@@ -141,7 +140,7 @@ static bool params_valid(const fw_tool_t *tool)
     for (size_t i = 0; i < tool->param_count; i++) {
         const fw_param_t *p = &tool->params[i];
         if (!nonempty(p->name) || p->type > FW_PARAM_BYTES) return false;
-        /* types a build left out (fw_config.h) */
+            /* types a build left out (fw_config.h) */
 #if FW_WITH_FLOAT
         if (p->type == FW_PARAM_NUMBER && p->number == NULL) return false;
 #else

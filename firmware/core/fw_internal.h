@@ -6,7 +6,6 @@
 
 #include "fw_device.h"
 
-
 /* Assertion of the core's own invariants (never for outside input). A port may define
    FW_ASSERT_FAIL. By default gcc/clang trap (a HardFault on Cortex-M that the debugger or the
    watchdog catches; SIGILL in the simulator and the tests, so nothing spins until a timeout);
@@ -95,10 +94,10 @@ typedef struct fw_msg {
     bool live;   /* a layer's handler runs and nothing of the response is written yet:
                     notifications may be written to out now */
     const fw_json_doc_t *doc;
-    int32_t progress; /* token of the running tools/call's _meta.progressToken, or -1 */
-    bool asked;       /* the running call sent a request to the client (fw_call_ask) */
-    fw_jw_t *ask_w;   /* the writer of that request while its params are being written */
-    bool resumed;     /* a deferred call's response was written (not this message's own) */
+    int32_t progress;          /* token of the running tools/call's _meta.progressToken, or -1 */
+    bool asked;                /* the running call sent a request to the client (fw_call_ask) */
+    fw_jw_t *ask_w;            /* the writer of that request while its params are being written */
+    bool resumed;              /* a deferred call's response was written (not this message's own) */
     const fw_answer_t *answer; /* the client's answer while a deferred call runs again */
 } fw_msg_t;
 
@@ -130,8 +129,7 @@ void fw_msg_sink_end(const fw_msg_sink_t *out);
 typedef struct fw_rpc_layer {
     const void *(*method_find)(const fw_json_doc_t *doc, uint32_t tok);
     bool (*method_named)(const char *name);
-    fw_err_t (*run)(const void *method, fw_call_t *call, const fw_json_doc_t *doc,
-                    int32_t params);
+    fw_err_t (*run)(const void *method, fw_call_t *call, const fw_json_doc_t *doc, int32_t params);
     void (*msg_begin)(fw_device_t *dev, fw_msg_t *m, void *session);
     void (*msg_end)(fw_device_t *dev, fw_msg_t *m);
     bool (*take_cancelled)(fw_device_t *dev, const char *id, size_t len);
@@ -152,12 +150,12 @@ void fw_mcp_init(fw_device_t *dev);
 /* Handles one whole message for the layer's session (NULL: the device's implicit one): the one
    entry behind fw_device_handle and fw_device_handle_session. framed: out ends every message
    (notifications may precede the response). Returns as fw_device_handle_session. */
-bool fw_rpc_handle(fw_device_t *dev, void *session, const char *msg, size_t len,
-                   fw_msg_sink_t out, bool framed);
+bool fw_rpc_handle(fw_device_t *dev, void *session, const char *msg, size_t len, fw_msg_sink_t out,
+                   bool framed);
 
 /* Byte-stream entry behind fw_device_feed and fw_device_feed_session. */
-void fw_rpc_feed(fw_device_t *dev, void *session, fw_framer_t *fr, const uint8_t *data,
-                 size_t len, fw_sink_t out);
+void fw_rpc_feed(fw_device_t *dev, void *session, fw_framer_t *fr, const uint8_t *data, size_t len,
+                 fw_sink_t out);
 
 /* Pins and sampled events since the last look, for the layer (dev->layer->observe). */
 void fw_layer_observe(fw_device_t *dev);
@@ -194,8 +192,6 @@ fw_err_t fw_schema_bind(fw_call_t *call, const fw_json_doc_t *doc, int32_t param
 /* Writes the inputSchema object of tool (type object, properties, required,
    additionalProperties false) as one value. */
 void fw_schema_write(fw_jw_t *w, const fw_tool_t *tool);
-
-
 
 /* ---------------------------------------------------------------- pins and sampling */
 

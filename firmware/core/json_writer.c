@@ -434,7 +434,6 @@ static void round_fixed(double a, unsigned d, uint64_t *ip, uint64_t *fp)
     *fp = f;
 }
 
-
 static const double pow10_bin[] = {1e1, 1e2, 1e4, 1e8, 1e16, 1e32, 1e64, 1e128, 1e256};
 
 /* m in [1, 10) and e with a = m * 10^e, for finite a > 0; within a few ulp. */

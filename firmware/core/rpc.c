@@ -435,8 +435,7 @@ static bool reject_unparsed(fw_device_t *dev, fw_jw_t *w, const fw_json_doc_t *d
 {
     if (err == FW_ERR_JSON_NOMEM && doc->len > FW_MSG_MAX - 1u)
         return reject_message(dev, w, FW_ERR_JSON_NOMEM,
-                              "request of %u bytes is over the %u the JSON reader indexes "
-                              "(FW_MSG_MAX)",
+                              "request of %u bytes is over FW_MSG_MAX (at most %u)",
                               (unsigned)doc->len, (unsigned)FW_MSG_MAX - 1u);
     if (err == FW_ERR_JSON_NOMEM)
         return reject_message(dev, w, FW_ERR_JSON_NOMEM,
@@ -492,8 +491,8 @@ void fw_msg_sink_end(const fw_msg_sink_t *out)
  * the same message is forgotten with it: requests run one at a time, so a later message can
  * only name one that has already finished.
  */
-bool fw_rpc_handle(fw_device_t *dev, void *session, const char *msg, size_t len,
-                   fw_msg_sink_t out, bool framed)
+bool fw_rpc_handle(fw_device_t *dev, void *session, const char *msg, size_t len, fw_msg_sink_t out,
+                   bool framed)
 {
     fw_msg_t m = {.session = session, .out = out, .framed = framed, .progress = -1};
     fw_msg_t *outer = dev->msg;
@@ -501,7 +500,8 @@ bool fw_rpc_handle(fw_device_t *dev, void *session, const char *msg, size_t len,
     fw_json_doc_t doc;
     bool answered;
     dev->msg = &m;
-    if (dev->layer != NULL && dev->layer->msg_begin != NULL) dev->layer->msg_begin(dev, &m, session);
+    if (dev->layer != NULL && dev->layer->msg_begin != NULL)
+        dev->layer->msg_begin(dev, &m, session);
     fw_jw_init(&w, (fw_sink_t){out.write, out.ctx});
     fw_err_t err = fw_json_parse(&doc, msg, len, dev->toks, FW_JSON_TOKENS_MAX, FW_JSON_DEPTH_MAX);
     m.doc = &doc;
@@ -544,8 +544,8 @@ static void write_overlong(fw_device_t *dev, const fw_msg_sink_t *out)
 }
 
 /* Every message is a line: the sink has no end hook, so fw_msg_sink_end writes "\n". */
-void fw_rpc_feed(fw_device_t *dev, void *session, fw_framer_t *fr, const uint8_t *data,
-                 size_t len, fw_sink_t out)
+void fw_rpc_feed(fw_device_t *dev, void *session, fw_framer_t *fr, const uint8_t *data, size_t len,
+                 fw_sink_t out)
 {
     const fw_msg_sink_t lines = {out.write, out.ctx, NULL};
     while (len > 0) {

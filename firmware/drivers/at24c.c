@@ -259,7 +259,7 @@ static fw_err_t eeprom_write_fn(fw_call_t *call)
     {                                                                                              \
         .name = "device", .type = FW_PARAM_INTEGER, .has_min = true, .has_max = true, .min = 0x08, \
         .max = 0x77,                                                                               \
-        .description = FW_DESC("I2C address of the EEPROM as the board declares it (e.g. 80 = "   \
+        .description = FW_DESC("I2C address of the EEPROM as the board declares it (e.g. 80 = "    \
                                "0x50); default: the board's first EEPROM")                         \
     }
 
@@ -267,7 +267,7 @@ static fw_err_t eeprom_write_fn(fw_call_t *call)
     {                                                                                              \
         .name = "offset", .type = FW_PARAM_INTEGER, .required = true, .has_min = true,             \
         .has_max = true, .min = 0, .max = CHIP_SIZE_MAX - 1u,                                      \
-        .description = FW_DESC("Memory offset (byte position inside the EEPROM), 0 .. size - 1")            \
+        .description = FW_DESC("Memory offset (byte position inside the EEPROM), 0 .. size - 1")   \
     }
 
 static const fw_param_t read_params[] = {
@@ -293,22 +293,25 @@ static const fw_param_t write_params[] = {
      .has_max = true,
      .min = 1,
      .max = FW_I2C_XFER_MAX,
-     .description = FW_DESC("Bytes to store from offset (integers 0..255); may cross pages, not the end")},
+     .description =
+         FW_DESC("Bytes to store from offset (integers 0..255); may cross pages, not the end")},
     DEVICE_PARAM,
 };
 
 static const fw_tool_t at24c_tools[] = {
     {.name = "eeprom_read",
-     .description = FW_DESC("Read bytes from an AT24C I2C EEPROM starting at a memory offset. `offset` "
-                    "is the position in memory, `device` the chip's I2C address."),
+     .description =
+         FW_DESC("Read bytes from an AT24C I2C EEPROM starting at a memory offset. `offset` "
+                 "is the position in memory, `device` the chip's I2C address."),
      .params = read_params,
      .param_count = FW_ARRAY_LEN(read_params),
      .flags = FW_TOOL_READ_ONLY,
      .handler = eeprom_read_fn},
     {.name = "eeprom_write",
-     .description = FW_DESC("Store bytes in an AT24C I2C EEPROM from a memory offset, page by page, "
-                    "waiting out each write cycle. `offset` is the position in memory, `device` "
-                    "the chip's I2C address. Returns written bytes and page writes used."),
+     .description =
+         FW_DESC("Store bytes in an AT24C I2C EEPROM from a memory offset, page by page, "
+                 "waiting out each write cycle. `offset` is the position in memory, `device` "
+                 "the chip's I2C address. Returns written bytes and page writes used."),
      .params = write_params,
      .param_count = FW_ARRAY_LEN(write_params),
      .flags = FW_TOOL_DESTRUCTIVE,

@@ -113,21 +113,23 @@ static const fw_param_t read_temperature_params[] = {
      .min = 0x08,
      .max = 0x77,
      .description = FW_DESC("I2C address of the TMP102 (72..75 = 0x48..0x4B); default: the board's "
-                    "first TMP102")},
+                            "first TMP102")},
     {.name = "unit",
      .type = FW_PARAM_STRING,
      .has_default = true,
      .def_str = "C",
      .enum_values = unit_names,
-     .description = FW_DESC("Unit of \"temperature\": \"C\" (default) or \"F\"; celsius and fahrenheit "
-                    "are always both returned")},
+     .description =
+         FW_DESC("Unit of \"temperature\": \"C\" (default) or \"F\"; celsius and fahrenheit "
+                 "are always both returned")},
 };
 
 static const fw_tool_t tmp102_tools[] = {
     {.name = "read_temperature",
-     .description = FW_DESC("Read a TMP102 temperature sensor (0.0625 °C resolution, -55..150 °C). "
-                    "Returns temperature (in unit), celsius, fahrenheit, raw (signed count of "
-                    "0.0625 °C) and extended (13-bit mode)."),
+     .description =
+         FW_DESC("Read a TMP102 temperature sensor (0.0625 °C resolution, -55..150 °C). "
+                 "Returns temperature (in unit), celsius, fahrenheit, raw (signed count of "
+                 "0.0625 °C) and extended (13-bit mode)."),
      .params = read_temperature_params,
      .param_count = FW_ARRAY_LEN(read_temperature_params),
      .flags = FW_TOOL_READ_ONLY,

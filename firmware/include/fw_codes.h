@@ -21,14 +21,14 @@
 /* MCP */
 #define FW_RPC_RESOURCE_NOT_FOUND (-32002) /* resources/read of a URI the server does not have */
 /* Hardware (the device's own errors): -32010 .. -32029 */
-#define FW_RPC_HW_FAILURE (-32010)     /* the HAL reported an unspecified hardware failure */
-#define FW_RPC_UNSUPPORTED (-32011)    /* the port or the build lacks this function */
-#define FW_RPC_I2C_NACK (-32012)       /* an I2C device did not acknowledge */
-#define FW_RPC_I2C_BUS (-32013)        /* the I2C bus is stuck or lost arbitration */
-#define FW_RPC_I2C_TIMEOUT (-32014)    /* an I2C transfer did not finish in time */
-#define FW_RPC_ADC (-32015)            /* an ADC conversion failed */
-#define FW_RPC_HW_TIMEOUT (-32016)     /* a hardware operation did not finish in time */
-#define FW_RPC_DEVICE_DATA (-32017)    /* a device answered with data that cannot be right */
+#define FW_RPC_HW_FAILURE (-32010)         /* the HAL reported an unspecified hardware failure */
+#define FW_RPC_UNSUPPORTED (-32011)        /* the port or the build lacks this function */
+#define FW_RPC_I2C_NACK (-32012)           /* an I2C device did not acknowledge */
+#define FW_RPC_I2C_BUS (-32013)            /* the I2C bus is stuck or lost arbitration */
+#define FW_RPC_I2C_TIMEOUT (-32014)        /* an I2C transfer did not finish in time */
+#define FW_RPC_ADC (-32015)                /* an ADC conversion failed */
+#define FW_RPC_HW_TIMEOUT (-32016)         /* a hardware operation did not finish in time */
+#define FW_RPC_DEVICE_DATA (-32017)        /* a device answered with data that cannot be right */
 #define FW_RPC_HW_FIRST FW_RPC_DEVICE_DATA /* the hardware range, lowest code */
 #define FW_RPC_HW_LAST FW_RPC_HW_FAILURE   /* the hardware range, highest code */
 /* The simulator's control channel (sim.*): -32050 .. -32059 */

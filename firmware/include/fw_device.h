@@ -49,9 +49,9 @@ typedef enum fw_adc_report { FW_ADC_REPORT_VOLTS = 0, FW_ADC_REPORT_MV } fw_adc_
 /* One compact slot of a pin's sample ring (storage the board supplies; read samples through
    fw_sampling_sample). The time is the low 32 bits of the HAL's ms, the seq is derived. */
 typedef struct fw_sample_slot {
-    uint16_t value;   /* raw ADC count or 0/1 */
-    uint16_t t_lo;    /* t_ms & 0xffff */
-    uint16_t t_hi;    /* (t_ms >> 16) & 0xffff */
+    uint16_t value; /* raw ADC count or 0/1 */
+    uint16_t t_lo;  /* t_ms & 0xffff */
+    uint16_t t_hi;  /* (t_ms >> 16) & 0xffff */
 } fw_sample_slot_t;
 
 /*
@@ -66,11 +66,11 @@ typedef struct fw_board {
     const char *platform; /* e.g. "arduino", "esp-idf", "sim" */
     const fw_pin_def_t *pins;
     uint8_t pin_count;
-    uint8_t adc_bits;      /* ADC resolution, e.g. 12 or 10 */
-    uint16_t adc_ref_mv;   /* full-scale reference in millivolts */
-    uint8_t adc_report;    /* fw_adc_report_t */
-    bool omit_schemas;     /* list_tools omits inputSchema (as MCP/U's AVR build) */
-    uint8_t i2c_bus_count; /* 0 = no I2C */
+    uint8_t adc_bits;            /* ADC resolution, e.g. 12 or 10 */
+    uint16_t adc_ref_mv;         /* full-scale reference in millivolts */
+    uint8_t adc_report;          /* fw_adc_report_t */
+    bool omit_schemas;           /* list_tools omits inputSchema (as MCP/U's AVR build) */
+    uint8_t i2c_bus_count;       /* 0 = no I2C */
     const struct fw_chip *chips; /* I2C chips, each bound to its driver (fw_driver.h) */
     uint8_t chip_count;
     const fw_toolset_t *const *toolsets; /* NULL-terminated, or NULL */
@@ -106,13 +106,13 @@ typedef struct fw_pin_state {
 /* Sampling state of one pin (sampled inputs only use it). */
 typedef struct fw_pin_sampling {
     uint64_t next_sample_ms;
-    uint32_t next_seq;    /* seq the next sample gets */
-    uint16_t ring_first;  /* the pin's first slot in the board's sample_store */
-    uint16_t ring_head;   /* index (within the ring) where the next sample is stored */
+    uint32_t next_seq;   /* seq the next sample gets */
+    uint16_t ring_first; /* the pin's first slot in the board's sample_store */
+    uint16_t ring_head;  /* index (within the ring) where the next sample is stored */
     uint16_t ring_count;
-    bool above;           /* threshold state (ADC) or last level (digital) */
-    bool primed;          /* first sample taken (edge detection needs a previous one) */
-    uint64_t sum;         /* summary over all samples since start/reset */
+    bool above;   /* threshold state (ADC) or last level (digital) */
+    bool primed;  /* first sample taken (edge detection needs a previous one) */
+    uint64_t sum; /* summary over all samples since start/reset */
     uint32_t count;
     uint32_t min, max, latest;
     uint32_t missed;      /* sampling ticks skipped because poll came late */
@@ -122,7 +122,7 @@ typedef struct fw_pin_sampling {
 
 /* A threshold crossing or edge seen by sampling. */
 typedef struct fw_event {
-    uint32_t seq; /* device-wide, starts at 1 */
+    uint32_t seq;  /* device-wide, starts at 1 */
     uint32_t t_ms; /* low 32 bits of the HAL's ms (fw_event_time gives all 64) */
     uint16_t value;
     uint8_t pin_index;
@@ -277,7 +277,7 @@ typedef struct fw_device {
     struct fw_msg *msg;               /* the message being handled; NULL between messages */
 #if FW_WITH_SAMPLING
     fw_pin_sampling_t sampling[FW_SAMPLED_PINS_MAX]; /* the sampled pins' state, in order */
-    uint8_t sampling_of[FW_PINS_MAX];                 /* pin index -> sampling slot, or 0xff */
+    uint8_t sampling_of[FW_PINS_MAX];                /* pin index -> sampling slot, or 0xff */
     fw_event_t events[FW_EVENT_QUEUE_MAX];
     uint16_t ev_head, ev_count;
     uint32_t ev_next_seq;

@@ -488,6 +488,26 @@ START_TEST(test_token_pool_exhausted)
 }
 END_TEST
 
+/* A whole message the reader cannot index (FW_MSG_MAX bytes or more) is refused by its size. */
+START_TEST(test_message_over_the_reader_limit)
+{
+    static char msg[FW_MSG_MAX + 1];
+    const char *req = REQ("1", "\"empty\"");
+    size_t n = strlen(req);
+    memcpy(msg, req, n);
+    memset(msg + n, ' ', sizeof msg - n);
+    cap_reset(&out);
+    ck_assert(fw_device_handle(&dev, msg, FW_MSG_MAX - 1, cap_sink(&out)));
+    ck_assert_str_eq(out.buf, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}");
+    char want[128];
+    snprintf(want, sizeof want, "request of %u bytes is over FW_MSG_MAX (at most %u)",
+             (unsigned)FW_MSG_MAX, (unsigned)FW_MSG_MAX - 1u);
+    cap_reset(&out);
+    ck_assert(fw_device_handle(&dev, msg, FW_MSG_MAX, cap_sink(&out)));
+    check_error(out.buf, "null", FW_RPC_INVALID_REQUEST, want);
+}
+END_TEST
+
 START_TEST(test_depth_exhausted)
 {
     char msg[256] = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"echo\",\"params\":";
@@ -774,6 +794,7 @@ static Suite *rpc_suite(void)
     tcase_add_test(t, test_parse_error_then_recovery);
     tcase_add_test(t, test_token_pool_exhausted);
     tcase_add_test(t, test_depth_exhausted);
+    tcase_add_test(t, test_message_over_the_reader_limit);
     suite_add_tcase(s, t);
 
     TCase *b = tcase_create("batches");

@@ -46,28 +46,33 @@ typedef struct vector_table {
 
 __attribute__((section(".isr_vector"), used)) const vector_table_t vector_table = {
     .initial_sp = __stack_top__,
-    .handlers = {
-        Reset_Handler,
-        NMI_Handler,
-        HardFault_Handler,
-        MemManage_Handler,
-        BusFault_Handler,
-        UsageFault_Handler,
-        0, 0, 0, 0, /* reserved */
-        SVC_Handler,
-        DebugMon_Handler,
-        0, /* reserved */
-        PendSV_Handler,
-        SysTick_Handler,
-    },
-    .irq = {
-        GPIOA_Handler,
-        GPIOB_Handler,
-        GPIOC_Handler,
-        GPIOD_Handler,
-        GPIOE_Handler,
-        UART0_Handler,
-    },
+    .handlers =
+        {
+            Reset_Handler,
+            NMI_Handler,
+            HardFault_Handler,
+            MemManage_Handler,
+            BusFault_Handler,
+            UsageFault_Handler,
+            0,
+            0,
+            0,
+            0, /* reserved */
+            SVC_Handler,
+            DebugMon_Handler,
+            0, /* reserved */
+            PendSV_Handler,
+            SysTick_Handler,
+        },
+    .irq =
+        {
+            GPIOA_Handler,
+            GPIOB_Handler,
+            GPIOC_Handler,
+            GPIOD_Handler,
+            GPIOE_Handler,
+            UART0_Handler,
+        },
 };
 
 /* Copies .data from flash, clears .bss, runs main. Word loops: the linker script aligns both

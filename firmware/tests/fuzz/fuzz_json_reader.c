@@ -519,12 +519,12 @@ static void check_limits(const char *buf, size_t size, const parsed_t *deep, con
    2 * TOKS_LIMIT + 1 bytes to exceed it. */
 #define TOKS_LIMIT 65534u
 
-/* The longest message the reader indexes: its offsets (fw_json_off_t) must hold the length
-   plus one, and FW_MSG_MAX bounds it. */
+/* The longest message the reader indexes: below FW_MSG_MAX, and its offsets (fw_json_off_t)
+   must hold the length plus one. */
 static size_t longest_message(void)
 {
-    uint64_t n = (uint64_t)(fw_json_off_t)-1 - 1u;
-    return (size_t)((uint64_t)FW_MSG_MAX < n ? (uint64_t)FW_MSG_MAX : n);
+    uint64_t off_max = (uint64_t)(fw_json_off_t)-1;
+    return (size_t)(((uint64_t)FW_MSG_MAX < off_max ? (uint64_t)FW_MSG_MAX : off_max) - 1u);
 }
 
 int fuzz_json_reader(const uint8_t *data, size_t size)

@@ -1,7 +1,7 @@
-/* test_boards.h: the boards the tests share, defined here as a port would define them (the
-   product's boards are generated from the JSON files in sim/boards/): the esp32-demo, the
-   greenhouse-min and a mock-board shorthand. Each board is behind a function so that a test program
-   that does not use one pays nothing and gets no unused-variable warning. */
+/* test_boards.h: the boards the tests share: the shipped esp32-demo as generated from its JSON
+   (sim/boards/, never written here again), the greenhouse-min test fixture (a small board with
+   both I2C chips) and a mock-board shorthand. Each board is behind a function so that a test
+   program that does not use one pays nothing and gets no unused-variable warning. */
 #ifndef TEST_BOARDS_H
 #define TEST_BOARDS_H
 
@@ -23,30 +23,27 @@
     }
 #define TEST_MOCK_BOARD(name, ver, pin_defs) TEST_MOCK_BOARD_STORE(name, ver, pin_defs, NULL, 0)
 
-/* MCP/U's reference device, as sim/boards/esp32-demo.json describes it: LED on 2, an analog
-   sensor on 34 sampled every 500 ms into a 20-sample ring (without sampling in a build that has
-   none), a PWM LED on 18, and the touch tools of apps/demo.c. get_info reports pin_count 3. */
+#if FW_WITH_SAMPLING
+#include "board_esp32_demo.h"
+
+/* MCP/U's reference device as the port compiles it: generated from sim/boards/esp32-demo.json
+   (LED on 2, an analog sensor on 34 sampled every 500 ms into a 20-sample ring, a PWM LED on 18,
+   the touch tools of apps/demo.c; get_info reports pin_count 3). */
+static inline const fw_board_t *test_board_esp32_demo(void)
+{
+    return &fw_board_esp32_demo;
+}
+#else
+/* The esp32-demo's pins and tools without its sampling (the shipped board samples, which a
+   build without sampling refuses): a test fixture, not the product's board. */
 static inline const fw_board_t *test_board_esp32_demo(void)
 {
     static const fw_pin_def_t pins[] = {
         {.number = 2, .type = FW_PIN_DIGITAL_OUTPUT, .name = "led", .description = "Onboard LED"},
-        {.number = 34,
-         .type = FW_PIN_ADC_INPUT,
-         .name = "sensor",
-         .description = "Analog Sensor",
-#if FW_WITH_SAMPLING
-         .sample_interval_ms = 500,
-         .buffer_size = 20,
-         .summary = true,
-         .buffer = true,
-#endif
-         .events = false},
+        {.number = 34, .type = FW_PIN_ADC_INPUT, .name = "sensor", .description = "Analog Sensor"},
         {.number = 18, .type = FW_PIN_PWM_OUTPUT, .name = "led_pwm", .description = "PWM LED"},
     };
     static const fw_tool_t *const apps[] = {&fw_app_read_touch, &fw_app_calibrate_touch, NULL};
-#if FW_WITH_SAMPLING
-    static fw_sample_slot_t store[20];
-#endif
     static const fw_board_t board = {
         .device = "esp32-demo",
         .version = "1.0.0",
@@ -58,13 +55,10 @@ static inline const fw_board_t *test_board_esp32_demo(void)
         .adc_report = FW_ADC_REPORT_VOLTS,
         .toolsets = fw_builtins,
         .app_tools = apps,
-#if FW_WITH_SAMPLING
-        .sample_store = store,
-        .sample_store_len = FW_ARRAY_LEN(store),
-#endif
     };
     return &board;
 }
+#endif
 
 #if !(FW_WITH_I2C && FW_WITH_SAMPLING)
 /* The greenhouse-min's identity and pins (soil unsampled), without its chips: what a build

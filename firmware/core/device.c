@@ -279,7 +279,12 @@ fw_err_t fw_device_init(fw_device_t *dev, const fw_board_t *board, const hal_api
 #if FW_WITH_MCP
     fw_mcp_init(dev);
 #endif
-    return probe_chips(dev);
+    err = probe_chips(dev);
+#if FW_WITH_MCP
+    dev->boot_log_end = dev->log_next;            /* what the start logged reaches every session */
+    dev->session.boot_cursor = dev->boot_log_end; /* the implicit one saw it as it happened */
+#endif
+    return err;
 }
 
 /* ---------------------------------------------------------------- runtime */

@@ -38,6 +38,7 @@ void fw_session_init(fw_session_t *session, const fw_device_t *dev)
     session->log_level = FW_LOG_DEFAULT_LEVEL;
     session->change_cursor = dev->change_count;
     session->log_cursor = dev->log_next;
+    session->boot_cursor = 0; /* the start's entries are seqs 0 .. boot_log_end - 1 */
 }
 
 /* ---------------------------------------------------------------- writing notifications */
@@ -111,6 +112,14 @@ static size_t drain_log(const fw_device_t *dev, fw_session_t *s, const fw_msg_si
             send_message(dev, out, FW_LOG_WARNING, text);
             sent++;
         }
+    }
+    for (; s->logging && seq_before(s->boot_cursor, dev->boot_log_end); s->boot_cursor++) {
+        if (seq_before(s->boot_cursor, oldest) || !seq_before(s->boot_cursor, s->log_cursor))
+            continue; /* overwritten since, or the regular cursor sends it */
+        const fw_log_entry_t *e = log_entry(dev, s->boot_cursor);
+        if (e->level < s->log_level) continue;
+        send_message(dev, out, e->level, e->text);
+        sent++;
     }
     for (; s->log_cursor != dev->log_next; s->log_cursor++) {
         const fw_log_entry_t *e = log_entry(dev, s->log_cursor);

@@ -198,6 +198,7 @@ typedef struct fw_session {
     uint32_t subscriptions; /* bit i: pin i's resource; FW_SUB_DEVICE: device://info */
     uint32_t change_cursor; /* pin changes up to this device change count were reported */
     uint32_t log_cursor;    /* seq of the next log entry this session has not seen */
+    uint32_t boot_cursor;   /* seq of the next entry of the device's start still to send */
     uint8_t cancelled_len;  /* > 0: raw id of a request cancelled earlier in the same message */
     char cancelled[FW_MCP_ID_MAX];
     /* A tools/call whose response waits for the client's answer (fw_call_ask) */
@@ -291,6 +292,7 @@ typedef struct fw_device {
     uint32_t ev_logged;                /* sampling events up to this seq were logged */
     uint32_t drops_logged;             /* counters.events_dropped when last logged */
     uint32_t log_next;                 /* seq the next log entry gets */
+    uint32_t boot_log_end;             /* entries before this seq were logged by fw_device_init */
     uint16_t log_head;                 /* slot of the next log entry */
     uint16_t log_count;                /* entries held, <= FW_LOG_RING */
     fw_log_entry_t log[FW_LOG_RING];
@@ -435,7 +437,9 @@ void fw_device_feed_session(fw_device_t *dev, fw_session_t *session, fw_framer_t
 size_t fw_device_drain(fw_device_t *dev, fw_session_t *session, fw_msg_sink_t out);
 
 /* Prepares a session for dev: nothing negotiated, no subscriptions, no log messages, and
-   cursors at the device's present (older log entries and changes are not sent). */
+   cursors at the device's present (older log entries and changes are not sent), except the log
+   entries fw_device_init wrote (a chip that did not answer its probe): every session gets those
+   first, as long as the ring still holds them. */
 void fw_session_init(fw_session_t *session, const fw_device_t *dev);
 
 /* The MCP protocol version the session negotiated ("2025-06-18"), or the newest supported

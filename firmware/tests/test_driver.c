@@ -223,9 +223,9 @@ START_TEST(test_absent_chip_does_not_stop_the_start)
 END_TEST
 
 #if FW_WITH_MCP
-/* The probe's failure is written to the firmware log. (Read from the log ring itself: a
-   session's log starts at its initialize, so no MCP client receives entries made while the
-   device started.) */
+/* The probe's failure is written to the firmware log, and an MCP session that initializes later
+   receives it (entries the start wrote reach every session while the ring holds them); entries
+   written after the start and before a session's initialize do not. */
 START_TEST(test_absent_chip_is_logged)
 {
     lux_a->present = false;
@@ -234,6 +234,23 @@ START_TEST(test_absent_chip_is_logged)
     const fw_log_entry_t *e = &dev.log[(dev.log_head + FW_LOG_RING - 1) % FW_LOG_RING];
     ck_assert_uint_eq(e->level, FW_LOG_WARNING);
     ck_assert_str_eq(e->text, "lux42 at 0x23 on bus 0: i2c device did not acknowledge");
+
+    fw_log(&dev, FW_LOG_ERROR, "after the start"); /* before the session: not sent to it */
+    fw_session_t s;
+    fw_session_init(&s, &dev);
+    static const char init[] = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\","
+                               "\"params\":{\"protocolVersion\":\"2025-06-18\"}}";
+    cap_reset(&out);
+    const fw_msg_sink_t sink = {cap_sink(&out).write, &out, NULL}; /* one message a line */
+    ck_assert(fw_device_handle_session(&dev, &s, init, sizeof init - 1, sink));
+    cap_reset(&out);
+    ck_assert_uint_eq(fw_device_drain(&dev, &s, sink), 1);
+    ck_assert_ptr_null(strstr(out.buf, "after the start"));
+    ck_assert_ptr_nonnull(
+        strstr(out.buf, "lux42 at 0x23 on bus 0: i2c device did not acknowledge"));
+    ck_assert_ptr_nonnull(strstr(out.buf, "\"level\":\"warning\""));
+    cap_reset(&out);
+    ck_assert_uint_eq(fw_device_drain(&dev, &s, sink), 0); /* once */
 }
 END_TEST
 #endif

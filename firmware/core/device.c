@@ -142,7 +142,8 @@ static bool params_valid(const fw_tool_t *tool)
         if (!nonempty(p->name) || p->type > FW_PARAM_BYTES) return false;
             /* types a build left out (fw_config.h) */
 #if FW_WITH_FLOAT
-        if (p->type == FW_PARAM_NUMBER && p->number == NULL) return false;
+        if (p->type == FW_PARAM_NUMBER && (p->number == NULL || p->number->ops == NULL))
+            return false;
 #else
         if (p->type == FW_PARAM_NUMBER) return false;
 #endif

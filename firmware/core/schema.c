@@ -132,17 +132,17 @@ static fw_err_t check_range(const bind_ctx_t *b, fw_int_t v, const char *unit)
 }
 
 #if FW_WITH_FLOAT
-/* num_min/num_max of NUMBER values. */
+/* The range of NUMBER values. */
 static fw_err_t check_num_range(const bind_ctx_t *b, double v)
 {
     const fw_param_t *p = b->param;
     char num[32];
-    if (p->has_min && v < p->num_min)
+    if (p->has_min && v < p->number->min)
         return fw_call_param_error(b->call, p->name, "must be >= %s",
-                                   num_text(num, sizeof num, p->num_min));
-    if (p->has_max && v > p->num_max)
+                                   num_text(num, sizeof num, p->number->min));
+    if (p->has_max && v > p->number->max)
         return fw_call_param_error(b->call, p->name, "must be <= %s",
-                                   num_text(num, sizeof num, p->num_max));
+                                   num_text(num, sizeof num, p->number->max));
     return FW_OK;
 }
 #endif
@@ -174,25 +174,25 @@ static fw_err_t bind_number(const bind_ctx_t *b)
 
 static void number_default(fw_arg_t *a, const fw_param_t *p)
 {
-    a->num = p->def_num;
-    a->i = p->def_num > -9.2e18 && p->def_num < 9.2e18 ? (fw_int_t)p->def_num : 0;
+    a->num = p->number->def;
+    a->i = p->number->def > -9.2e18 && p->number->def < 9.2e18 ? (fw_int_t)p->number->def : 0;
 }
 
 static void number_ranges(fw_jw_t *w, const fw_param_t *p)
 {
     if (p->has_min) {
         fw_jw_key(w, "minimum");
-        write_num(w, p->num_min);
+        write_num(w, p->number->min);
     }
     if (p->has_max) {
         fw_jw_key(w, "maximum");
-        write_num(w, p->num_max);
+        write_num(w, p->number->max);
     }
 }
 
 static void number_default_write(fw_jw_t *w, const fw_param_t *p)
 {
-    write_num(w, p->def_num);
+    write_num(w, p->number->def);
 }
 
 /* Reached only through the descriptors of NUMBER parameters: a build whose tools take none
@@ -393,7 +393,7 @@ static fw_err_t bind_value(fw_call_t *call, const fw_json_doc_t *doc, size_t idx
         break;
 #if FW_WITH_FLOAT
     case FW_PARAM_NUMBER:
-        err = b.param->number->bind(&b);
+        err = b.param->number->ops->bind(&b);
         break;
 #endif
     case FW_PARAM_BOOLEAN:
@@ -495,7 +495,7 @@ static fw_err_t fill_default(fw_call_t *call, size_t idx)
     fw_arg_t *a = &call->args[idx];
     a->i = p->def_int;
 #if FW_WITH_FLOAT
-    if (p->type == FW_PARAM_NUMBER) p->number->fill_default(a, p);
+    if (p->type == FW_PARAM_NUMBER) p->number->ops->fill_default(a, p);
 #endif
     if (p->type == FW_PARAM_STRING) {
         a->str = p->def_str ? p->def_str : "";
@@ -594,7 +594,7 @@ static void write_ranges(fw_jw_t *w, const fw_param_t *p)
     if (p->type >= FW_ARRAY_LEN(keys) || keys[p->type][0] == NULL) return;
 #if FW_WITH_FLOAT
     if (p->type == FW_PARAM_NUMBER) {
-        p->number->write_ranges(w, p);
+        p->number->ops->write_ranges(w, p);
         return;
     }
 #endif
@@ -612,7 +612,7 @@ static void write_default(fw_jw_t *w, const fw_param_t *p)
         fw_jw_str(w, p->def_str ? p->def_str : "");
 #if FW_WITH_FLOAT
     } else if (p->type == FW_PARAM_NUMBER) {
-        p->number->write_default(w, p);
+        p->number->ops->write_default(w, p);
 #endif
     } else {
         fw_jw_i64(w, p->def_int);

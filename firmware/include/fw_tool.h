@@ -41,12 +41,19 @@ typedef enum fw_param_type {
 #define FW_PINMASK(type) (1u << (type))
 
 #if FW_WITH_FLOAT
-/* The code that binds and publishes FW_PARAM_NUMBER parameters. A NUMBER descriptor points at
-   it (.number = FW_NUMBER_OPS), so floating point is linked only into a build with a tool that
-   takes a fractional number. */
+/*
+ * A NUMBER parameter's range and default (used where has_min / has_max / has_default say), and
+ * the code that binds and publishes it. The descriptor points at one (.number = FW_NUMBER(0.5,
+ * 10.25, 1.5)), so floating point is linked, and doubles stored, only in a build with a tool that
+ * takes a fractional number.
+ */
 typedef struct fw_number_ops fw_number_ops_t;
 extern const fw_number_ops_t fw_number_ops;
-#define FW_NUMBER_OPS (&fw_number_ops)
+typedef struct fw_number {
+    double min, max, def;
+    const fw_number_ops_t *ops;
+} fw_number_t;
+#define FW_NUMBER(lo, hi, dflt) (&(const fw_number_t){(lo), (hi), (dflt), &fw_number_ops})
 #endif
 
 /*
@@ -67,8 +74,7 @@ typedef struct fw_param {
     const char *def_str; /* default for STRING */
     const char *const *enum_values;
 #if FW_WITH_FLOAT
-    double num_min, num_max, def_num; /* NUMBER: range and default */
-    const fw_number_ops_t *number;    /* NUMBER: FW_NUMBER_OPS (required) */
+    const fw_number_t *number; /* NUMBER: FW_NUMBER(min, max, default) (required) */
 #endif
 } fw_param_t;
 

@@ -464,8 +464,9 @@ START_TEST(test_add_tool_refusals)
     ck_assert_int_eq(fw_device_add_tool(&dev, &t), FW_ERR_ARG);
     /* a parameter type the build left out; a NUMBER reaches its code through its descriptor */
 #if FW_WITH_FLOAT
+    static const fw_number_t unit_range = {0, 1, 0, &fw_number_ops};
     static const fw_param_t number[] = {
-        {.name = "x", .type = FW_PARAM_NUMBER, .number = FW_NUMBER_OPS}};
+        {.name = "x", .type = FW_PARAM_NUMBER, .number = &unit_range}};
     static const fw_param_t number_without_ops[] = {{.name = "x", .type = FW_PARAM_NUMBER}};
     static const fw_tool_t no_ops = {
         .name = "no_ops", .handler = nop, .params = number_without_ops, .param_count = 1};

@@ -58,17 +58,11 @@ static const fw_param_t nums_params[] = {
      .type = FW_PARAM_NUMBER,
      .has_min = true,
      .has_max = true,
-     .num_min = 0.5,
-     .num_max = 10.25,
-     .number = FW_NUMBER_OPS,
+     .number = FW_NUMBER(0.5, 10.25, 0),
      .description = "a number"},
     {.name = "big", .type = FW_PARAM_INTEGER},
     {.name = "d", .type = FW_PARAM_INTEGER, .has_default = true, .def_int = 42},
-    {.name = "x",
-     .type = FW_PARAM_NUMBER,
-     .has_default = true,
-     .def_num = 1.5,
-     .number = FW_NUMBER_OPS},
+    {.name = "x", .type = FW_PARAM_NUMBER, .has_default = true, .number = FW_NUMBER(0, 0, 1.5)},
 };
 
 static const fw_param_t strs_params[] = {

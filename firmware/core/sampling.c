@@ -103,7 +103,7 @@ static void ring_put(fw_device_t *dev, size_t i, uint32_t value, uint64_t t_ms)
     if (st->ring_count < cap) st->ring_count++;
 }
 
-static void summary_add(fw_pin_sampling_t *st, uint32_t value)
+static void summary_add(fw_pin_sampling_t *st, uint16_t value)
 {
     if (st->count == 0 || value < st->min) st->min = value;
     if (st->count == 0 || value > st->max) st->max = value;
@@ -166,7 +166,7 @@ static void take_sample(fw_device_t *dev, size_t i, uint64_t t_ms)
     if (def->type == FW_PIN_DIGITAL_INPUT) fw_device_pin_note_level(dev, (uint8_t)i, value != 0);
     st->next_seq++;
     ring_put(dev, i, value, t_ms);
-    summary_add(st, value);
+    summary_add(st, (uint16_t)value); /* read_value gives 16 bits (an ADC count, 0/1) */
     track_level(dev, i, value, t_ms);
 }
 

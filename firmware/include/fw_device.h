@@ -106,17 +106,17 @@ typedef struct fw_pin_state {
 /* Sampling state of one pin (sampled inputs only use it). */
 typedef struct fw_pin_sampling {
     uint64_t next_sample_ms;
-    uint32_t next_seq;   /* seq the next sample gets */
-    uint16_t ring_first; /* the pin's first slot in the board's sample_store */
-    uint16_t ring_head;  /* index (within the ring) where the next sample is stored */
-    uint16_t ring_count;
-    bool above;   /* threshold state (ADC) or last level (digital) */
-    bool primed;  /* first sample taken (edge detection needs a previous one) */
-    uint64_t sum; /* summary over all samples since start/reset */
+    uint64_t sum;      /* summary over all samples since start/reset */
+    uint32_t next_seq; /* seq the next sample gets */
     uint32_t count;
-    uint32_t min, max, latest;
-    uint32_t missed;      /* sampling ticks skipped because poll came late */
-    uint32_t read_errors; /* HAL errors while sampling */
+    uint32_t missed;           /* sampling ticks skipped because poll came late */
+    uint32_t read_errors;      /* HAL errors while sampling */
+    uint16_t min, max, latest; /* samples are 16-bit: a raw ADC count or 0/1 */
+    uint16_t ring_first;       /* the pin's first slot in the board's sample_store */
+    uint16_t ring_head;        /* index (within the ring) where the next sample is stored */
+    uint16_t ring_count;
+    bool above;  /* threshold state (ADC) or last level (digital) */
+    bool primed; /* first sample taken (edge detection needs a previous one) */
 } fw_pin_sampling_t;
 #endif
 

@@ -25,6 +25,7 @@ typedef enum opt_id {
     OPT_CONNECT,
     OPT_CONNECT_HEADER,
     OPT_HTTP,
+    OPT_DASHBOARD,
     OPT_HTTP_IDLE_TIMEOUT,
     OPT_HTTP_MAX_SESSIONS,
     OPT_ALLOW_HOST,
@@ -53,6 +54,7 @@ static const opt_t opts[] = {
     {"--connect", "ws://HOST[:PORT][/PATH]", OPT_CONNECT},
     {"--connect-header", "'Name: value'", OPT_CONNECT_HEADER},
     {"--http", "[HOST:]PORT", OPT_HTTP},
+    {"--dashboard", "[HOST:]PORT", OPT_DASHBOARD},
     {"--http-idle-timeout", "SECONDS (1 to 86400)", OPT_HTTP_IDLE_TIMEOUT},
     {"--http-max-sessions", "N (1 to 1024)", OPT_HTTP_MAX_SESSIONS},
     {"--allow-host", "HOST[:PORT]|*", OPT_ALLOW_HOST},
@@ -211,6 +213,8 @@ static int apply(host_options_t *o, const opt_t *op, const char *val, char *err,
         return host_endpoint_parse(val, &o->control, err, cap);
     case OPT_WS:
         return host_endpoint_parse(val, &o->ws, err, cap);
+    case OPT_DASHBOARD:
+        return host_endpoint_parse(val, &o->dashboard, err, cap);
     case OPT_CONNECT:
         return parse_connect(o, val, err, cap);
     case OPT_CONNECT_HEADER:
@@ -303,10 +307,11 @@ int host_cli_parse(int argc, char *const argv[], host_options_t *o, char *err, s
         return -1;
     }
     if (!o->pty && !o->tcp.enabled && !o->control.enabled && !o->ws.enabled && !o->connect &&
-        !o->http.enabled) {
-        snprintf(err, cap,
-                 "nothing to serve: give --pty, --tcp [HOST:]PORT, --http [HOST:]PORT, --ws "
-                 "[HOST:]PORT, --connect URL and/or --control [HOST:]PORT");
+        !o->http.enabled && !o->dashboard.enabled) {
+        snprintf(
+            err, cap,
+            "nothing to serve: give --pty, --tcp [HOST:]PORT, --http [HOST:]PORT, --ws "
+            "[HOST:]PORT, --connect URL, --dashboard [HOST:]PORT and/or --control [HOST:]PORT");
         return -1;
     }
 #if !FW_WITH_MCP
@@ -385,7 +390,8 @@ void host_cli_usage(FILE *f)
         "              [--http [HOST:]PORT [--http-idle-timeout SEC] [--http-max-sessions N]\n"
         "               [--allow-host H]... [--allow-origin O]... [--auth-token TOKEN]]\n"
         "              [--ws [HOST:]PORT] [--connect URL [--connect-header 'Name: value']...]\n"
-        "              [--control [HOST:]PORT] [--clock realtime|virtual]\n"
+        "              [--control [HOST:]PORT] [--dashboard [HOST:]PORT]\n"
+        "              [--clock realtime|virtual]\n"
         "              [--log-level error|warn|info|debug] [--help] [--version]\n"
         "\n"
         "Runs the firmware core on a simulated board and serves it like the real device.\n"
@@ -439,6 +445,11 @@ void host_cli_usage(FILE *f)
         "                      Control channel: JSON-RPC sim.* methods, one per line, on its own\n"
         "                      listener (set inputs, advance the clock, inject faults).\n"
         "                      e.g. --control 7001\n"
+        "  --dashboard [HOST:]PORT\n"
+        "                      Serve a live view of the board at http://HOST:PORT/ (pins, PWM,\n"
+        "                      ADC plots, I2C chips, faults, clock; inputs settable) with the\n"
+        "                      Host/Origin checks and --auth-token of --http.\n"
+        "                      e.g. --dashboard 7004\n"
         "  --clock realtime|virtual\n"
         "                      realtime (default): simulated time follows the wall clock.\n"
         "                      virtual: time moves only when sim.advance says so (repeatable).\n"
@@ -461,6 +472,7 @@ void host_cli_usage(FILE *f)
         "  ws: ws://127.0.0.1:7003/mcp       (with --ws)\n"
         "  connect: ws://127.0.0.1:8000/x    (with --connect; connects in the background)\n"
         "  control: 127.0.0.1:7001\n"
+        "  dashboard: http://127.0.0.1:7004/ (with --dashboard)\n"
         "  ready\n"
         "Logs go to stderr as \"mcpsim: <level>: message\". SIGINT or SIGTERM shut down cleanly.\n"
         "Exit status: 0 after a signal, 1 when an endpoint cannot be opened, 2 for usage and\n"

@@ -39,6 +39,7 @@ typedef struct host_options {
     const char *connect_headers[HOST_CONNECT_HEADERS_MAX]; /* --connect-header "Name: value" */
     size_t connect_header_count;
     host_endpoint_t http;                    /* --http: MCP Streamable HTTP at /mcp */
+    host_endpoint_t dashboard;               /* --dashboard: the browser dashboard at / */
     unsigned http_idle_timeout_s;            /* --http-idle-timeout SEC: an idle session ends */
     unsigned http_max_sessions;              /* --http-max-sessions N */
     const char *allow_hosts[HOST_ALLOW_MAX]; /* --allow-host H: Host headers besides localhost */

@@ -13,6 +13,7 @@ typedef struct host_pty host_pty_t;
 typedef struct host_server host_server_t;
 typedef struct host_ws host_ws_t;
 typedef struct host_http host_http_t;
+typedef struct host_dashboard host_dashboard_t;
 
 /* Hears after every call into the device (see host_device_watch); runs with the lock held. */
 typedef void (*host_watch_fn)(void *ctx);
@@ -39,6 +40,7 @@ typedef struct host {
     host_server_t *control;
     host_ws_t *ws;     /* WebSocket server and dial-out link (ws.h); freed by host_close */
     host_http_t *http; /* Streamable HTTP server (http.h), its own threads; closed by host_stop */
+    host_dashboard_t *dashboard; /* --dashboard (dashboard.h), its own threads; as http */
     struct {
         host_watch_fn fn;
         void *ctx;
@@ -104,6 +106,10 @@ void host_device_unwatch(host_t *h, host_watch_fn fn, void *ctx);
  */
 bool host_device_session_any(host_t *h, fw_session_t *session, const char *msg, size_t len,
                              fw_msg_sink_t out);
+
+/* Any thread: as host_device_control, with the clock timer left as host_device_session_any
+   leaves it (the caller wakes the loop, which calls host_clock_rearm). */
+char *host_device_control_any(host_t *h, const char *msg, size_t len);
 
 /* Loop thread: re-arms the real-time clock timer for the sim's next event (after another
    thread called into the device), and tells the watchers again on the loop thread, so a

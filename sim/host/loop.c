@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <string.h>
 
+#include "dashboard.h"
 #include "http.h"
 #include "log.h"
 #include "net.h"
@@ -161,6 +162,16 @@ bool host_device_session_any(host_t *h, fw_session_t *session, const char *msg, 
     return answered;
 }
 
+char *host_device_control_any(host_t *h, const char *msg, size_t len)
+{
+    host_device_lock(h);
+    clock_sync(h);
+    char *resp = sim_control_handle(h->sim, msg, len);
+    tell_watchers(h);
+    host_device_unlock(h);
+    return resp;
+}
+
 void host_clock_rearm(host_t *h)
 {
     host_device_lock(h);
@@ -224,6 +235,8 @@ void host_stop(host_t *h)
     h->stopping = true;
     if (h->http) host_http_close(h->http); /* first: joins its threads, which use the device */
     h->http = NULL;
+    if (h->dashboard) host_dashboard_close(h->dashboard); /* as http: its threads use the device */
+    h->dashboard = NULL;
     close_handle((uv_handle_t *)&h->clock_timer);
     close_handle((uv_handle_t *)&h->sig_int);
     close_handle((uv_handle_t *)&h->sig_term);

@@ -4,6 +4,7 @@
 
 #include "buf.h"
 #include "cli.h"
+#include "dashboard.h"
 #include "host.h"
 #include "http.h"
 #include "log.h"
@@ -120,6 +121,11 @@ static int open_endpoints(host_t *h, const host_options_t *o)
         if (host_ws_open(h, &wc, url, sizeof url) != 0) goto out;
         if (o->ws.enabled) add_line(&lines, "ws", url);
         if (o->connect) add_line(&lines, "connect", o->connect);
+    }
+    if (o->dashboard.enabled) {
+        char url[320];
+        if (!(h->dashboard = host_dashboard_open(h, o, url, sizeof url))) goto out;
+        add_line(&lines, "dashboard", url);
     }
     if (o->control.enabled) {
         if (!(h->control = host_control_open(h, &o->control, control, sizeof control))) goto out;

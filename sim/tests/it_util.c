@@ -57,6 +57,7 @@ static void parse_ready_line(it_proc_t *p, const char *line)
     copy_value(p->tcp, sizeof p->tcp, line, "tcp");
     copy_value(p->control, sizeof p->control, line, "control");
     copy_value(p->http, sizeof p->http, line, "http");
+    copy_value(p->dashboard, sizeof p->dashboard, line, "dashboard");
 }
 
 static void child_exec(const it_proc_t *p, int out_w, const char *const *args)

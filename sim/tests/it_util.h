@@ -23,6 +23,7 @@ typedef struct it_proc {
     char tcp[80];        /* "tcp:" line ("127.0.0.1:PORT") */
     char control[80];    /* "control:" line */
     char http[128];      /* "http:" line ("http://127.0.0.1:PORT/mcp") */
+    char dashboard[128]; /* "dashboard:" line ("http://127.0.0.1:PORT/") */
     int tcp_port, control_port;
     char err_path[64]; /* a temporary file holding its stderr */
     bool exited;

@@ -1,0 +1,516 @@
+/* dashboard.c: the browser dashboard (--dashboard): the embedded page, the board's state as an
+   event stream, and control requests carried out with the control channel's own semantics. */
+#include "dashboard.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <jansson.h>
+#include <microhttpd.h>
+#include <netdb.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "http_check.h"
+#include "log.h"
+#include "net.h"
+
+/*
+ * Threads: as http.c, libmicrohttpd runs one thread per connection, so an event stream's content
+ * callback simply blocks on the dashboard's condition variable until the board changed (or a
+ * keep-alive is due). The device watcher only counts changes, and only while a stream is open:
+ * with no browser connected the dashboard costs one atomic load per call into the device. Locks
+ * are taken device first, then d->mu, never the other way round (a stream drops d->mu before it
+ * takes the device lock for its snapshot).
+ */
+
+/* The page, generated at build time from sim/host/dashboard/index.html (embed.cmake). */
+extern const unsigned char host_dashboard_page[];
+extern const size_t host_dashboard_page_len;
+
+#define CONN_MAX 64u
+#define CONN_TIMEOUT_S 60u
+#define KEEPALIVE_MS 15000u
+
+/* The snapshot request every stream and /api/snapshot send to the control channel's handler. */
+static const char snapshot_req[] = "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"sim.snapshot\"}";
+
+/* What lets the browser load nothing but this page's own script, style and requests. */
+static const char csp[] = "default-src 'none'; script-src 'unsafe-inline'; "
+                          "style-src 'unsafe-inline'; img-src data:; connect-src 'self'; "
+                          "base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+struct host_dashboard {
+    host_t *host;
+    struct MHD_Daemon *daemon;
+    uv_async_t wake; /* a control request ran on a server thread: the loop re-arms its clock */
+    const char *const *allow_hosts;
+    size_t allow_host_count;
+    const char *const *allow_origins;
+    size_t allow_origin_count;
+    const char *auth_token;
+    atomic_uint streams; /* open event streams: the watcher does nothing while there are none */
+    pthread_mutex_t mu;  /* guards changes and stopping, with cond */
+    pthread_cond_t cond;
+    uint64_t changes; /* calls into the device seen while a stream was open */
+    unsigned waiters; /* streams waiting for a change (not those pausing between snapshots) */
+    bool stopping;
+};
+
+/* One event stream: the bytes not sent yet and what it sent last. */
+typedef struct dash_stream {
+    host_dashboard_t *d;
+    host_buf_t out;
+    size_t sent;      /* bytes of out already handed to libmicrohttpd */
+    uint64_t seen;    /* d->changes when the last snapshot was taken */
+    uint64_t last_ms; /* monotonic time of the last snapshot */
+    uint64_t idle_ms; /* monotonic time of the last thing sent (keep-alives follow it) */
+    char *last;       /* the last snapshot sent (an unchanged board sends nothing) */
+    bool first;
+} dash_stream_t;
+
+/* A POST body as it arrives. */
+typedef struct dash_req {
+    host_buf_t body;
+    bool too_large;
+} dash_req_t;
+
+/* ---------------------------------------------------------------- time */
+
+static uint64_t mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/* cond waits use CLOCK_MONOTONIC (set in host_dashboard_open): deadline in ms from now. */
+static struct timespec deadline_in(uint64_t ms)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    ts.tv_sec += (time_t)(ms / 1000u);
+    ts.tv_nsec += (long)(ms % 1000u) * 1000000L;
+    if (ts.tv_nsec >= 1000000000L) {
+        ts.tv_sec++;
+        ts.tv_nsec -= 1000000000L;
+    }
+    return ts;
+}
+
+/* ---------------------------------------------------------------- the device */
+
+/* The watcher: after every call into the device, device lock held, on any thread. */
+static void on_device(void *ctx)
+{
+    host_dashboard_t *d = ctx;
+    if (atomic_load_explicit(&d->streams, memory_order_relaxed) == 0) return;
+    pthread_mutex_lock(&d->mu);
+    d->changes++;
+    if (d->waiters > 0) pthread_cond_broadcast(&d->cond); /* a pausing stream needs no wake */
+    pthread_mutex_unlock(&d->mu);
+}
+
+/* The board as the control channel's sim.snapshot answers it (malloc'd). Reading tells no
+   watcher: a snapshot is not a change (else every stream would wake itself). */
+static char *snapshot(host_dashboard_t *d)
+{
+    host_device_lock(d->host);
+    char *text = sim_control_handle(d->host->sim, snapshot_req, sizeof snapshot_req - 1);
+    host_device_unlock(d->host);
+    return text;
+}
+
+static void on_wake(uv_async_t *a)
+{
+    host_dashboard_t *d = a->data;
+    host_clock_rearm(d->host);
+}
+
+/* ---------------------------------------------------------------- responses */
+
+static const char *header(struct MHD_Connection *c, const char *name)
+{
+    return MHD_lookup_connection_value(c, MHD_HEADER_KIND, name);
+}
+
+/* Queues a response with body (copied) and the headers every answer carries. */
+static enum MHD_Result send_text(struct MHD_Connection *c, unsigned status, const char *type,
+                                 const char *body, size_t len)
+{
+    struct MHD_Response *r =
+        MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY);
+    if (!r) return MHD_NO;
+    MHD_add_response_header(r, "Content-Type", type);
+    MHD_add_response_header(r, "Cache-Control", "no-store");
+    MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+    MHD_add_response_header(r, "Content-Security-Policy", csp);
+    enum MHD_Result rc = MHD_queue_response(c, status, r);
+    MHD_destroy_response(r);
+    return rc;
+}
+
+/* A refusal: status and a one-line JSON body {"error": message}. */
+static enum MHD_Result refuse(struct MHD_Connection *c, const char *method, const char *url,
+                              unsigned status, const char *message)
+{
+    host_log(HOST_LOG_INFO, "dashboard: %s %s -> %u: %s", method, url, status, message);
+    json_t *doc = json_pack("{s:s}", "error", message);
+    char *body = json_dumps(doc, JSON_COMPACT);
+    json_decref(doc);
+    enum MHD_Result rc = send_text(c, status, "application/json", body, strlen(body));
+    free(body);
+    return rc;
+}
+
+/* Host, Origin and token: the checks of --http (http_check.c); NULL, or why the request is
+   refused (with *status). */
+static const char *check_request(const host_dashboard_t *d, struct MHD_Connection *c,
+                                 unsigned *status)
+{
+    const char *host = header(c, "Host");
+    const char *origin = header(c, "Origin");
+    *status = 403;
+    if (!host || !host_http_host_allowed(host, d->allow_hosts, d->allow_host_count))
+        return "Host is not allowed (DNS rebinding protection): only localhost, 127.0.0.1 and "
+               "[::1] unless --allow-host names it";
+    if (origin && !host_http_origin_allowed(origin, d->allow_origins, d->allow_origin_count))
+        return "Origin is not allowed: only http(s)://localhost, 127.0.0.1 and [::1] unless "
+               "--allow-origin names it";
+    if (!d->auth_token) return NULL;
+    const char *token = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "token");
+    char bearer[600];
+    if (token) snprintf(bearer, sizeof bearer, "Bearer %.580s", token);
+    if (host_http_bearer_ok(header(c, "Authorization"), d->auth_token) ||
+        (token && host_http_bearer_ok(bearer, d->auth_token)))
+        return NULL;
+    *status = 401;
+    return "authentication required: send 'Authorization: Bearer TOKEN' or ?token=TOKEN with "
+           "the token of --auth-token";
+}
+
+/* ---------------------------------------------------------------- the event stream */
+
+/* Appends text to what the stream has to send (all sent before: starts over). */
+static void add(dash_stream_t *st, const char *text)
+{
+    if (st->sent == st->out.len) {
+        st->out.len = 0;
+        st->sent = 0;
+    }
+    host_buf_append(&st->out, text, strlen(text));
+}
+
+/* Appends one "snapshot" event carrying text (one line of compact JSON). */
+static void add_event(dash_stream_t *st, const char *text)
+{
+    add(st, "event: snapshot\ndata: ");
+    add(st, text);
+    add(st, "\n\n");
+}
+
+/*
+ * Blocks until there is something to send: the first snapshot at once, then a snapshot after a
+ * change (at most one per HOST_DASHBOARD_MIN_INTERVAL_MS), or a comment as keep-alive. False
+ * when the dashboard stops.
+ */
+static bool wait_for_news(dash_stream_t *st)
+{
+    host_dashboard_t *d = st->d;
+    for (;;) {
+        bool changed = st->first;
+        pthread_mutex_lock(&d->mu);
+        uint64_t now = mono_ms(); /* a keep-alive is due KEEPALIVE_MS after the last event */
+        struct timespec keepalive =
+            deadline_in(st->idle_ms + KEEPALIVE_MS > now ? st->idle_ms + KEEPALIVE_MS - now : 0);
+        d->waiters++;
+        while (!changed && !d->stopping && d->changes == st->seen)
+            if (pthread_cond_timedwait(&d->cond, &d->mu, &keepalive) == ETIMEDOUT) break;
+        d->waiters--;
+        changed = changed || d->changes != st->seen;
+        uint64_t wait = 0;
+        now = mono_ms();
+        if (changed && now < st->last_ms + HOST_DASHBOARD_MIN_INTERVAL_MS)
+            wait = st->last_ms + HOST_DASHBOARD_MIN_INTERVAL_MS - now;
+        struct timespec pause = deadline_in(wait);
+        while (wait > 0 && !d->stopping &&
+               pthread_cond_timedwait(&d->cond, &d->mu, &pause) != ETIMEDOUT) {
+        }
+        bool stopping = d->stopping;
+        st->seen = d->changes; /* changes from here on are in this snapshot or the next */
+        pthread_mutex_unlock(&d->mu);
+        if (stopping) return false;
+        if (!changed) {
+            add(st, ": keep-alive\n\n");
+            st->idle_ms = mono_ms();
+            return true;
+        }
+        st->first = false;
+        st->last_ms = mono_ms();
+        char *text = snapshot(d);
+        if (!text) continue;
+        if (st->last && strcmp(st->last, text) == 0) { /* nothing a browser would see changed */
+            free(text);
+            continue;
+        }
+        add_event(st, text);
+        st->idle_ms = st->last_ms;
+        free(st->last);
+        st->last = text;
+        return true;
+    }
+}
+
+static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+    dash_stream_t *st = cls;
+    (void)pos;
+    if (st->sent == st->out.len && !wait_for_news(st)) return MHD_CONTENT_READER_END_OF_STREAM;
+    size_t n = st->out.len - st->sent;
+    if (n > max) n = max;
+    memcpy(buf, st->out.data + st->sent, n);
+    st->sent += n;
+    return (ssize_t)n;
+}
+
+static void stream_free(void *cls)
+{
+    dash_stream_t *st = cls;
+    atomic_fetch_sub(&st->d->streams, 1u);
+    host_buf_free(&st->out);
+    free(st->last);
+    free(st);
+}
+
+static enum MHD_Result open_stream(host_dashboard_t *d, struct MHD_Connection *c)
+{
+    dash_stream_t *st = calloc(1, sizeof *st);
+    if (!st) abort();
+    st->d = d;
+    st->first = true;
+    st->idle_ms = mono_ms();
+    atomic_fetch_add(&d->streams, 1u);
+    struct MHD_Response *r =
+        MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 16384, stream_read, st, stream_free);
+    if (!r) {
+        stream_free(st);
+        return MHD_NO;
+    }
+    MHD_add_response_header(r, "Content-Type", "text/event-stream");
+    MHD_add_response_header(r, "Cache-Control", "no-store");
+    MHD_add_response_header(r, "X-Accel-Buffering", "no");
+    enum MHD_Result rc = MHD_queue_response(c, 200, r);
+    MHD_destroy_response(r);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- requests */
+
+static enum MHD_Result send_snapshot(host_dashboard_t *d, struct MHD_Connection *c)
+{
+    char *text = snapshot(d);
+    enum MHD_Result rc = send_text(c, 200, "application/json", text, strlen(text));
+    free(text);
+    return rc;
+}
+
+/* POST /api/control: the body is one control-channel message, run as the control channel runs
+   it (the watchers hear of it; the loop re-arms its clock). */
+static enum MHD_Result run_control(host_dashboard_t *d, struct MHD_Connection *c, dash_req_t *req)
+{
+    if (req->too_large) return refuse(c, "POST", "/api/control", 413, "request body over 64 KiB");
+    char *resp =
+        host_device_control_any(d->host, req->body.data ? req->body.data : "", req->body.len);
+    uv_async_send(&d->wake);
+    if (!resp) return send_text(c, 204, "application/json", "", 0); /* a notification */
+    enum MHD_Result rc = send_text(c, 200, "application/json", resp, strlen(resp));
+    free(resp);
+    return rc;
+}
+
+static enum MHD_Result first_call(host_dashboard_t *d, struct MHD_Connection *c, const char *url,
+                                  const char *method, void **con_cls)
+{
+    unsigned status;
+    const char *why = check_request(d, c, &status);
+    if (why) return refuse(c, method, url, status, why);
+    bool get = strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0;
+    if (strcmp(url, "/") == 0 || strcmp(url, "/index.html") == 0) {
+        if (get)
+            return send_text(c, 200, "text/html; charset=utf-8", (const char *)host_dashboard_page,
+                             host_dashboard_page_len);
+    } else if (strcmp(url, "/events") == 0) {
+        if (get) return open_stream(d, c);
+    } else if (strcmp(url, "/api/snapshot") == 0) {
+        if (get) return send_snapshot(d, c);
+    } else if (strcmp(url, "/api/control") == 0) {
+        if (strcmp(method, "POST") == 0) {
+            /* application/json only: a cross-site form cannot send it without a preflight */
+            if (!host_http_is_json(header(c, "Content-Type")))
+                return refuse(c, method, url, 415, "Content-Type must be application/json");
+            dash_req_t *req = calloc(1, sizeof *req);
+            if (!req) abort();
+            *con_cls = req;
+            return MHD_YES;
+        }
+    } else {
+        return refuse(c, method, url, 404,
+                      "not found: the dashboard serves /, /events, "
+                      "/api/snapshot and POST /api/control");
+    }
+    return refuse(c, method, url, 405, "method not allowed here");
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
+                                  const char *method, const char *version, const char *upload,
+                                  size_t *upload_size, void **con_cls)
+{
+    (void)version;
+    dash_req_t *req = *con_cls;
+    if (!req) return first_call(cls, c, url, method, con_cls);
+    if (*upload_size > 0) {
+        if (!req->too_large && req->body.len + *upload_size > HOST_DASHBOARD_BODY_MAX) {
+            req->too_large = true;
+            host_buf_free(&req->body);
+        }
+        if (!req->too_large) host_buf_append(&req->body, upload, *upload_size);
+        *upload_size = 0;
+        return MHD_YES;
+    }
+    return run_control(cls, c, req);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
+                         enum MHD_RequestTerminationCode toe)
+{
+    (void)cls;
+    (void)c;
+    (void)toe;
+    dash_req_t *req = *con_cls;
+    if (!req) return;
+    host_buf_free(&req->body);
+    free(req);
+    *con_cls = NULL;
+}
+
+static void on_mhd_log(void *cls, const char *fmt, va_list ap)
+{
+    (void)cls;
+    char msg[512];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    msg[strcspn(msg, "\n")] = 0;
+    host_log(HOST_LOG_DEBUG, "dashboard: libmicrohttpd: %s", msg);
+}
+
+/* ---------------------------------------------------------------- the server */
+
+/* A listening socket on the first address ep resolves to, its URL in url; -1 with err set. */
+static int listen_on(const host_endpoint_t *ep, char *url, size_t cap, char *err, size_t ecap)
+{
+    struct addrinfo *res = host_resolve_passive(ep, err, ecap);
+    if (res == NULL) return -1;
+    int fd = socket(res->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    int on = 1;
+    if (fd >= 0) setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
+    if (fd < 0 || bind(fd, res->ai_addr, res->ai_addrlen) != 0 || listen(fd, 64) != 0) {
+        snprintf(err, ecap, "%s", strerror(errno));
+        if (fd >= 0) close(fd);
+        freeaddrinfo(res);
+        return -1;
+    }
+    freeaddrinfo(res);
+    struct sockaddr_storage ss;
+    socklen_t len = sizeof ss;
+    getsockname(fd, (struct sockaddr *)&ss, &len);
+    char ip[INET6_ADDRSTRLEN] = "?";
+    if (ss.ss_family == AF_INET6) {
+        const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)(const void *)&ss;
+        inet_ntop(AF_INET6, &a->sin6_addr, ip, sizeof ip);
+        snprintf(url, cap, "http://[%s]:%u/", ip, (unsigned)ntohs(a->sin6_port));
+    } else {
+        const struct sockaddr_in *a = (const struct sockaddr_in *)(const void *)&ss;
+        inet_ntop(AF_INET, &a->sin_addr, ip, sizeof ip);
+        snprintf(url, cap, "http://%s:%u/", ip, (unsigned)ntohs(a->sin_port));
+    }
+    return fd;
+}
+
+static void on_wake_closed(uv_handle_t *handle)
+{
+    host_dashboard_t *d = handle->data;
+    pthread_cond_destroy(&d->cond);
+    pthread_mutex_destroy(&d->mu);
+    free(d);
+}
+
+static void init_sync(host_dashboard_t *d)
+{
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&d->cond, &ca);
+    pthread_condattr_destroy(&ca);
+    pthread_mutex_init(&d->mu, NULL);
+    atomic_init(&d->streams, 0u);
+}
+
+host_dashboard_t *host_dashboard_open(host_t *h, const host_options_t *o, char *url, size_t cap)
+{
+    char err[256];
+    int fd = listen_on(&o->dashboard, url, cap, err, sizeof err);
+    if (fd < 0) {
+        host_log(HOST_LOG_ERROR, "dashboard: cannot listen on %s:%u: %s", o->dashboard.host,
+                 (unsigned)o->dashboard.port, err);
+        return NULL;
+    }
+    host_dashboard_t *d = calloc(1, sizeof *d);
+    if (!d) abort();
+    d->host = h;
+    d->allow_hosts = o->allow_hosts;
+    d->allow_host_count = o->allow_host_count;
+    d->allow_origins = o->allow_origins;
+    d->allow_origin_count = o->allow_origin_count;
+    d->auth_token = o->auth_token;
+    init_sync(d);
+    uv_async_init(&h->loop, &d->wake, on_wake);
+    d->wake.data = d;
+    if (host_device_watch(h, on_device, d) != 0) {
+        host_log(HOST_LOG_ERROR, "dashboard: too many transports watch the device");
+    } else {
+        d->daemon = MHD_start_daemon(
+            MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO |
+                MHD_USE_ERROR_LOG,
+            0, NULL, NULL, on_request, d, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, NULL,
+            MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_NOTIFY_COMPLETED, on_completed, d,
+            MHD_OPTION_CONNECTION_LIMIT, (unsigned)CONN_MAX, MHD_OPTION_CONNECTION_TIMEOUT,
+            (unsigned)CONN_TIMEOUT_S, MHD_OPTION_END);
+        if (!d->daemon) {
+            host_log(HOST_LOG_ERROR, "dashboard: cannot start libmicrohttpd on %s", url);
+            host_device_unwatch(h, on_device, d);
+        }
+    }
+    if (!d->daemon) {
+        close(fd);
+        uv_close((uv_handle_t *)&d->wake, on_wake_closed);
+        return NULL;
+    }
+    host_log(HOST_LOG_INFO, "dashboard: %s%s", url,
+             o->auth_token ? " (bearer token required: open it with ?token=TOKEN)" : "");
+    return d;
+}
+
+void host_dashboard_close(host_dashboard_t *d)
+{
+    pthread_mutex_lock(&d->mu);
+    d->stopping = true; /* every stream ends */
+    pthread_cond_broadcast(&d->cond);
+    pthread_mutex_unlock(&d->mu);
+    MHD_stop_daemon(d->daemon); /* joins every connection thread */
+    host_device_unwatch(d->host, on_device, d);
+    uv_close((uv_handle_t *)&d->wake, on_wake_closed);
+}

@@ -71,6 +71,7 @@ typedef struct dash_stream {
     uint64_t last_ms; /* monotonic time of the last snapshot */
     uint64_t idle_ms; /* monotonic time of the last thing sent (keep-alives follow it) */
     char *last;       /* the last snapshot sent (an unchanged board sends nothing) */
+    uint64_t log_seq; /* the next message-log entry to send (host_tap_read) */
     bool first;
 } dash_stream_t;
 
@@ -113,6 +114,17 @@ static void on_device(void *ctx)
     pthread_mutex_lock(&d->mu);
     d->changes++;
     if (d->waiters > 0) pthread_cond_broadcast(&d->cond); /* a pausing stream needs no wake */
+    pthread_mutex_unlock(&d->mu);
+}
+
+/* The message tap (tap.h) added entries: the streams wake as for a change of the board. Runs
+   with no lock held (the tap tells after the device call), on the thread that made the call. */
+static void on_log(void *ctx)
+{
+    host_dashboard_t *d = ctx;
+    pthread_mutex_lock(&d->mu);
+    d->changes++;
+    if (d->waiters > 0) pthread_cond_broadcast(&d->cond);
     pthread_mutex_unlock(&d->mu);
 }
 
@@ -214,6 +226,25 @@ static void add_event(dash_stream_t *st, const char *text)
     add(st, "\n\n");
 }
 
+/* Appends one "log" event per message-log entry the stream has not sent yet; true if any. */
+static bool add_log(dash_stream_t *st)
+{
+    host_tap_entry_t batch[32];
+    bool any = false;
+    for (;;) {
+        size_t n = host_tap_read(&st->d->host->tap, st->log_seq, batch, 32, &st->log_seq, NULL);
+        for (size_t i = 0; i < n; i++) {
+            char *text = host_tap_entry_json(&batch[i]);
+            add(st, "event: log\ndata: ");
+            add(st, text);
+            add(st, "\n\n");
+            free(text);
+        }
+        if (n == 0) return any;
+        any = true;
+    }
+}
+
 /*
  * Blocks until there is something to send: the first snapshot at once, then a snapshot after a
  * change (at most one per HOST_DASHBOARD_MIN_INTERVAL_MS), or a comment as keep-alive. False
@@ -253,15 +284,18 @@ static bool wait_for_news(dash_stream_t *st)
         st->first = false;
         st->last_ms = mono_ms();
         char *text = snapshot(d);
-        if (!text) continue;
-        if (st->last && strcmp(st->last, text) == 0) { /* nothing a browser would see changed */
+        bool news = false;
+        if (text && (!st->last || strcmp(st->last, text) != 0)) { /* else: nothing changed */
+            add_event(st, text);
+            free(st->last);
+            st->last = text;
+            news = true;
+        } else {
             free(text);
-            continue;
         }
-        add_event(st, text);
+        news = add_log(st) || news; /* the messages since the last event, after the snapshot */
+        if (!news) continue;
         st->idle_ms = st->last_ms;
-        free(st->last);
-        st->last = text;
         return true;
     }
 }
@@ -282,6 +316,7 @@ static void stream_free(void *cls)
 {
     dash_stream_t *st = cls;
     atomic_fetch_sub(&st->d->streams, 1u);
+    host_tap_listen(&st->d->host->tap, false);
     host_buf_free(&st->out);
     free(st->last);
     free(st);
@@ -295,6 +330,7 @@ static enum MHD_Result open_stream(host_dashboard_t *d, struct MHD_Connection *c
     st->first = true;
     st->idle_ms = mono_ms();
     atomic_fetch_add(&d->streams, 1u);
+    host_tap_listen(&d->host->tap, true); /* the message log records while a stream is open */
     struct MHD_Response *r =
         MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 16384, stream_read, st, stream_free);
     if (!r) {
@@ -316,6 +352,34 @@ static enum MHD_Result send_snapshot(host_dashboard_t *d, struct MHD_Connection 
     char *text = snapshot(d);
     enum MHD_Result rc = send_text(c, 200, "application/json", text, strlen(text));
     free(text);
+    return rc;
+}
+
+/* GET /api/log: the message log's ring, oldest first, and its counters. */
+static enum MHD_Result send_log(host_dashboard_t *d, struct MHD_Connection *c)
+{
+    host_tap_entry_t *entries = malloc(HOST_TAP_RING * sizeof *entries);
+    if (!entries) abort();
+    uint64_t next, skipped;
+    size_t n = host_tap_read(&d->host->tap, 0, entries, HOST_TAP_RING, &next, &skipped);
+    host_buf_t b = {0};
+    char head[160];
+    snprintf(head, sizeof head,
+             "{\"listening\":%u,\"recorded\":%llu,\"skipped\":%llu,\"throttled\":%llu,"
+             "\"entries\":[",
+             atomic_load(&d->host->tap.listeners), (unsigned long long)(next - 1),
+             (unsigned long long)skipped, (unsigned long long)atomic_load(&d->host->tap.throttled));
+    host_buf_append(&b, head, strlen(head));
+    for (size_t i = 0; i < n; i++) {
+        char *text = host_tap_entry_json(&entries[i]);
+        if (i > 0) host_buf_append(&b, ",", 1);
+        host_buf_append(&b, text, strlen(text));
+        free(text);
+    }
+    host_buf_append(&b, "]}", 2);
+    free(entries);
+    enum MHD_Result rc = send_text(c, 200, "application/json", b.data, b.len);
+    host_buf_free(&b);
     return rc;
 }
 
@@ -348,6 +412,8 @@ static enum MHD_Result first_call(host_dashboard_t *d, struct MHD_Connection *c,
         if (get) return open_stream(d, c);
     } else if (strcmp(url, "/api/snapshot") == 0) {
         if (get) return send_snapshot(d, c);
+    } else if (strcmp(url, "/api/log") == 0) {
+        if (get) return send_log(d, c);
     } else if (strcmp(url, "/api/control") == 0) {
         if (strcmp(method, "POST") == 0) {
             /* application/json only: a cross-site form cannot send it without a preflight */
@@ -361,7 +427,7 @@ static enum MHD_Result first_call(host_dashboard_t *d, struct MHD_Connection *c,
     } else {
         return refuse(c, method, url, 404,
                       "not found: the dashboard serves /, /events, "
-                      "/api/snapshot and POST /api/control");
+                      "/api/snapshot, /api/log and POST /api/control");
     }
     return refuse(c, method, url, 405, "method not allowed here");
 }
@@ -479,6 +545,7 @@ host_dashboard_t *host_dashboard_open(host_t *h, const host_options_t *o, char *
     init_sync(d);
     uv_async_init(&h->loop, &d->wake, on_wake);
     d->wake.data = d;
+    host_tap_set_notify(&h->tap, on_log, d);
     if (host_device_watch(h, on_device, d) != 0) {
         host_log(HOST_LOG_ERROR, "dashboard: too many transports watch the device");
     } else {
@@ -495,6 +562,7 @@ host_dashboard_t *host_dashboard_open(host_t *h, const host_options_t *o, char *
         }
     }
     if (!d->daemon) {
+        host_tap_set_notify(&h->tap, NULL, NULL);
         close(fd);
         uv_close((uv_handle_t *)&d->wake, on_wake_closed);
         return NULL;
@@ -512,5 +580,6 @@ void host_dashboard_close(host_dashboard_t *d)
     pthread_mutex_unlock(&d->mu);
     MHD_stop_daemon(d->daemon); /* joins every connection thread */
     host_device_unwatch(d->host, on_device, d);
+    host_tap_set_notify(&d->host->tap, NULL, NULL);
     uv_close((uv_handle_t *)&d->wake, on_wake_closed);
 }

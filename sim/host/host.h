@@ -8,6 +8,7 @@
 #include <uv.h>
 
 #include "sim.h"
+#include "tap.h"
 
 typedef struct host_pty host_pty_t;
 typedef struct host_server host_server_t;
@@ -47,6 +48,7 @@ typedef struct host {
     } watchers[HOST_WATCHERS_MAX];
     size_t watcher_count;
     pthread_t loop_thread; /* the thread that ran host_init (and runs host_run) */
+    host_tap_t tap;        /* the message log (tap.h): records only while someone listens */
     bool stopping;
 } host_t;
 
@@ -66,14 +68,23 @@ void host_close(host_t *h);
 void host_device_lock(host_t *h);
 void host_device_unlock(host_t *h);
 
+/*
+ * The message tap: every entry point below that carries MCP messages names its transport
+ * ("tcp", "pty", "http", "ws", "dial-out"; a byte stream through its host_tap_src_t, which also
+ * holds a line's start until its end arrives). While a listener is on (host_tap_listen: the
+ * dashboard's event streams) each JSON-RPC message in and out is logged in h->tap; otherwise
+ * the tap costs one atomic load per call.
+ */
+
 /* Loop thread: feeds a byte stream to the device (real-time clock synced first); replies go
    to out while the lock is held. */
-void host_device_feed(host_t *h, fw_framer_t *fr, const uint8_t *data, size_t len, fw_sink_t out);
+void host_device_feed(host_t *h, host_tap_src_t *src, fw_framer_t *fr, const uint8_t *data,
+                      size_t len, fw_sink_t out);
 
 /* Loop thread: as host_device_feed, in session (fw_device_feed_session; NULL: the device's
    implicit one): every message written (responses and notifications before them) is a line. */
-void host_device_feed_session(host_t *h, fw_session_t *session, fw_framer_t *fr,
-                              const uint8_t *data, size_t len, fw_sink_t out);
+void host_device_feed_session(host_t *h, host_tap_src_t *src, fw_session_t *session,
+                              fw_framer_t *fr, const uint8_t *data, size_t len, fw_sink_t out);
 
 /* True on the loop thread (the only one that may touch libuv handles and their queues). */
 bool host_on_loop_thread(const host_t *h);
@@ -84,8 +95,8 @@ char *host_device_control(host_t *h, const char *msg, size_t len);
 /* Loop thread: one whole MCP message for session (fw_device_handle_session: every message
    written to out is ended with out.end), the real-time clock synced first. True if a response
    was written. */
-bool host_device_session(host_t *h, fw_session_t *session, const char *msg, size_t len,
-                         fw_msg_sink_t out);
+bool host_device_session(host_t *h, const char *transport, fw_session_t *session, const char *msg,
+                         size_t len, fw_msg_sink_t out);
 
 /*
  * Registers fn(ctx) to run after every call into the device: a request on any transport, a
@@ -104,8 +115,8 @@ void host_device_unwatch(host_t *h, host_watch_fn fn, void *ctx);
  * clock timer, which only the loop thread may touch, is not re-armed: the caller then wakes
  * the loop (an uv_async), which calls host_clock_rearm.
  */
-bool host_device_session_any(host_t *h, fw_session_t *session, const char *msg, size_t len,
-                             fw_msg_sink_t out);
+bool host_device_session_any(host_t *h, const char *transport, fw_session_t *session,
+                             const char *msg, size_t len, fw_msg_sink_t out);
 
 /* Any thread: as host_device_control, with the clock timer left as host_device_session_any
    leaves it (the caller wakes the loop, which calls host_clock_rearm). */

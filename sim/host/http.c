@@ -508,7 +508,8 @@ static enum MHD_Result run_post(host_http_t *http, struct MHD_Connection *c, htt
 {
     collector_t col = {0};
     fw_msg_sink_t out = {col_write, &col, col_end};
-    bool answered = host_device_session_any(http->host, &s->fw, req->body.data, req->body.len, out);
+    bool answered =
+        host_device_session_any(http->host, "http", &s->fw, req->body.data, req->body.len, out);
     uv_async_send(&http->wake);
     bool listed = !created || finish_new_session(http, c, s);
     enum MHD_Result rc;

@@ -3,6 +3,7 @@
 #include "host.h"
 
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "dashboard.h"
@@ -109,14 +110,91 @@ bool host_on_loop_thread(const host_t *h)
     return pthread_equal(pthread_self(), h->loop_thread) != 0;
 }
 
-void host_device_feed(host_t *h, fw_framer_t *fr, const uint8_t *data, size_t len, fw_sink_t out)
+void host_device_feed(host_t *h, host_tap_src_t *src, fw_framer_t *fr, const uint8_t *data,
+                      size_t len, fw_sink_t out)
 {
-    host_device_feed_session(h, NULL, fr, data, len, out);
+    host_device_feed_session(h, src, NULL, fr, data, len, out);
 }
 
-void host_device_feed_session(host_t *h, fw_session_t *session, fw_framer_t *fr,
-                              const uint8_t *data, size_t len, fw_sink_t out)
+/* ---------------------------------------------------------------- the message tap */
+
+/* A tapped call's output: the transport's own sink, and the tap that reads along. */
+typedef struct tap_out {
+    host_tap_call_t call;
+    fw_sink_t sink;
+    fw_msg_sink_t msg_sink;
+} tap_out_t;
+
+static void tap_write(void *ctx, const char *data, size_t len)
 {
+    tap_out_t *t = ctx;
+    t->sink.write(t->sink.ctx, data, len);
+    host_tap_call_out(&t->call, data, len);
+}
+
+static void tap_msg_write(void *ctx, const char *data, size_t len)
+{
+    tap_out_t *t = ctx;
+    t->msg_sink.write(t->msg_sink.ctx, data, len);
+    host_tap_call_out(&t->call, data, len);
+}
+
+static void tap_msg_end(void *ctx)
+{
+    tap_out_t *t = ctx;
+    t->msg_sink.end(t->msg_sink.ctx);
+    host_tap_call_out_end(&t->call);
+}
+
+/* A byte stream's call, tapped: the lines in, the lines out (fw_sink_t: "\n"-delimited). */
+static void feed_tapped(host_t *h, host_tap_src_t *src, fw_session_t *session, fw_framer_t *fr,
+                        const uint8_t *data, size_t len, fw_sink_t out)
+{
+    tap_out_t *t = malloc(sizeof *t);
+    if (!t) abort();
+    t->sink = out;
+    host_tap_call_begin(&t->call, &h->tap, src->transport, host_wall_us(h), true);
+    host_tap_call_in_bytes(&t->call, src, data, len);
+    host_device_lock(h);
+    clock_sync(h);
+    fw_device_feed_session(sim_device(h->sim), session, fr, data, len, (fw_sink_t){tap_write, t});
+    tell_watchers(h);
+    uint64_t next = clock_next(h);
+    host_device_unlock(h);
+    clock_arm(h, next);
+    host_tap_call_finish(&t->call);
+    free(t);
+}
+
+/* A whole message's call, tapped; any_thread: the clock timer is left to the loop. */
+static bool session_tapped(host_t *h, const char *transport, fw_session_t *session, const char *msg,
+                           size_t len, fw_msg_sink_t out, bool any_thread)
+{
+    tap_out_t *t = malloc(sizeof *t);
+    if (!t) abort();
+    t->msg_sink = out;
+    host_tap_call_begin(&t->call, &h->tap, transport, host_wall_us(h), out.end == NULL);
+    host_tap_call_in_msg(&t->call, msg, len);
+    fw_msg_sink_t tap = {tap_msg_write, t, out.end ? tap_msg_end : NULL};
+    host_device_lock(h);
+    clock_sync(h);
+    bool answered = fw_device_handle_session(sim_device(h->sim), session, msg, len, tap);
+    tell_watchers(h);
+    uint64_t next = clock_next(h);
+    host_device_unlock(h);
+    if (!any_thread) clock_arm(h, next);
+    host_tap_call_finish(&t->call);
+    free(t);
+    return answered;
+}
+
+void host_device_feed_session(host_t *h, host_tap_src_t *src, fw_session_t *session,
+                              fw_framer_t *fr, const uint8_t *data, size_t len, fw_sink_t out)
+{
+    if (host_tap_on(&h->tap) && host_tap_admit(&h->tap)) {
+        feed_tapped(h, src, session, fr, data, len, out);
+        return;
+    }
     host_device_lock(h);
     clock_sync(h);
     fw_device_feed_session(sim_device(h->sim), session, fr, data, len, out);
@@ -138,9 +216,11 @@ char *host_device_control(host_t *h, const char *msg, size_t len)
     return resp;
 }
 
-bool host_device_session(host_t *h, fw_session_t *session, const char *msg, size_t len,
-                         fw_msg_sink_t out)
+bool host_device_session(host_t *h, const char *transport, fw_session_t *session, const char *msg,
+                         size_t len, fw_msg_sink_t out)
 {
+    if (host_tap_on(&h->tap) && host_tap_admit(&h->tap))
+        return session_tapped(h, transport, session, msg, len, out, false);
     host_device_lock(h);
     clock_sync(h);
     bool answered = fw_device_handle_session(sim_device(h->sim), session, msg, len, out);
@@ -151,9 +231,11 @@ bool host_device_session(host_t *h, fw_session_t *session, const char *msg, size
     return answered;
 }
 
-bool host_device_session_any(host_t *h, fw_session_t *session, const char *msg, size_t len,
-                             fw_msg_sink_t out)
+bool host_device_session_any(host_t *h, const char *transport, fw_session_t *session,
+                             const char *msg, size_t len, fw_msg_sink_t out)
 {
+    if (host_tap_on(&h->tap) && host_tap_admit(&h->tap))
+        return session_tapped(h, transport, session, msg, len, out, true);
     host_device_lock(h);
     clock_sync(h);
     bool answered = fw_device_handle_session(sim_device(h->sim), session, msg, len, out);
@@ -194,6 +276,7 @@ int host_init(host_t *h, sim_t *sim)
     h->clock = sim_clock_mode(sim);
     h->loop_thread = pthread_self();
     pthread_mutex_init(&h->device_mutex, NULL);
+    host_tap_init(&h->tap);
     int rc = uv_loop_init(&h->loop);
     if (rc != 0) {
         sim_destroy(sim);
@@ -271,4 +354,5 @@ void host_close(host_t *h)
     sim_destroy(h->sim);
     h->sim = NULL;
     pthread_mutex_destroy(&h->device_mutex);
+    host_tap_destroy(&h->tap);
 }

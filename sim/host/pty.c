@@ -29,6 +29,7 @@ struct host_pty {
     fw_framer_t framer;
     fw_session_t session; /* one for the pty's lifetime: a reopening client cannot be told */
     host_buf_t out;       /* replies and notifications not yet accepted by the master */
+    host_tap_src_t tap;   /* the message log's line assembly */
 };
 
 static void on_poll(uv_poll_t *poll, int status, int events);
@@ -78,7 +79,7 @@ static void read_input(host_pty_t *p)
     ssize_t n = read(p->master, buf, sizeof buf);
     if (n > 0) {
         fw_sink_t sink = {sink_write, p};
-        host_device_feed_session(p->host, &p->session, &p->framer, buf, (size_t)n, sink);
+        host_device_feed_session(p->host, &p->tap, &p->session, &p->framer, buf, (size_t)n, sink);
     } else if (n < 0 && errno != EAGAIN && errno != EINTR) {
         host_log(HOST_LOG_DEBUG, "uart: read from pty master failed: %s", strerror(errno));
     }
@@ -187,6 +188,7 @@ host_pty_t *host_pty_open(host_t *h, const char *link_path)
     p->host = h;
     p->master = p->slave = -1;
     fw_framer_init(&p->framer);
+    host_tap_src_init(&p->tap, "pty");
     if (open_pair(p) != 0) {
         host_log(HOST_LOG_ERROR, "uart: cannot create a pseudo-terminal: %s", strerror(errno));
         close_fds(p);
@@ -225,6 +227,7 @@ static void on_closed(uv_handle_t *handle)
     host_pty_t *p = handle->data;
     close_fds(p);
     host_buf_free(&p->out);
+    host_tap_src_free(&p->tap);
     free(p);
 }
 

@@ -11,6 +11,7 @@
 typedef struct tcp_client {
     fw_framer_t framer;
     fw_session_t session;
+    host_tap_src_t tap; /* the message log's line assembly */
 } tcp_client_t;
 
 static void *tcp_open(host_conn_t *conn)
@@ -19,6 +20,7 @@ static void *tcp_open(host_conn_t *conn)
     tcp_client_t *cl = malloc(sizeof *cl);
     if (!cl) abort();
     fw_framer_init(&cl->framer);
+    host_tap_src_init(&cl->tap, "tcp");
     host_device_lock(h); /* the session's cursors start at the device's present */
     fw_session_init(&cl->session, sim_device(h->sim));
     host_device_unlock(h);
@@ -28,14 +30,16 @@ static void *tcp_open(host_conn_t *conn)
 static void tcp_data(host_conn_t *conn, void *state, const char *data, size_t len)
 {
     tcp_client_t *cl = state;
-    host_device_feed_session(host_conn_host(conn), &cl->session, &cl->framer, (const uint8_t *)data,
-                             len, host_conn_sink(conn));
+    host_device_feed_session(host_conn_host(conn), &cl->tap, &cl->session, &cl->framer,
+                             (const uint8_t *)data, len, host_conn_sink(conn));
 }
 
 static void tcp_close(host_conn_t *conn, void *state)
 {
     (void)conn;
-    free(state);
+    tcp_client_t *cl = state;
+    host_tap_src_free(&cl->tap);
+    free(cl);
 }
 
 static const host_server_ops_t tcp_ops = {tcp_open, tcp_data, tcp_close};

@@ -170,7 +170,9 @@ static void tok_text(const fw_json_doc_t *doc, int32_t t, const char **p, size_t
 
 static void call_device(ws_conn_t *c, const char *msg, size_t len, bool wrap)
 {
-    host_device_session(c->ws->h, &c->session, msg, len, conn_sink(c, wrap));
+    /* the dial-out link's label is "connect" (its log prefix); the message log says dial-out */
+    const char *transport = strcmp(c->label, "ws") == 0 ? "ws" : "dial-out";
+    host_device_session(c->ws->h, transport, &c->session, msg, len, conn_sink(c, wrap));
 }
 
 /* Remembers the envelope's session_id (echoed in every wrapped message until the next one). */

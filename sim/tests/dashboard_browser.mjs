@@ -4,7 +4,8 @@
 //
 //   node dashboard_browser.mjs test MCPSIM OUTDIR
 //       uno board: after gpio_write led true over TCP, [data-pin="led"] has data-value="true"
-//       within 1 s; a mouse click on [data-pin="button"]'s button is seen by gpio_read; the page
+//       within 1 s, and the message log a row [data-transport="tcp"][data-method="gpio_write"];
+//       a mouse click on [data-pin="button"]'s button is seen by gpio_read; the page
 //       made no request outside its own origin; a screenshot goes to OUTDIR/dashboard-test.png.
 //       Exit 0 (pass), 1 (fail), 77 (no chromium: skipped).
 //   node dashboard_browser.mjs shot MCPSIM BOARD OUT.png
@@ -185,6 +186,9 @@ async function runTest(bin, outdir, cr) {
     await page.waitFor(`${pinValue("led")} === "true"`, DEADLINE_MS + 500, "led true after gpio_write");
     const latency = Date.now() - t0;
     console.log(`PASS gpio_write led true over TCP -> [data-pin="led"][data-value="true"] in ${latency} ms`);
+    const row = `document.querySelector('#msgbody tr[data-transport="tcp"][data-method="gpio_write"]')`;
+    await page.waitFor(`${row} !== null`, DEADLINE_MS, "the message log shows the gpio_write over TCP");
+    console.log("PASS the message log has a row with data-transport=\"tcp\" data-method=\"gpio_write\"");
     if (latency > DEADLINE_MS) fail(`the DOM followed in ${latency} ms, over ${DEADLINE_MS} ms`);
 
     const before = (await tcp.call("gpio_read", { pin: "button" })).result.value;

@@ -267,6 +267,108 @@ START_TEST(auth_token_is_required_as_header_or_query)
 }
 END_TEST
 
+/* The next event of a stream: its type in type (cap bytes) and its data as JSON (NULL at the
+   deadline). */
+static json_t *next_event(it_conn_t *c, double timeout_s, char *type, size_t cap)
+{
+    double deadline = it_now() + timeout_s;
+    type[0] = 0;
+    for (;;) {
+        double left = deadline - it_now();
+        char *line = left > 0 ? it_read_line(c, left) : NULL;
+        if (!line) return NULL;
+        if (strncmp(line, "event: ", 7) == 0) snprintf(type, cap, "%s", line + 7);
+        if (strncmp(line, "data: ", 6) == 0) {
+            json_t *doc = json_loads(line + 6, 0, NULL);
+            free(line);
+            ck_assert_ptr_nonnull(doc);
+            return doc;
+        }
+        free(line);
+    }
+}
+
+static const char *str_of(json_t *o, const char *key)
+{
+    const char *v = json_string_value(json_object_get(o, key));
+    return v ? v : "";
+}
+
+START_TEST(nothing_is_logged_while_no_stream_is_open)
+{
+    it_conn_t *tcp = it_tcp_connect(proc.tcp_port);
+    json_decref(it_call(tcp, 1, "gpio_write", "{\"pin\":\"led\",\"value\":true}"));
+    it_conn_close(tcp);
+    char *a = http("GET /api/log HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n");
+    ck_assert_int_eq(status_of(a), 200);
+    json_t *doc = json_loads(body_of(a), 0, NULL);
+    ck_assert_ptr_nonnull(doc);
+    ck_assert_int_eq(json_integer_value(json_object_get(doc, "listening")), 0);
+    ck_assert_int_eq(json_integer_value(json_object_get(doc, "recorded")), 0);
+    ck_assert_int_eq(json_array_size(json_object_get(doc, "entries")), 0);
+    json_decref(doc);
+    free(a);
+}
+END_TEST
+
+START_TEST(messages_on_tcp_and_the_pty_appear_as_log_events)
+{
+    teardown();
+    start_with("--pty", NULL);
+    it_conn_t *sse = send_request("GET /events HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n");
+    char type[32];
+    json_t *doc = next_event(sse, IT_TIMEOUT, type, sizeof type);
+    ck_assert_msg(doc && strcmp(type, "snapshot") == 0, "no first snapshot");
+    json_decref(doc);
+
+    it_conn_t *tcp = it_tcp_connect(proc.tcp_port);
+    json_decref(it_call(tcp, 41, "gpio_write", "{\"pin\":\"led\",\"value\":true}"));
+    it_conn_t *uart = it_serial_open(proc.uart);
+    json_decref(it_call(uart, 42, "get_info", NULL));
+    /* in, out for each: transport, direction, method of the request, id, latency of the answer */
+    const char *want[4][4] = {{"tcp", "in", "gpio_write", "41"},
+                              {"tcp", "out", "", "41"},
+                              {"pty", "in", "get_info", "42"},
+                              {"pty", "out", "", "42"}};
+    size_t seen = 0;
+    double t0 = it_now();
+    while (seen < 4 && (doc = next_event(sse, 2.0 - (it_now() - t0), type, sizeof type))) {
+        if (strcmp(type, "log") == 0) {
+            char *text = json_dumps(doc, JSON_COMPACT);
+            fprintf(stderr, "dashboard: log %s\n", text);
+            free(text);
+            ck_assert_str_eq(str_of(doc, "transport"), want[seen][0]);
+            ck_assert_str_eq(str_of(doc, "dir"), want[seen][1]);
+            ck_assert_str_eq(str_of(doc, "method"), want[seen][2]);
+            ck_assert_str_eq(str_of(doc, "id"), want[seen][3]);
+            json_t *lat = json_object_get(doc, "latency_us");
+            if (seen % 2 == 0)
+                ck_assert(json_is_null(lat)); /* a request has none */
+            else
+                ck_assert_msg(json_is_integer(lat) && json_integer_value(lat) >= 0 &&
+                                  json_integer_value(lat) < 1000000,
+                              "latency of a response");
+            ck_assert_int_gt(json_integer_value(json_object_get(doc, "seq")), 0);
+            seen++;
+        }
+        json_decref(doc);
+    }
+    ck_assert_msg(seen == 4, "only %zu of the 4 log events within 2 s", seen);
+
+    char *a = http("GET /api/log HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n");
+    doc = json_loads(body_of(a), 0, NULL);
+    ck_assert_ptr_nonnull(doc);
+    ck_assert_int_eq(json_integer_value(json_object_get(doc, "listening")), 1);
+    ck_assert_int_eq(json_integer_value(json_object_get(doc, "recorded")), 4);
+    ck_assert_int_eq(json_array_size(json_object_get(doc, "entries")), 4);
+    json_decref(doc);
+    free(a);
+    it_conn_close(uart);
+    it_conn_close(tcp);
+    it_conn_close(sse);
+}
+END_TEST
+
 static Suite *it_dashboard_suite(void)
 {
     Suite *s = suite_create("it_dashboard");
@@ -278,6 +380,8 @@ static Suite *it_dashboard_suite(void)
     tcase_add_test(tc, control_errors_come_back_as_the_control_channel_gives_them);
     tcase_add_test(tc, foreign_hosts_and_origins_and_other_requests_are_refused);
     tcase_add_test(tc, auth_token_is_required_as_header_or_query);
+    tcase_add_test(tc, nothing_is_logged_while_no_stream_is_open);
+    tcase_add_test(tc, messages_on_tcp_and_the_pty_appear_as_log_events);
     suite_add_tcase(s, tc);
     return s;
 }

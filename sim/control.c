@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "fw_codes.h"
+#include "fw_sampling.h"
 #include "sim_internal.h"
 
 #define ADVANCE_MS_MAX 1e12
@@ -490,6 +491,36 @@ static json_t *counters_json(const sim_t *sim)
                      (json_int_t)c->events_dropped);
 }
 
+/* The last samples the firmware took of each pin that buffers them, as the firmware holds them
+   (its ring, read through fw_sampling.h): {"34": [[seq, t_ms, raw], ...]}, oldest first, at most
+   SNAPSHOT_SAMPLES a pin. */
+#define SNAPSHOT_SAMPLES 32
+
+static json_t *samples_json(const sim_t *sim)
+{
+    json_t *o = json_object();
+#if FW_WITH_SAMPLING
+    const fw_board_t *fw = &sim->board->fw;
+    for (uint8_t i = 0; i < fw->pin_count; i++) {
+        const fw_pin_def_t *def = &fw->pins[i];
+        if (!fw_pin_sampled(def) || !def->buffer) continue;
+        uint16_t n = fw_sampling_state(&sim->dev, i)->ring_count;
+        json_t *a = json_array();
+        fw_sample_t smp;
+        for (uint16_t k = n > SNAPSHOT_SAMPLES ? n - SNAPSHOT_SAMPLES : 0; k < n; k++)
+            if (fw_sampling_sample(&sim->dev, i, k, &smp))
+                json_array_append_new(a, json_pack("[I, I, I]", (json_int_t)smp.seq,
+                                                   (json_int_t)smp.t_ms, (json_int_t)smp.value));
+        char key[8];
+        snprintf(key, sizeof key, "%u", (unsigned)def->number);
+        json_object_set_new(o, key, a);
+    }
+#else
+    (void)sim;
+#endif
+    return o;
+}
+
 static json_t *m_snapshot(sim_t *sim, const json_t *params, rpc_err_t *err)
 {
     if (!no_params(params, err)) return NULL;
@@ -499,6 +530,7 @@ static json_t *m_snapshot(sim_t *sim, const json_t *params, rpc_err_t *err)
                                         "device", fw->device, "platform", fw->platform, "mode",
                                         mode_name(sim), "resets", (int)sim->resets));
     json_object_set_new(o, "pins", pins_json(sim));
+    json_object_set_new(o, "samples", samples_json(sim));
     json_object_set_new(o, "wires", wires_json(sim));
     json_object_set_new(
         o, "i2c",

@@ -204,6 +204,15 @@ async function runTest(bin, outdir, cr) {
     await page.waitFor(`${pinValue("button")} === "${after}"`, DEADLINE_MS, "the page shows the new button level");
     await page.waitFor(`document.querySelectorAll("#logbody tr").length === 1`, DEADLINE_MS, "the click is in the page's log");
 
+    /* the firmware's own samples on the ADC plot: the uno samples A0 every 1000 ms */
+    const adv = await fetch(new URL("api/control", sim.dashboard), {
+      method: "POST", headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "sim.advance", params: { ms: 3000 } }) });
+    if (!adv.ok) fail(`sim.advance from the test: HTTP ${adv.status}`);
+    await page.waitFor(`document.querySelector('[data-pin="sensor"]').dataset.samples === "3"`, DEADLINE_MS,
+      "the sensor's plot shows the 3 samples the firmware took");
+    console.log('PASS the firmware\'s samples are on the plot: [data-pin="sensor"][data-samples="3"]');
+
     const origin = new URL(sim.dashboard).origin;
     const foreign = requests.filter((u) => !u.startsWith(origin + "/") && !u.startsWith("about:") && !u.startsWith("data:"));
     if (foreign.length) fail("requests outside the page's origin: " + foreign.join(", "));

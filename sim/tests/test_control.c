@@ -512,6 +512,19 @@ START_TEST(snapshot_holds_the_whole_board)
     ck_assert_int_eq(get_int(json_object_get(fwj, "counters"), "requests"), 1);
     ck_assert_int_eq(get_int(fwj, "next_deadline_ms"), 100);
     json_decref(s);
+    /* the samples the firmware took, from its own rings: soil (36) every 1000 ms */
+    json_decref(ctl(sim, "sim.advance", "{\"ms\": 3500}"));
+    s = ctl(sim, "sim.snapshot", "{}");
+    json_t *soil = json_object_get(json_object_get(s, "samples"), "36");
+    ck_assert_uint_eq(json_array_size(soil), 3);
+    for (size_t k = 0; k < 3; k++) {
+        json_t *smp = json_array_get(soil, k);
+        ck_assert_int_eq(json_integer_value(json_array_get(smp, 0)), (json_int_t)k + 1);
+        ck_assert_int_eq(json_integer_value(json_array_get(smp, 1)), 1000 * ((json_int_t)k + 1));
+    }
+    /* button (26) every 100 ms: 35 taken, its 16-slot ring holds the last 16 */
+    ck_assert_uint_eq(json_array_size(json_object_get(json_object_get(s, "samples"), "26")), 16);
+    json_decref(s);
     sim_destroy(sim);
 }
 END_TEST

@@ -13,6 +13,7 @@
 #include "reporter.h"
 #include "runner.h"
 #include "scenario.h"
+#include "stream.h"
 #include "target.h"
 
 #ifndef CONF_SCENARIOS_DIR
@@ -343,7 +344,7 @@ static int open_reporters(run_t *r)
 
 static void record(run_t *r, conf_result_t *res)
 {
-    if (r->xfail && xfail_listed(r->xfail, res->sc->name)) {
+    if (r->xfail && res->sc && xfail_listed(r->xfail, res->sc->name)) {
         if (res->status == CONF_FAIL)
             res->status = CONF_XFAIL;
         else if (res->status == CONF_PASS)
@@ -376,7 +377,10 @@ static void record(run_t *r, conf_result_t *res)
 static void run_index(conf_run_ctx_t *ctx, const conf_scenario_t **sel, size_t n, size_t i,
                       conf_result_t *res)
 {
+    const conf_stream_t *rx = ctx->target->rx;
+    uint64_t msgs = ctx->received, bytes = rx ? rx->rx_bytes : 0;
     conf_run_scenario(ctx, sel[i % n], res);
+    conf_run_after_scenario(ctx, res->status == CONF_FAIL, msgs, bytes);
     if (i >= n) {
         char *name = conf_asprintf("%s#%zu", res->name, i / n + 1);
         free(res->name);
@@ -477,16 +481,49 @@ static bool run_all(run_t *r, conf_run_ctx_t *ctx, const conf_target_opts_t *top
     return lost;
 }
 
+/*
+ * A run that could not begin (the target did not open, or did not answer discovery): says why
+ * on stderr and, so that CI always has a report, writes the reports with one failing case,
+ * "discovery", carrying the same text. Returns rc.
+ */
+static int report_not_started(const options_t *o, const char *transport, const char *why, int rc)
+{
+    fprintf(stderr, "conformance: %s\n", why);
+    run_t r;
+    memset(&r, 0, sizeof r);
+    r.o = o;
+    r.results = conf_xcalloc(1, sizeof *r.results);
+    if (open_reporters(&r) == 0) {
+        conf_report_info_t info = {o->target, "", transport, 1};
+        conf_result_t res;
+        memset(&res, 0, sizeof res);
+        res.name = conf_strdup("discovery");
+        res.status = CONF_FAIL;
+        res.message = conf_strdup(why);
+        for (size_t j = 0; j < r.n_reps; j++) {
+            r.reps[j].info = &info;
+            if (r.reps[j].ops->begin) r.reps[j].ops->begin(&r.reps[j], &info);
+        }
+        report_result(&r, &res, 1);
+        r.sum.total = r.n_results;
+        r.sum.notes = "";
+        for (size_t j = 0; j < r.n_reps; j++)
+            if (r.reps[j].ops->end) r.reps[j].ops->end(&r.reps[j], r.results, r.n_results, &r.sum);
+    }
+    for (size_t i = 0; i < 2; i++)
+        if (r.files[i]) fclose(r.files[i]);
+    for (size_t i = 0; i < r.n_results; i++) conf_result_free(&r.results[i]);
+    free(r.results);
+    return rc;
+}
+
 static int run(const options_t *o, conf_library_t *lib, json_t *xfail)
 {
     char err[2048], exe[PATH_MAX];
     conf_target_opts_t topts = {default_mcpsim(o, exe, sizeof exe), o->verbose};
     int rc;
     conf_target_t *t = conf_target_open(o->target, &topts, &rc, err, sizeof err);
-    if (!t) {
-        fprintf(stderr, "conformance: %s\n", err);
-        return rc;
-    }
+    if (!t) return report_not_started(o, "", err, rc);
     if (o->jobs > 1 && (t->ops != &conf_target_sim || o->control)) {
         fprintf(stderr, "conformance: --jobs works with sim targets only (each job spawns its "
                         "own simulator)\n");
@@ -496,17 +533,25 @@ static int run(const options_t *o, conf_library_t *lib, json_t *xfail)
     const char *ctl_addr = o->control ? o->control : t->control;
     conf_control_t *ctl = ctl_addr[0] ? conf_control_open(ctl_addr, err, sizeof err) : NULL;
     if (ctl_addr[0] && !ctl) {
-        fprintf(stderr, "conformance: control channel: %s\n", err);
+        char *why = conf_asprintf("control channel %s: %s", ctl_addr, err);
+        rc = report_not_started(o, t->transport, why, CONF_EXIT_UNREACHABLE);
+        free(why);
         conf_target_close(t);
-        return CONF_EXIT_UNREACHABLE;
+        return rc;
     }
     conf_run_ctx_t ctx;
     conf_run_init(&ctx, t, ctl);
     ctx.timeout_scale = o->timeout_scale;
     rc = CONF_EXIT_OK;
     if (conf_discover(&ctx, err, sizeof err) != 0) {
-        fprintf(stderr, "conformance: %s does not answer discovery: %s\n", o->target, err);
-        rc = CONF_EXIT_UNREACHABLE;
+        char rx[400] = "", diag[900] = "";
+        if (t->rx) conf_stream_describe_rx(t->rx, rx, sizeof rx);
+        if (t->ops->diagnose) t->ops->diagnose(t, diag, sizeof diag);
+        char *why = conf_asprintf("%s does not answer discovery: %s%s%s%s%s%s", o->target, err,
+                                  rx[0] ? " (" : "", rx, rx[0] ? ")" : "", diag[0] ? "; " : "",
+                                  diag);
+        rc = report_not_started(o, t->transport, why, CONF_EXIT_UNREACHABLE);
+        free(why);
     }
     conf_library_t gen;
     conf_library_init(&gen);
@@ -540,7 +585,9 @@ static int run(const options_t *o, conf_library_t *lib, json_t *xfail)
         rc = lost                            ? CONF_EXIT_UNREACHABLE
              : (r.sum.failed || r.sum.stale) ? CONF_EXIT_FAILED
                                              : CONF_EXIT_OK;
-        if (lost) fprintf(stderr, "conformance: the connection to the device was lost\n");
+        if (lost)
+            fprintf(stderr, "conformance: the device was lost: %s\n",
+                    ctx.lost_why[0] ? ctx.lost_why : "(a parallel job lost its connection)");
     }
     for (size_t i = 0; i < 2; i++)
         if (r.files[i]) fclose(r.files[i]);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "match.h"
+#include "stream.h"
 
 #define RESYNC_TIMEOUT_MS 1000
 #define CONTROL_TIMEOUT_MS 5000
@@ -39,6 +40,37 @@ void conf_run_init(conf_run_ctx_t *ctx, conf_target_t *target, conf_control_t *c
     ctx->timeout_scale = 1.0;
     conf_copy(ctx->protocol, sizeof ctx->protocol, "mcpu");
     conf_vars_init(&ctx->globals, NULL);
+}
+
+void conf_run_lost(conf_run_ctx_t *ctx, const char *why)
+{
+    if (ctx->lost) return;
+    ctx->lost = true;
+    char diag[900] = "";
+    if (ctx->target->ops->diagnose) ctx->target->ops->diagnose(ctx->target, diag, sizeof diag);
+    if (diag[0] && !strstr(why, diag))
+        snprintf(ctx->lost_why, sizeof ctx->lost_why, "%s; %s", why, diag);
+    else
+        snprintf(ctx->lost_why, sizeof ctx->lost_why, "%s", why);
+}
+
+void conf_run_after_scenario(conf_run_ctx_t *ctx, bool failed, uint64_t before_msgs,
+                             uint64_t before_bytes)
+{
+    if (ctx->lost) return;
+    const conf_stream_t *rx = ctx->target->rx;
+    bool silent = ctx->received == before_msgs && (!rx || rx->rx_bytes == before_bytes);
+    if (!silent) {
+        ctx->silent_failures = 0;
+        return;
+    }
+    if (!failed || ++ctx->silent_failures < CONF_SILENT_LIMIT) return;
+    char why[160];
+    snprintf(why, sizeof why,
+             "the device stopped answering: not one byte arrived during the last %d scenarios, "
+             "which all failed waiting for it (a hung or crashed firmware)",
+             CONF_SILENT_LIMIT);
+    conf_run_lost(ctx, why);
 }
 
 static void msg_free(conf_msg_t *m)
@@ -92,12 +124,13 @@ static int receive(conf_run_ctx_t *ctx, int64_t deadline, conf_msg_t *out, char 
     char *raw;
     size_t len;
     if (ctx->lost) {
-        snprintf(err, cap, "the connection to the device was lost earlier");
+        snprintf(err, cap, "the device was lost earlier: %s", ctx->lost_why);
         return -1;
     }
     int rc = ctx->target->ops->receive(ctx->target, deadline, &raw, &len, err, cap);
-    if (rc < 0) ctx->lost = true;
+    if (rc < 0) conf_run_lost(ctx, err);
     if (rc != 1) return rc;
+    ctx->received++;
     note(ctx, "<-", raw);
     out->raw = raw;
     out->json = json_loadb(raw, len, JSON_DECODE_ANY, NULL);
@@ -108,11 +141,11 @@ static int send_text(conf_run_ctx_t *ctx, const char *text, char *err, size_t ca
 {
     note(ctx, "->", text);
     if (ctx->lost) {
-        snprintf(err, cap, "the connection to the device was lost earlier");
+        snprintf(err, cap, "the device was lost earlier: %s", ctx->lost_why);
         return -1;
     }
     int rc = ctx->target->ops->send(ctx->target, text, strlen(text), err, cap);
-    if (rc == -1) ctx->lost = true; /* -2: refused (an HTTP error status), still connected */
+    if (rc == -1) conf_run_lost(ctx, err); /* -2: refused (an HTTP error status), still connected */
     return rc == 0 ? 0 : -1;
 }
 
@@ -297,6 +330,23 @@ char *conf_requirements_unmet(const conf_run_ctx_t *ctx, const conf_scenario_t *
                              ctx->target->transport);
     if (sc->needs_control && !ctx->control)
         return conf_strdup("needs the control channel (a sim target, or --control tcp:HOST:PORT)");
+    const char *have = ctx->target->control_methods;
+    if (sc->needs_control && have[0]) {
+        size_t k;
+        const json_t *m;
+        json_array_foreach(sc->control_methods, k, m)
+        {
+            const char *name = json_string_value(m);
+            size_t nl = strlen(name);
+            bool found = false;
+            for (const char *p = have; *p && !found; p += strcspn(p, " "), p += *p == ' ')
+                found = strncmp(p, name, nl) == 0 && (p[nl] == ' ' || p[nl] == 0);
+            if (!found)
+                return conf_asprintf("needs control method %s (this target's control channel "
+                                     "does not model it)",
+                                     name);
+        }
+    }
     size_t i;
     const json_t *v;
     json_array_foreach(json_object_get(req, "pins"), i, v)
@@ -488,7 +538,7 @@ static bool send_raw_chunk(exec_t *x, const json_t *chunk)
     int rc = x->ctx->target->ops->send_raw(x->ctx->target, json_string_value(s),
                                            json_string_length(s), err, sizeof err);
     json_decref(s);
-    if (rc != 0) x->ctx->lost = true;
+    if (rc != 0) conf_run_lost(x->ctx, err);
     return rc == 0 || step_fail(x, "send_raw: %s", err);
 }
 

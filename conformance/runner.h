@@ -55,11 +55,28 @@ typedef struct conf_run_ctx {
     size_t qlen, qcap;
     double timeout_scale;
     bool lost;              /* the connection dropped: later scenarios fail at once */
+    char lost_why[1024];    /* why (the first loss's account, with the target's diagnosis) */
+    uint64_t received;      /* messages received so far */
+    unsigned silent_failures; /* failed scenarios in a row during which nothing arrived */
     bool dirty;             /* the last scenario may have left replies in flight */
     conf_buf_t *transcript; /* the current scenario's, or NULL */
 } conf_run_ctx_t;
 
 void conf_run_init(conf_run_ctx_t *ctx, conf_target_t *target, conf_control_t *control);
+
+/* Marks the device lost (later scenarios fail at once) and keeps why, adding the target's own
+   diagnosis (an emulator or simulator that ended) when it has one. */
+void conf_run_lost(conf_run_ctx_t *ctx, const char *why);
+
+/* Scenarios that fail in a row with not one byte from the device before the runner gives the
+   device up as silent (a hung chip, a crashed firmware that keeps its port open). */
+#define CONF_SILENT_LIMIT 3
+
+/* After each scenario: counts the failures during which the device sent nothing at all, and at
+   CONF_SILENT_LIMIT in a row marks it lost ("stopped answering"). before_msgs / before_bytes
+   are ctx->received and the stream's byte count from before the scenario. */
+void conf_run_after_scenario(conf_run_ctx_t *ctx, bool failed, uint64_t before_msgs,
+                             uint64_t before_bytes);
 void conf_run_free(conf_run_ctx_t *ctx);
 
 /* Why sc cannot run on this device (malloc'd), or NULL when it can. */

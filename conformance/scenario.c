@@ -39,6 +39,7 @@ void conf_scenario_free(conf_scenario_t *sc)
     json_decref(sc->tags);
     json_decref(sc->requires);
     json_decref(sc->steps);
+    json_decref(sc->control_methods);
     free(sc);
 }
 
@@ -74,6 +75,7 @@ typedef struct vctx {
     char *err;
     size_t cap;
     bool uses_control, uses_raw, uses_http;
+    json_t *ctl_methods; /* the control methods the scenario calls (distinct, in order) */
 } vctx_t;
 
 /* Writes "FILE:LINE:COL: message (at PATH)" for the current path; at_key points at the key of
@@ -388,6 +390,14 @@ static bool v_control(vctx_t *c, const json_t *v)
     static const char *const keys[] = {"method", "params", NULL};
     c->uses_control = true;
     if (!json_is_object(v)) return refuse(c, false, "must be an object {\"method\", \"params\"}");
+    const char *method = json_string_value(json_object_get(v, "method"));
+    if (method && c->ctl_methods) {
+        bool known = false;
+        size_t i;
+        const json_t *m;
+        json_array_foreach(c->ctl_methods, i, m) known = known || strcmp(json_string_value(m), method) == 0;
+        if (!known) json_array_append_new(c->ctl_methods, json_string(method));
+    }
     return only_keys(c, v, keys, "control") && member(c, v, "method", true, v_text) &&
            member(c, v, "params", false, v_params);
 }
@@ -613,6 +623,8 @@ static conf_scenario_t *v_scenario(vctx_t *c, const json_t *obj, const suite_inf
                                         "requires", "timeout_ms", "steps",       NULL};
     if (!json_is_object(obj)) return refuse(c, false, "a scenario must be an object"), NULL;
     c->uses_control = c->uses_raw = c->uses_http = false;
+    json_decref(c->ctl_methods);
+    c->ctl_methods = json_array();
     if (!only_keys(c, obj, suite->name ? in_suite : alone, "a scenario") ||
         !member(c, obj, "name", true, v_name) || !member(c, obj, "description", true, v_text) ||
         !member(c, obj, "tags", false, v_strings) ||
@@ -637,6 +649,7 @@ static conf_scenario_t *v_scenario(vctx_t *c, const json_t *obj, const suite_inf
     sc->needs_stream = c->uses_raw;
     sc->needs_http = c->uses_http;
     sc->needs_control = json_is_true(json_object_get(sc->requires, "control"));
+    sc->control_methods = json_incref(c->ctl_methods);
     if (c->uses_control && !sc->needs_control) {
         conf_path_push_key(&c->path, "steps");
         refuse(c, true,
@@ -721,6 +734,7 @@ int conf_load_text(conf_library_t *lib, const char *file, const char *text, size
     conf_library_t added;
     conf_library_init(&added);
     bool ok = v_root(&c, root, lib, &added);
+    json_decref(c.ctl_methods);
     json_decref(root);
     for (size_t i = 0; i < added.count; i++) {
         if (ok)

@@ -32,6 +32,7 @@ typedef struct conf_scenario {
     bool needs_stream; /* has send_raw steps */
     bool needs_http;   /* has http steps (raw HTTP exchanges) */
     bool needs_control;
+    json_t *control_methods; /* array of the control methods its steps call, or NULL */
     bool generated;
     /* Generated checks written in C: returns true on pass, else appends the reason to why. */
     bool (*check)(struct conf_run_ctx *ctx, const struct conf_scenario *sc, conf_buf_t *why);

@@ -122,12 +122,42 @@ int conf_stream_read_line(conf_stream_t *s, int64_t deadline, char **line, size_
         char chunk[8192];
         ssize_t n = read(s->fd, chunk, sizeof chunk);
         if (n > 0) {
+            size_t keep = sizeof s->rx_first - s->rx_first_len;
+            if (keep > (size_t)n) keep = (size_t)n;
+            memcpy(s->rx_first + s->rx_first_len, chunk, keep);
+            s->rx_first_len += keep;
+            s->rx_bytes += (uint64_t)n;
             conf_lines_push(&s->in, chunk, (size_t)n);
         } else if (n == 0 || (errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK)) {
             snprintf(err, cap, "%s", n == 0 ? "the device closed the connection" : strerror(errno));
             return -1;
         }
     }
+}
+
+void conf_stream_describe_rx(const conf_stream_t *s, char *out, size_t cap)
+{
+    if (s->rx_bytes == 0) {
+        snprintf(out, cap, "not a single byte arrived from the device");
+        return;
+    }
+    char shown[4 * sizeof s->rx_first + 1];
+    size_t k = 0;
+    for (size_t i = 0; i < s->rx_first_len; i++) {
+        unsigned char c = s->rx_first[i];
+        if (c == '\n')
+            k += (size_t)sprintf(shown + k, "\\n");
+        else if (c == '\r')
+            k += (size_t)sprintf(shown + k, "\\r");
+        else if (c < 0x20 || c >= 0x7f || c == '"' || c == '\\')
+            k += (size_t)sprintf(shown + k, "\\x%02x", c);
+        else
+            shown[k++] = (char)c;
+    }
+    shown[k] = 0;
+    snprintf(out, cap, "%llu byte%s arrived from the device; the first: \"%s\"%s",
+             (unsigned long long)s->rx_bytes, s->rx_bytes == 1 ? "" : "s", shown,
+             s->rx_bytes > s->rx_first_len ? "..." : "");
 }
 
 /* ---------------------------------------------------------------- TCP */

@@ -25,7 +25,14 @@ void conf_lines_free(conf_lines_t *l);
 typedef struct conf_stream {
     int fd;
     conf_lines_t in;
+    uint64_t rx_bytes;         /* every byte read so far */
+    unsigned char rx_first[48]; /* the first of them, for diagnoses */
+    size_t rx_first_len;
 } conf_stream_t;
+
+/* What has arrived on s, for a diagnosis: "not a single byte arrived" or "57 bytes arrived;
+   the first: \"...\"" (non-printable bytes escaped). */
+void conf_stream_describe_rx(const conf_stream_t *s, char *out, size_t cap);
 
 void conf_stream_init(conf_stream_t *s, int fd);
 /* Closes the fd and frees the buffer. */

@@ -6,7 +6,8 @@
 #include <string.h>
 
 static const conf_target_ops_t *const kinds[] = {
-    &conf_target_sim, &conf_target_tcp, &conf_target_serial, &conf_target_http, &conf_target_ws};
+    &conf_target_sim,  &conf_target_tcp,  &conf_target_serial, &conf_target_http,
+    &conf_target_ws,   &conf_target_qemu, &conf_target_avr};
 
 bool conf_query_get(const char *query, const char *key, char *out, size_t cap)
 {
@@ -57,7 +58,7 @@ conf_target_t *conf_target_open(const char *spec, const conf_target_opts_t *opts
         snprintf(err, cap,
                  "unknown target \"%s\" (sim[:BOARD], tcp:HOST:PORT, "
                  "serial:/dev/TTY[?baud=N], a /dev/ path, http://HOST:PORT/PATH, "
-                 "ws://HOST:PORT/PATH)",
+                 "ws://HOST:PORT/PATH, qemu:FILE.elf[?machine=M], avr:FILE.elf[?mcu=M])",
                  spec);
         *rc = CONF_EXIT_USAGE;
         return NULL;

@@ -40,6 +40,10 @@ typedef struct conf_target_ops {
        req {method, headers, body | body_text, session}; *resp {status, headers, body, text,
        messages}. 0, or -1 with err when there was no HTTP answer at all. */
     int (*http)(conf_target_t *t, const json_t *req, json_t **resp, char *err, size_t cap);
+    /* Targets that run the device in a process of their own (sim, qemu, avr; NULL elsewhere):
+       what became of it, for a diagnosis when the device goes silent ("the emulator exited with
+       status 4; its log ends: ..."); "" when it is running normally. */
+    void (*diagnose)(conf_target_t *t, char *out, size_t cap);
 } conf_target_ops_t;
 
 struct conf_target {
@@ -51,6 +55,10 @@ struct conf_target {
     bool stream;        /* a byte stream: send_raw works */
     bool virtual_clock; /* time moves only through the control channel (sim.advance) */
     char control[160];  /* control channel "HOST:PORT" the target brings, or "" */
+    /* The control methods that channel has, space-separated ("sim.set_input sim.get_pin"), or
+       "" for every method of the simulator's (docs/control-channel.md). */
+    char control_methods[256];
+    const struct conf_stream *rx; /* the byte stream's receive statistics, or NULL */
     conf_buf_t notes;   /* remarks for the report (boot noise before the first JSON line) */
 };
 
@@ -58,6 +66,8 @@ extern const conf_target_ops_t conf_target_tcp;
 extern const conf_target_ops_t conf_target_serial;
 extern const conf_target_ops_t conf_target_sim;
 extern const conf_target_ops_t conf_target_http;
+extern const conf_target_ops_t conf_target_qemu;
+extern const conf_target_ops_t conf_target_avr;
 extern const conf_target_ops_t conf_target_ws;
 
 /*

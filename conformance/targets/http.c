@@ -464,4 +464,4 @@ static void http_close(conf_target_t *t)
 }
 
 const conf_target_ops_t conf_target_http = {"http",       http_open,  http_send,    NULL,
-                                            http_receive, http_close, http_exchange};
+                                            http_receive, http_close, http_exchange, NULL};

@@ -66,6 +66,7 @@ static int serial_open(conf_target_t *t, const char *spec, char *err, size_t cap
     conf_stream_init(&sp->s, fd);
     t->impl = sp;
     t->stream = true;
+    t->rx = &sp->s;
     conf_copy(t->transport, sizeof t->transport, "serial");
     conf_sleep_ms(boot_ms);
     return CONF_EXIT_OK;
@@ -123,4 +124,4 @@ static void serial_close(conf_target_t *t)
 }
 
 const conf_target_ops_t conf_target_serial = {
-    "serial", serial_open, serial_send, serial_send_raw, serial_receive, serial_close, NULL};
+    "serial", serial_open, serial_send, serial_send_raw, serial_receive, serial_close, NULL, NULL};

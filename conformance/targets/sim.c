@@ -1,18 +1,11 @@
 /* sim.c: the sim[:BOARD] target: spawns mcpsim (virtual clock, control channel), talks TCP, pty,
    HTTP or WebSocket. */
 #define _POSIX_C_SOURCE 200809L
-#include <errno.h>
-#include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/types.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include "stream.h"
+#include "child.h"
 #include "target.h"
 
 #define DEFAULT_BOARD "esp32-demo"
@@ -20,87 +13,9 @@
 #define EXIT_WAIT_MS 2000
 
 typedef struct sim_impl {
-    pid_t pid;
-    char log_path[64];   /* the simulator's stderr, shown when it fails to start */
+    conf_child_t child;  /* the simulator: stdout = its readiness lines, stderr = its log */
     conf_target_t inner; /* the tcp or serial target that carries the messages */
 } sim_impl_t;
-
-/* The tail of the simulator's log, for error messages. */
-static void log_tail(const sim_impl_t *s, char *out, size_t cap)
-{
-    char err[128];
-    size_t len;
-    char *text = conf_read_file(s->log_path, &len, err, sizeof err);
-    out[0] = 0;
-    if (!text) return;
-    const char *start = len > cap - 1 ? text + len - (cap - 1) : text;
-    conf_copy(out, cap, start);
-    free(text);
-}
-
-static pid_t spawn(const char *const *argv, int out_fd, int log_fd)
-{
-    pid_t pid = fork();
-    if (pid != 0) return pid;
-    prctl(PR_SET_PDEATHSIG, SIGTERM); /* a runner killed mid-run takes its simulator along */
-    dup2(out_fd, STDOUT_FILENO);
-    dup2(log_fd, STDERR_FILENO);
-    int null_fd = open("/dev/null", O_RDONLY);
-    if (null_fd >= 0) dup2(null_fd, STDIN_FILENO);
-    execvp(argv[0], (char *const *)argv);
-    fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
-    _exit(127);
-}
-
-/* Reads the readiness lines ("tcp: ...", "http: URL", "ws: URL", "control: ...", "uart: ...",
-   "ready"); tcp receives whichever of tcp, http and ws was asked for. */
-static int read_ready(int fd, char *tcp, char *control, char *uart, size_t cap, char *err,
-                      size_t ecap)
-{
-    conf_stream_t s;
-    conf_stream_init(&s, fd);
-    int64_t deadline = conf_now_ms() + READY_TIMEOUT_MS;
-    int rc = -1;
-    for (;;) {
-        char *line;
-        size_t len;
-        int got = conf_stream_read_line(&s, deadline, &line, &len, err, ecap);
-        if (got != 1) {
-            if (got == 0) snprintf(err, ecap, "no \"ready\" within %d ms", READY_TIMEOUT_MS);
-            break;
-        }
-        if (strncmp(line, "tcp: ", 5) == 0) conf_copy(tcp, cap, line + 5);
-        if (strncmp(line, "http: ", 6) == 0) conf_copy(tcp, cap, line + 6);
-        if (strncmp(line, "ws: ", 4) == 0) conf_copy(tcp, cap, line + 4);
-        if (strncmp(line, "control: ", 9) == 0) conf_copy(control, cap, line + 9);
-        if (strncmp(line, "uart: ", 6) == 0) conf_copy(uart, cap, line + 6);
-        bool ready = strcmp(line, "ready") == 0;
-        free(line);
-        if (ready) {
-            rc = 0;
-            break;
-        }
-    }
-    s.fd = -1; /* the caller keeps the pipe open so the simulator never sees EPIPE */
-    conf_stream_close(&s);
-    return rc;
-}
-
-static void stop(sim_impl_t *s)
-{
-    if (s->pid <= 0) return;
-    kill(s->pid, SIGTERM);
-    int64_t deadline = conf_now_ms() + EXIT_WAIT_MS;
-    while (waitpid(s->pid, NULL, WNOHANG) == 0) {
-        if (conf_now_ms() > deadline) {
-            kill(s->pid, SIGKILL);
-            waitpid(s->pid, NULL, 0);
-            break;
-        }
-        conf_sleep_ms(2);
-    }
-    s->pid = 0;
-}
 
 /* Parses "BOARD[?transport=tcp|serial|http|ws][&envelope=1]" into board and transport. */
 static int parse_spec(const char *spec, char *board, size_t cap, char *transport, char *err,
@@ -123,7 +38,7 @@ static int parse_spec(const char *spec, char *board, size_t cap, char *transport
 }
 
 static int start(conf_target_t *t, sim_impl_t *s, const char *board, const char *transport,
-                 int *out_fd, char *tcp, char *uart, size_t cap, char *err, size_t ecap)
+                 char *tcp, char *uart, size_t cap, char *err, size_t ecap)
 {
     const char *exe = t->opts && t->opts->mcpsim ? t->opts->mcpsim : "mcpsim";
     bool serial = strcmp(transport, "serial") == 0;
@@ -131,27 +46,21 @@ static int start(conf_target_t *t, sim_impl_t *s, const char *board, const char 
     snprintf(flag, sizeof flag, "--%s", serial ? "pty" : transport);
     const char *argv[] = {exe, "--board",     board,  "--clock", "virtual",           "--control",
                           "0", "--log-level", "warn", flag,      serial ? NULL : "0", NULL};
-    int pipe_fd[2];
-    snprintf(s->log_path, sizeof s->log_path, "/tmp/conformance-mcpsim-XXXXXX");
-    int log_fd = mkstemp(s->log_path);
-    if (log_fd < 0 || pipe(pipe_fd) != 0) {
-        snprintf(err, ecap, "cannot prepare to start %s: %s", exe, strerror(errno));
-        if (log_fd >= 0) close(log_fd);
+    char why[1024];
+    if (conf_child_start(&s->child, argv, why, sizeof why) != 0) {
+        snprintf(err, ecap, "%s", why);
         return CONF_EXIT_UNREACHABLE;
     }
-    s->pid = spawn(argv, pipe_fd[1], log_fd);
-    close(pipe_fd[1]);
-    close(log_fd);
-    *out_fd = pipe_fd[0];
-    char why[256];
-    if (s->pid < 0 || read_ready(pipe_fd[0], tcp, t->control, uart, cap, why, sizeof why) != 0) {
-        char tail[512];
-        conf_sleep_ms(20);
-        log_tail(s, tail, sizeof tail);
-        snprintf(err, ecap, "simulator %s --board %s did not start: %s%s%s", exe, board, why,
-                 tail[0] ? "\n" : "", tail);
+    /* "tcp: ", "http: URL" and "ws: URL" all name the endpoint of the transport asked for. */
+    char http[160] = "", ws[160] = "";
+    const char *want[] = {"tcp: ", "http: ", "ws: ", "control: ", "uart: ", NULL};
+    char *values[] = {tcp, http, ws, t->control, uart};
+    if (conf_child_wait_lines(&s->child, false, want, values, cap, "ready", READY_TIMEOUT_MS, why,
+                              sizeof why) != 0) {
+        snprintf(err, ecap, "simulator %s --board %s did not start: %s", exe, board, why);
         return CONF_EXIT_UNREACHABLE;
     }
+    if (!tcp[0]) conf_copy(tcp, cap, http[0] ? http : ws);
     return CONF_EXIT_OK;
 }
 
@@ -183,7 +92,6 @@ static void inner_spec(const char *transport, const char *spec, const char *endp
 
 typedef struct sim_state {
     sim_impl_t s;
-    int out_fd; /* the simulator's stdout, kept open */
 } sim_state_t;
 
 static int sim_open(conf_target_t *t, const char *spec, char *err, size_t cap)
@@ -192,9 +100,8 @@ static int sim_open(conf_target_t *t, const char *spec, char *err, size_t cap)
     int rc = parse_spec(spec, board, sizeof board, transport, err, cap);
     if (rc != CONF_EXIT_OK) return rc;
     sim_state_t *st = conf_xcalloc(1, sizeof *st);
-    st->out_fd = -1;
     t->impl = st;
-    rc = start(t, &st->s, board, transport, &st->out_fd, tcp, uart, sizeof tcp, err, cap);
+    rc = start(t, &st->s, board, transport, tcp, uart, sizeof tcp, err, cap);
     if (rc == CONF_EXIT_OK) {
         const conf_target_ops_t *ops = inner_kind(transport);
         inner_spec(transport, spec, tcp, uart, inner, sizeof inner);
@@ -212,6 +119,7 @@ static int sim_open(conf_target_t *t, const char *spec, char *err, size_t cap)
     }
     conf_copy(t->transport, sizeof t->transport, st->s.inner.transport);
     t->stream = st->s.inner.stream;
+    t->rx = st->s.inner.rx;
     t->virtual_clock = true;
     return CONF_EXIT_OK;
 }
@@ -250,9 +158,7 @@ static void sim_close(conf_target_t *t)
     if (!st) return;
     if (st->s.inner.ops) st->s.inner.ops->close(&st->s.inner);
     conf_buf_free(&st->s.inner.notes);
-    stop(&st->s);
-    if (st->out_fd >= 0) close(st->out_fd);
-    if (st->s.log_path[0]) unlink(st->s.log_path);
+    conf_child_stop(&st->s.child, EXIT_WAIT_MS);
     free(st);
     t->impl = NULL;
 }
@@ -267,5 +173,17 @@ static int sim_http(conf_target_t *t, const json_t *req, json_t **resp, char *er
     return st->s.inner.ops->http(&st->s.inner, req, resp, err, cap);
 }
 
+/* The simulator's end, when it has ended. */
+static void sim_diagnose(conf_target_t *t, char *out, size_t cap)
+{
+    sim_state_t *st = t->impl;
+    out[0] = 0;
+    if (!st || !conf_child_ended(&st->s.child)) return;
+    char how[96], tail[400];
+    conf_child_describe(&st->s.child, how, sizeof how);
+    conf_child_log_tail(&st->s.child, tail, sizeof tail);
+    snprintf(out, cap, "the simulator %s%s%s", how, tail[0] ? "; its log ends:\n" : "", tail);
+}
+
 const conf_target_ops_t conf_target_sim = {"sim",       sim_open,  sim_send, sim_send_raw,
-                                           sim_receive, sim_close, sim_http};
+                                           sim_receive, sim_close, sim_http, sim_diagnose};

@@ -23,6 +23,7 @@ static int tcp_open(conf_target_t *t, const char *spec, char *err, size_t cap)
     conf_stream_init(s, fd);
     t->impl = s;
     t->stream = true;
+    t->rx = s;
     conf_copy(t->transport, sizeof t->transport, "tcp");
     return CONF_EXIT_OK;
 }
@@ -58,4 +59,4 @@ static void tcp_close(conf_target_t *t)
 }
 
 const conf_target_ops_t conf_target_tcp = {"tcp",       tcp_open,  tcp_send, tcp_send_raw,
-                                           tcp_receive, tcp_close, NULL};
+                                           tcp_receive, tcp_close, NULL,     NULL};

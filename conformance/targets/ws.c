@@ -301,4 +301,4 @@ static void ws_close(conf_target_t *t)
     t->impl = NULL;
 }
 
-const conf_target_ops_t conf_target_ws = {"ws", ws_open, ws_send, NULL, ws_receive, ws_close, NULL};
+const conf_target_ops_t conf_target_ws = {"ws", ws_open, ws_send, NULL, ws_receive, ws_close, NULL, NULL};

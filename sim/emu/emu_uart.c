@@ -1,0 +1,231 @@
+/* emu_uart.c: the chip's USART0 on a pseudo-terminal. Host bytes wait in a queue until simavr's
+   UART says its receiver FIFO has room (XON/XOFF irqs), so none is lost to an overrun the host
+   caused; chip bytes go to the pty master. We keep the slave open ourselves, so a client may
+   close and reopen the pty without the master seeing a hangup. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include <avr_uart.h>
+#include <sim_irq.h>
+
+#include "emu.h"
+
+static void on_poll(uv_poll_t *h, int status, int events);
+
+static void update_events(emu_t *e)
+{
+    int ev = 0;
+    if (e->rx_len < EMU_RXQ_SIZE) ev |= UV_READABLE;
+    if (e->tx_len > 0) ev |= UV_WRITABLE;
+    if (ev == e->pty_events) return;
+    e->pty_events = ev;
+    if (ev)
+        uv_poll_start(&e->pty_poll, ev, on_poll);
+    else
+        uv_poll_stop(&e->pty_poll);
+}
+
+static void flush_tx(emu_t *e)
+{
+    while (e->tx_len > 0) {
+        ssize_t n = write(e->master, e->txq, e->tx_len);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            break; /* EAGAIN: the slave's input buffer is full (nobody reads); poll for room */
+        }
+        memmove(e->txq, e->txq + n, e->tx_len - (size_t)n);
+        e->tx_len -= (size_t)n;
+    }
+}
+
+/* Pushes queued host bytes into the chip while its receiver accepts them. */
+void emu_uart_feed(emu_t *e)
+{
+    if (!e->avr) return;
+    avr_irq_t *in = avr_io_getirq(e->avr, AVR_IOCTL_UART_GETIRQ('0'), UART_IRQ_INPUT);
+    while (!e->rx_xoff && e->rx_len > 0) {
+        uint8_t b = e->rxq[e->rx_head];
+        e->rx_head = (e->rx_head + 1) % EMU_RXQ_SIZE;
+        e->rx_len--;
+        e->rx_bytes++;
+        avr_raise_irq(in, b); /* may call on_xoff, which stops the loop */
+    }
+}
+
+static void read_rx(emu_t *e)
+{
+    while (e->rx_len < EMU_RXQ_SIZE) {
+        size_t tail = (e->rx_head + e->rx_len) % EMU_RXQ_SIZE;
+        size_t room = tail >= e->rx_head ? EMU_RXQ_SIZE - tail : e->rx_head - tail;
+        if (room > EMU_RXQ_SIZE - e->rx_len) room = EMU_RXQ_SIZE - e->rx_len;
+        ssize_t n = read(e->master, e->rxq + tail, room);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break; /* EAGAIN, or EIO while no client has it open (we hold the slave) */
+        e->rx_len += (size_t)n;
+    }
+    emu_uart_feed(e);
+}
+
+static void on_poll(uv_poll_t *h, int status, int events)
+{
+    emu_t *e = h->data;
+    if (status < 0) {
+        fprintf(stderr, "mcpsim-avr: uart: poll error: %s\n", uv_strerror(status));
+        return;
+    }
+    if (events & UV_READABLE) read_rx(e);
+    if (events & UV_WRITABLE) flush_tx(e);
+    update_events(e);
+}
+
+static void on_output(struct avr_irq_t *irq, uint32_t value, void *param)
+{
+    (void)irq;
+    emu_t *e = param;
+    e->tx_bytes++;
+    if (e->tx_len >= EMU_TXQ_MAX) {
+        if (e->tx_dropped++ == 0)
+            fprintf(stderr, "mcpsim-avr: uart: nobody reads the pty; dropping the chip's output\n");
+        return;
+    }
+    if (e->tx_len == e->tx_cap) {
+        size_t cap = e->tx_cap ? e->tx_cap * 2 : 1024;
+        char *q = realloc(e->txq, cap);
+        if (!q) abort();
+        e->txq = q;
+        e->tx_cap = cap;
+    }
+    e->txq[e->tx_len++] = (char)value;
+    if (e->tx_len == 1) {
+        flush_tx(e);
+        update_events(e);
+    }
+}
+
+static void on_xon(struct avr_irq_t *irq, uint32_t value, void *param)
+{
+    (void)irq;
+    (void)value;
+    emu_t *e = param;
+    e->rx_xoff = false;
+    bool was_full = e->rx_len == EMU_RXQ_SIZE;
+    emu_uart_feed(e);
+    if (was_full && e->rx_len < EMU_RXQ_SIZE) update_events(e);
+}
+
+static void on_xoff(struct avr_irq_t *irq, uint32_t value, void *param)
+{
+    (void)irq;
+    (void)value;
+    emu_t *e = param;
+    e->rx_xoff = true;
+}
+
+static int make_raw(int fd)
+{
+    struct termios t;
+    if (tcgetattr(fd, &t) != 0) return -1;
+    cfmakeraw(&t);
+    cfsetispeed(&t, B115200);
+    cfsetospeed(&t, B115200);
+    t.c_cc[VMIN] = 1;
+    t.c_cc[VTIME] = 0;
+    return tcsetattr(fd, TCSANOW, &t);
+}
+
+static int make_link(const char *target, const char *link_path)
+{
+    char tmp[4096];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", link_path, (long)getpid()) >= (int)sizeof tmp) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    unlink(tmp);
+    if (symlink(target, tmp) != 0) return -1;
+    if (rename(tmp, link_path) != 0) {
+        int err = errno;
+        unlink(tmp);
+        errno = err;
+        return -1;
+    }
+    return 0;
+}
+
+/* Creates the pty (and the link); returns 0, or -1 after printing why. */
+int emu_uart_open(emu_t *e)
+{
+    e->master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+    if (e->master < 0 || grantpt(e->master) != 0 || unlockpt(e->master) != 0 ||
+        ptsname_r(e->master, e->pty_path, sizeof e->pty_path) != 0) {
+        fprintf(stderr, "mcpsim-avr: cannot create a pseudo-terminal: %s\n", strerror(errno));
+        return -1;
+    }
+    e->slave = open(e->pty_path, O_RDWR | O_NOCTTY | O_CLOEXEC);
+    if (e->slave < 0 || make_raw(e->slave) != 0) {
+        fprintf(stderr, "mcpsim-avr: cannot open %s: %s\n", e->pty_path, strerror(errno));
+        return -1;
+    }
+    int fl = fcntl(e->master, F_GETFL);
+    if (fl < 0 || fcntl(e->master, F_SETFL, fl | O_NONBLOCK) != 0) {
+        fprintf(stderr, "mcpsim-avr: pty: %s\n", strerror(errno));
+        return -1;
+    }
+    if (e->opts.pty_link && make_link(e->pty_path, e->opts.pty_link) != 0) {
+        fprintf(stderr, "mcpsim-avr: cannot create the link %s -> %s: %s\n", e->opts.pty_link,
+                e->pty_path, strerror(errno));
+        return -1;
+    }
+    uv_poll_init(&e->loop, &e->pty_poll, e->master);
+    e->pty_poll.data = e;
+    e->pty_events = UV_READABLE;
+    uv_poll_start(&e->pty_poll, UV_READABLE, on_poll);
+    return 0;
+}
+
+/* Connects the chip's UART0 irqs (after avr_init) and turns off simavr's own console echo and
+   its sleep while the firmware polls an empty receiver (we pace time ourselves). */
+void emu_uart_attach(emu_t *e)
+{
+    uint32_t flags = 0;
+    if (avr_ioctl(e->avr, AVR_IOCTL_UART_GET_FLAGS('0'), &flags) == 0) {
+        flags &= ~(uint32_t)(AVR_UART_FLAG_STDIO | AVR_UART_FLAG_POLL_SLEEP);
+        avr_ioctl(e->avr, AVR_IOCTL_UART_SET_FLAGS('0'), &flags);
+    }
+    avr_irq_t *out = avr_io_getirq(e->avr, AVR_IOCTL_UART_GETIRQ('0'), UART_IRQ_OUTPUT);
+    avr_irq_t *xon = avr_io_getirq(e->avr, AVR_IOCTL_UART_GETIRQ('0'), UART_IRQ_OUT_XON);
+    avr_irq_t *xoff = avr_io_getirq(e->avr, AVR_IOCTL_UART_GETIRQ('0'), UART_IRQ_OUT_XOFF);
+    if (!out || !xon || !xoff) {
+        fprintf(stderr, "mcpsim-avr: warning: %s has no USART0; the pty stays silent\n",
+                e->avr->mmcu);
+        e->rx_xoff = true;
+        return;
+    }
+    avr_irq_register_notify(out, on_output, e);
+    avr_irq_register_notify(xon, on_xon, e);
+    avr_irq_register_notify(xoff, on_xoff, e);
+}
+
+/* Flushes what the pty takes now, then closes it: a client sees EOF/hangup. */
+void emu_uart_close(emu_t *e)
+{
+    if (e->master >= 0) flush_tx(e);
+    if (e->opts.pty_link) {
+        char target[sizeof e->pty_path];
+        ssize_t n = readlink(e->opts.pty_link, target, sizeof target - 1);
+        if (n >= 0) {
+            target[n] = 0;
+            if (strcmp(target, e->pty_path) == 0) unlink(e->opts.pty_link);
+        }
+    }
+    if (e->slave >= 0) close(e->slave);
+    if (e->master >= 0) close(e->master);
+    e->slave = e->master = -1;
+    free(e->txq);
+    e->txq = NULL;
+    e->tx_len = e->tx_cap = 0;
+}

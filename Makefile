@@ -18,11 +18,21 @@ DEVICE    ?= sim:$(RUN_BOARD)
 JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
 COV_MIN   ?= 95
 TOOLCHAIN := cmake/arm-none-eabi.cmake
+# The ports for emulated chips: Cortex-M3 on QEMU's lm3s6965evb (full profile, built in the
+# cross build's tree) and the ATmega328P on mcpsim-avr (mcpu-min, built in the AVR tree).
+QEMU_ELF  := build-arm/full/bin/fw_lm3s6965.elf
+AVR_ELF   := build-arm/avr/bin/fw_atmega328p.elf
+ARM_CONFIGURE = $(CMAKE) -S . -B build-arm/$(1) -DCMAKE_TOOLCHAIN_FILE=$(TOOLCHAIN) \
+                -DCMAKE_BUILD_TYPE=MinSizeRel -DMCPSIM_PROFILE=$(1) -DCMAKE_RULE_MESSAGES=OFF \
+                --log-level=WARNING --no-warn-unused-cli >/dev/null
+AVR_CONFIGURE = $(CMAKE) -S . -B build-arm/avr -DCMAKE_TOOLCHAIN_FILE=$(CURDIR)/cmake/avr.cmake \
+                -DCMAKE_BUILD_TYPE=MinSizeRel -DMCPSIM_PROFILE=mcpu-min -DMCPSIM_AVR_MCU=atmega328p \
+                -DCMAKE_RULE_MESSAGES=OFF --log-level=WARNING >/dev/null
 # CMake's own makefiles run as a fresh make (no nested "Entering directory" noise; -j is explicit).
 BUILD_CMD := env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL $(CMAKE) --build
 
 .PHONY: all build bootstrap test unit min asan tsan coverage cross bench run conformance clean \
-        format tidy help fuzz workflows docker-test interop layering
+        format tidy help fuzz workflows docker-test interop layering port-qemu port-avr emulated
 
 all: build
 
@@ -38,6 +48,9 @@ help:
 	@echo "make cross      build-arm/{full,mcpu-min,avr}: Cortex-M3 per profile, AVR mcpu-min, budgets"
 	@echo "make bench      core throughput and instructions per message (BENCH_ARGS=--detail: per kind)"
 	@echo "make conformance DEVICE=sim   run the conformance runner against a target"
+	@echo "                DEVICE=qemu   our Cortex-M3 port on QEMU's lm3s6965evb (any ELF: qemu:FILE.elf)"
+	@echo "                DEVICE=avr    our ATmega328P port on mcpsim-avr (any ELF: avr:FILE.elf)"
+	@echo "make emulated   both emulated ports through the portable conformance library"
 	@echo "make format     clang-format -i the C sources; make tidy: clang-tidy"
 	@echo "make fuzz       libFuzzer runs of the core's harnesses (FUZZ_SECONDS each, default 60)"
 	@echo "make workflows  validate .github/workflows and action.yml (tools/check-workflows --self-test)"
@@ -62,6 +75,7 @@ test:
 	$(MAKE) --no-print-directory layering
 	$(MAKE) --no-print-directory interop
 	$(MAKE) --no-print-directory cross
+	$(MAKE) --no-print-directory emulated
 	$(MAKE) --no-print-directory workflows
 	$(MAKE) --no-print-directory tsan
 	$(MAKE) --no-print-directory asan
@@ -100,9 +114,7 @@ coverage: bootstrap
 cross: bootstrap
 	@[ ! -f build-arm/CMakeCache.txt ] || rm -rf build-arm  # the one-profile layout before
 	@for p in full mcpu-min; do \
-	    $(CMAKE) -S . -B build-arm/$$p -DCMAKE_TOOLCHAIN_FILE=$(TOOLCHAIN) \
-	        -DCMAKE_BUILD_TYPE=MinSizeRel -DMCPSIM_PROFILE=$$p -DCMAKE_RULE_MESSAGES=OFF \
-	        --log-level=WARNING --no-warn-unused-cli >/dev/null && \
+	    $(call ARM_CONFIGURE,$$p) && \
 	    echo "cross: $$p (build-arm/$$p)" && $(BUILD_CMD) build-arm/$$p -j$(JOBS) || exit 1; \
 	done
 	@JOBS=$(JOBS) CMAKE=$(CMAKE) tools/cross-size-check --avr build-arm/avr build-arm/full build-arm/mcpu-min
@@ -117,12 +129,34 @@ run: build
 	    echo "make run: the simulator ($(BUILD_DIR)/bin/mcpsim) is not built yet"; \
 	fi
 
+# DEVICE is quoted for the shell: a serial device's query (?baud=...&boot_ms=...) stays one word.
+# qemu and avr build the port first and run its ELF under the emulator; anything else is a target
+# spec as `conformance --target` takes it (CONFORMANCE_ARGS adds options, e.g. --junit FILE).
 conformance: build
-	@if [ -x $(BUILD_DIR)/bin/conformance ]; then \
-	    MCPSIM=$(BUILD_DIR)/bin/mcpsim exec $(BUILD_DIR)/bin/conformance --target $(DEVICE); \
-	else \
-	    echo "make conformance: the runner ($(BUILD_DIR)/bin/conformance) is not built yet"; \
-	fi
+	@if [ ! -x $(BUILD_DIR)/bin/conformance ]; then \
+	    echo "make conformance: the runner ($(BUILD_DIR)/bin/conformance) is not built yet"; exit 1; \
+	fi; \
+	case '$(DEVICE)' in \
+	    qemu) $(MAKE) --no-print-directory port-qemu || exit 1; set -- 'qemu:$(QEMU_ELF)' ;; \
+	    avr)  $(MAKE) --no-print-directory port-avr || exit 1; set -- 'avr:$(AVR_ELF)' ;; \
+	    *)    set -- '$(DEVICE)' ;; \
+	esac; \
+	MCPSIM=$(BUILD_DIR)/bin/mcpsim exec $(BUILD_DIR)/bin/conformance --target "$$1" $(CONFORMANCE_ARGS)
+
+port-qemu: bootstrap
+	@$(call ARM_CONFIGURE,full)
+	$(BUILD_CMD) build-arm/full -j$(JOBS) --target fw_lm3s6965
+
+port-avr: bootstrap
+	@$(AVR_CONFIGURE)
+	$(BUILD_CMD) build-arm/avr -j$(JOBS) --target fw_atmega328p
+
+# Both emulated ports through the portable library (what needs neither the simulator's control
+# channel nor a transport the chip lacks is run; the rest is skipped with its reason); JUnit
+# reports in build/emulated-*.xml.
+emulated: build port-qemu port-avr
+	$(BUILD_DIR)/bin/conformance --target 'qemu:$(QEMU_ELF)' --junit $(BUILD_DIR)/emulated-qemu.xml
+	$(BUILD_DIR)/bin/conformance --target 'avr:$(AVR_ELF)' --junit $(BUILD_DIR)/emulated-avr.xml
 
 format: bootstrap
 	find firmware sim conformance tools -path firmware/tests/data -prune -o \

@@ -297,6 +297,8 @@ static int emu_receive(conf_target_t *t, int64_t deadline, char **msg, size_t *l
     }
     if (rc != 1) {
         char why[900];
+        /* A UART that closed is an emulator that is ending: give it a moment to finish. */
+        for (int i = 0; rc < 0 && i < 50 && !conf_child_ended(&e->child); i++) conf_sleep_ms(10);
         emu_diagnose(t, why, sizeof why);
         if (why[0]) {
             snprintf(err, cap, "%s", why);

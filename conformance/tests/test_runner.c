@@ -118,7 +118,7 @@ static void fake_close(conf_target_t *t)
 }
 
 static const conf_target_ops_t fake_ops = {"fake",       NULL,       fake_send, fake_send_raw,
-                                           fake_receive, fake_close, NULL};
+                                           fake_receive, fake_close, NULL,        NULL};
 
 /* ---------------------------------------------------------------- fixture */
 

@@ -49,6 +49,16 @@ static void usage(FILE *out)
         "                       serial:/dev/ttyUSB0[?baud=115200&dtr=1&boot_ms=600]\n"
         "                                                          a device on a serial port\n"
         "                         (a bare /dev/... path works too)\n"
+        "                       http://HOST:PORT/mcp, ws://HOST:PORT/PATH[?envelope=1]\n"
+        "                                                          MCP over HTTP, WebSocket\n"
+        "                       qemu:FILE.elf[?machine=lm3s6965evb&boot_ms=300]\n"
+        "                                                          any Cortex-M firmware ELF\n"
+        "                                                          under QEMU, over its UART\n"
+        "                       avr:FILE.elf[?mcu=atmega328p&freq=16000000&boot_ms=300]\n"
+        "                                                          any AVR firmware ELF under\n"
+        "                                                          mcpsim-avr ($MCPSIM_AVR), over\n"
+        "                                                          USART0 (inputs and ADC through\n"
+        "                                                          its control channel)\n"
         "  --control tcp:H:P    drive an already-running simulator's control channel\n"
         "  --scenarios PATH     a scenario file or directory (repeatable; default the library)\n"
         "  --filter PATTERN     only scenarios whose name contains PATTERN (or matches it as a\n"
@@ -70,7 +80,9 @@ static void usage(FILE *out)
         "  -v, --verbose        transcripts of passing scenarios too\n"
         "\n"
         "Exit status: 0 all passed, 1 a scenario failed, 2 usage or scenario-file error,\n"
-        "3 device unreachable. NO_COLOR turns colours off.\n",
+        "3 device unreachable (the device did not start, did not answer discovery, closed the\n"
+        "connection, or stayed silent for 3 failing scenarios in a row). Reports (--junit, --json)\n"
+        "are written whatever the exit status. NO_COLOR turns colours off.\n",
         out);
 }
 

@@ -78,6 +78,8 @@ typedef struct emu {
     uv_signal_t sig_int, sig_term;
     uv_timer_t pace;
     bool quit;
+    bool off_code;    /* the PC left the code */
+    uint32_t off_code_pc;
     int resets; /* avr_reset calls after start (watchdog) */
     uint64_t wall_base_ns; /* wall clock at cycle 0 (moved forward when the host falls behind) */
 } emu_t;

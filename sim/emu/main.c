@@ -42,20 +42,16 @@ static void emu_logger(avr_t *avr, const int level, const char *fmt, va_list ap)
     (void)avr;
     char msg[512];
     vsnprintf(msg, sizeof msg, fmt, ap);
-    if (strstr(msg, "Invalid Opcode") && !g_crash_msg[0]) {
-        /* "CORE: *** 01a4: Invalid Opcode SP=08f9 O=ffff": strip simavr's colour codes. */
-        char clean[256];
-        size_t j = 0;
-        for (size_t i = 0; msg[i] && j + 1 < sizeof clean; i++) {
-            if (msg[i] == '\x1b') {
-                while (msg[i] && msg[i] != 'm') i++;
-                if (!msg[i]) break;
-                continue;
-            }
-            if (msg[i] != '\n') clean[j++] = msg[i];
-        }
-        clean[j] = 0;
-        snprintf(g_crash_msg, sizeof g_crash_msg, "%s", clean);
+    if (strstr(msg, "Invalid Opcode")) {
+        /* "CORE: *** 0144: Invalid Opcode SP=08fa O=0001" (with colour codes) */
+        const char *p = strstr(msg, "*** ");
+        unsigned pc = 0, sp = 0, op = 0;
+        if (!g_crash_msg[0] && p && sscanf(p, "*** %x: Invalid Opcode SP=%x O=%x", &pc, &sp, &op) == 3)
+            snprintf(g_crash_msg, sizeof g_crash_msg,
+                     "invalid instruction 0x%04x at PC 0x%04x; SP 0x%04x", op, pc, sp);
+        else if (!g_crash_msg[0])
+            snprintf(g_crash_msg, sizeof g_crash_msg, "invalid instruction");
+        return; /* reported by check_end */
     }
     if (g_emu && g_emu->opts.quiet && level > LOG_ERROR) return;
     fprintf(stderr, "simavr: %s", msg);
@@ -217,9 +213,15 @@ static int check_end(emu_t *e)
                 wd ? " by its watchdog" : " (not by a power-on)", (unsigned)a->pc, t);
         return EMU_EXIT_WATCHDOG;
     }
+    if (e->off_code) {
+        fprintf(stderr,
+                "mcpsim-avr: the chip crashed: it jumped outside its code: PC 0x%04x, the code "
+                "ends at 0x%04x; SP 0x%04x (%s)\n",
+                (unsigned)e->off_code_pc, (unsigned)a->codeend, emu_sp(e), t);
+        return EMU_EXIT_CRASHED;
+    }
     if (g_crash_msg[0]) {
-        fprintf(stderr, "mcpsim-avr: the chip crashed: invalid instruction (%s) at PC 0x%04x (%s)\n",
-                g_crash_msg, (unsigned)a->pc, t);
+        fprintf(stderr, "mcpsim-avr: the chip crashed: %s (%s)\n", g_crash_msg, t);
         return EMU_EXIT_CRASHED;
     }
     if (a->state == cpu_Crashed) {
@@ -233,7 +235,8 @@ static int check_end(emu_t *e)
             snprintf(buf, sizeof buf, "SP 0x%04x is above RAMEND 0x%04x", emu_sp(e), a->ramend);
             why = buf;
         } else if (a->pc == 0) {
-            why = "it jumped to address 0 (a reset by software, or a null function pointer)";
+            why = "the PC came back to address 0 without a reset (a jump to 0: a null function "
+                  "pointer, a software reset, or execution wrapped around the end of the flash)";
         }
         fprintf(stderr, "mcpsim-avr: the chip crashed: %s; PC 0x%04x, SP 0x%04x (%s)\n", why,
                 (unsigned)a->pc, emu_sp(e), t);
@@ -259,6 +262,11 @@ static int run(emu_t *e)
         avr_cycle_count_t end = a->cycle + slice;
         while (a->cycle < end) {
             int state = avr_run(a);
+            if (a->pc >= a->codeend && a->codeend && !e->off_code) {
+                e->off_code = true;
+                e->off_code_pc = a->pc;
+                break;
+            }
             uint16_t sp = emu_sp(e);
             if (sp < e->sp_min && sp > a->ioend) e->sp_min = sp;
             if (state == cpu_Done || state == cpu_Crashed || g_crash_msg[0] || e->resets) break;

@@ -7,10 +7,12 @@
  *   1 crash, invalid opcode: sends "boot\n", then executes a reserved opcode.
  *   2 crash, jump off the end: sends "boot\n", then calls an address past the end of the code.
  *   3 stop: sends "boot\n", then sleeps with interrupts disabled.
+ *   4 watchdog: sends "boot\n", enables the watchdog (15 ms, reset mode) and never resets it.
  */
 #include <avr/io.h>
 #include <avr/interrupt.h>
 #include <avr/sleep.h>
+#include <avr/wdt.h>
 #include <stdint.h>
 
 #include "avr_mcu_section.h"
@@ -55,7 +57,7 @@ int main(void)
     (void)sink;
     puts_("boot\n");
 #if FW_MODE == 1
-    __asm__ volatile(".word 0xffff"); /* 1111 1111 1111 1111: SBRS/SBRC with bit 3 set: reserved */
+    __asm__ volatile(".word 0x0001"); /* 0000 0000 0000 0001: no AVR instruction */
 #elif FW_MODE == 2
     ((void (*)(void))0x3f00)(); /* word address 0x3f00 = byte 0x7e00: far past the code */
 #elif FW_MODE == 3
@@ -63,6 +65,10 @@ int main(void)
     set_sleep_mode(SLEEP_MODE_PWR_DOWN);
     sleep_enable();
     sleep_cpu();
+#elif FW_MODE == 4
+    wdt_enable(WDTO_15MS);
+    for (;;) {
+    }
 #endif
     DDRB = (1 << PB5) | (1 << PB3);
     DDRD &= (uint8_t) ~(1 << PD2);

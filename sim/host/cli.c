@@ -3,6 +3,7 @@
 
 #include "fw_config.h" /* the profile: which transports have a protocol to serve */
 
+#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -18,6 +19,9 @@
 typedef enum opt_id {
     OPT_BOARD,
     OPT_PTY,
+    OPT_STDIO,
+    OPT_DEVICE,
+    OPT_LIST_BOARDS,
     OPT_PTY_LINK,
     OPT_TCP,
     OPT_CONTROL,
@@ -47,6 +51,9 @@ typedef struct opt {
 static const opt_t opts[] = {
     {"--board", "NAME|FILE", OPT_BOARD},
     {"--pty", NULL, OPT_PTY},
+    {"--stdio", NULL, OPT_STDIO},
+    {"--device", "serial:PATH[?baud=N]|tcp:HOST:PORT", OPT_DEVICE},
+    {"--list-boards", NULL, OPT_LIST_BOARDS},
     {"--pty-link", "PATH", OPT_PTY_LINK},
     {"--tcp", "[HOST:]PORT", OPT_TCP},
     {"--control", "[HOST:]PORT", OPT_CONTROL},
@@ -203,6 +210,20 @@ static int apply(host_options_t *o, const opt_t *op, const char *val, char *err,
     case OPT_PTY:
         o->pty = true;
         return 0;
+    case OPT_STDIO:
+        o->stdio = true;
+        return 0;
+    case OPT_DEVICE:
+        if (o->device_count == HOST_DEVICES_MAX) {
+            snprintf(err, cap, "--device: at most %u devices", HOST_DEVICES_MAX);
+            return -1;
+        }
+        if (strncmp(val, "serial:", 7) != 0 && strncmp(val, "tcp:", 4) != 0) break;
+        o->devices[o->device_count++] = val;
+        return 0;
+    case OPT_LIST_BOARDS:
+        o->list_boards = true;
+        return 0;
     case OPT_PTY_LINK:
         o->pty_link = val;
         o->pty = true;
@@ -252,6 +273,54 @@ static int apply(host_options_t *o, const opt_t *op, const char *val, char *err,
     return -1;
 }
 
+/* Edit distance (insertions, deletions, substitutions), for "did you mean". */
+static size_t levenshtein(const char *a, const char *b)
+{
+    size_t lb = strlen(b);
+    size_t row[64];
+    if (lb >= sizeof row / sizeof row[0]) return (size_t)-1;
+    for (size_t j = 0; j <= lb; j++) row[j] = j;
+    for (size_t i = 1; a[i - 1]; i++) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t up = row[j];
+            size_t best = diag + (a[i - 1] != b[j - 1]);
+            if (up + 1 < best) best = up + 1;
+            if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[lb];
+}
+
+const char *host_cli_nearest(const char *word, const char *const *names)
+{
+    const char *best = NULL;
+    size_t best_d = 3, wl = strlen(word);
+    for (size_t i = 0; names[i]; i++) {
+        size_t d = levenshtein(word, names[i]);
+        if (wl >= 3 && strncmp(names[i], word, wl) == 0 && d > 0) d = 1; /* a prefix of it */
+        if (d < best_d) best_d = d, best = names[i];
+    }
+    return best;
+}
+
+static void unknown_option(const char *a, size_t len, char *err, size_t cap)
+{
+    char word[64];
+    const char *names[sizeof opts / sizeof opts[0] + 1];
+    for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++) names[i] = opts[i].name;
+    names[sizeof opts / sizeof opts[0]] = NULL;
+    snprintf(word, sizeof word, "%.*s", (int)len, a);
+    const char *near = host_cli_nearest(word, names);
+    if (near)
+        snprintf(err, cap, "unknown option '%s' (did you mean %s?)", word, near);
+    else
+        snprintf(err, cap, "unknown option '%s'", word);
+}
+
 /* Which of argv[*i] is: the option, and its value from "=value" or the next argument. */
 static int next_opt(int argc, char *const argv[], int *i, const opt_t **op, const char **val,
                     char *err, size_t cap)
@@ -262,7 +331,7 @@ static int next_opt(int argc, char *const argv[], int *i, const opt_t **op, cons
     *op = a[0] == '-' ? find_opt(a, len) : NULL;
     if (!*op) {
         if (a[0] == '-')
-            snprintf(err, cap, "unknown option '%.*s'", (int)len, a);
+            unknown_option(a, len, err, cap);
         else
             snprintf(err, cap, "unexpected argument '%s'", a);
         return -1;
@@ -299,18 +368,31 @@ int host_cli_parse(int argc, char *const argv[], host_options_t *o, char *err, s
         if (next_opt(argc, argv, &i, &op, &val, err, cap) != 0) return -1;
         if (apply(o, op, val, err, cap) != 0) return -1;
     }
-    if (o->help || o->version) return 0;
+    if (o->help || o->version || o->list_boards) return 0;
     const char *token = getenv("MCPSIM_AUTH_TOKEN");
     if (!o->auth_token && token && *token) o->auth_token = token;
-    if (!o->board) {
-        snprintf(err, cap, "--board NAME|FILE is required (e.g. --board esp32-demo)");
+    if (o->device_count > 0 && o->board) {
+        snprintf(err, cap, "--board and --device exclude each other: a simulated board or real "
+                           "devices, not both");
         return -1;
     }
-    if (!o->pty && !o->tcp.enabled && !o->control.enabled && !o->ws.enabled && !o->connect &&
+    if (!o->board && o->device_count == 0) {
+        snprintf(err, cap, "--board NAME|FILE is required (e.g. --board esp32-demo), or --device "
+                           "URL to serve a real device");
+        return -1;
+    }
+    if (o->device_count > 0 && (o->control.enabled || o->dashboard.enabled || o->pty ||
+                                o->conformance_fixtures || o->connect)) {
+        snprintf(err, cap, "--device serves a real device over --stdio, --tcp, --http and --ws; "
+                           "--pty, --connect, --control, --dashboard and --conformance-fixtures "
+                           "need a simulated --board");
+        return -1;
+    }
+    if (!o->stdio && !o->pty && !o->tcp.enabled && !o->control.enabled && !o->ws.enabled && !o->connect &&
         !o->http.enabled && !o->dashboard.enabled) {
         snprintf(
             err, cap,
-            "nothing to serve: give --pty, --tcp [HOST:]PORT, --http [HOST:]PORT, --ws "
+            "nothing to serve: give --stdio, --pty, --tcp [HOST:]PORT, --http [HOST:]PORT, --ws "
             "[HOST:]PORT, --connect URL, --dashboard [HOST:]PORT and/or --control [HOST:]PORT");
         return -1;
     }
@@ -359,6 +441,83 @@ static bool try_dir(const char *dir, size_t dir_len, const char *name, char *out
     return n > 0 && (size_t)n < cap && is_file(out);
 }
 
+/* Calls fn(name, dir, ctx) for every NAME.json of every board directory, in lookup order. */
+static void each_board(void (*fn)(const char *name, const char *dir, void *ctx), void *ctx)
+{
+    char dirs[8][1024];
+    size_t n = 0;
+    const char *env = getenv("MCPSIM_BOARDS");
+    for (const char *p = env; p && *p && n < 6;) {
+        size_t len = strcspn(p, ":");
+        if (len > 0 && len < sizeof dirs[0]) snprintf(dirs[n++], sizeof dirs[0], "%.*s", (int)len, p);
+        p += len + (p[len] == ':');
+    }
+    snprintf(dirs[n++], sizeof dirs[0], "%s", MCPSIM_BOARDS_DIR);
+    if (strcmp(MCPSIM_BOARDS_DIR, SYSTEM_BOARDS_DIR) != 0)
+        snprintf(dirs[n++], sizeof dirs[0], "%s", SYSTEM_BOARDS_DIR);
+    for (size_t i = 0; i < n; i++) {
+        struct dirent **list = NULL;
+        int count = scandir(dirs[i], &list, NULL, alphasort);
+        for (int k = 0; k < count; k++) {
+            char name[256];
+            size_t len = strlen(list[k]->d_name);
+            if (len > 5 && len < sizeof name && strcmp(list[k]->d_name + len - 5, ".json") == 0) {
+                snprintf(name, sizeof name, "%.*s", (int)(len - 5), list[k]->d_name);
+                fn(name, dirs[i], ctx);
+            }
+            free(list[k]);
+        }
+        free(list);
+    }
+}
+
+typedef struct board_names {
+    char *names[129]; /* NULL-terminated */
+    const char *dirs[128];
+    char dir_store[128][1024];
+    size_t count;
+} board_names_t;
+
+static void collect_board(const char *name, const char *dir, void *ctx)
+{
+    board_names_t *b = ctx;
+    for (size_t i = 0; i < b->count; i++)
+        if (strcmp(b->names[i], name) == 0) return; /* an earlier directory wins */
+    if (b->count == sizeof b->dirs / sizeof b->dirs[0]) return;
+    b->names[b->count] = strdup(name);
+    snprintf(b->dir_store[b->count], sizeof b->dir_store[0], "%s", dir);
+    b->dirs[b->count] = b->dir_store[b->count];
+    b->count++;
+}
+
+/* The board name nearest to arg (malloc'd), or NULL. */
+static const char *nearest_board(const char *arg)
+{
+    board_names_t *b = calloc(1, sizeof *b);
+    if (!b) return NULL;
+    each_board(collect_board, b);
+    b->names[b->count] = NULL;
+    const char *near = host_cli_nearest(arg, (const char *const *)b->names);
+    char *out = near ? strdup(near) : NULL;
+    for (size_t i = 0; i < b->count; i++) free(b->names[i]);
+    free(b);
+    return out;
+}
+
+size_t host_cli_list_boards(FILE *f)
+{
+    board_names_t *b = calloc(1, sizeof *b);
+    if (!b) return 0;
+    each_board(collect_board, b);
+    for (size_t i = 0; i < b->count; i++) {
+        fprintf(f, "%-20s %s/%s.json\n", b->names[i], b->dirs[i], b->names[i]);
+        free(b->names[i]);
+    }
+    size_t n = b->count;
+    free(b);
+    return n;
+}
+
 int host_board_path(const char *arg, char *out, size_t cap, char *err, size_t ecap)
 {
     if (is_path(arg)) {
@@ -379,22 +538,28 @@ int host_board_path(const char *arg, char *out, size_t cap, char *err, size_t ec
         try_dir(SYSTEM_BOARDS_DIR, strlen(SYSTEM_BOARDS_DIR), arg, out, cap, searched,
                 sizeof searched))
         return 0;
-    snprintf(err, ecap, "board '%s' not found: no %s.json in %s", arg, arg, searched);
+    const char *near = nearest_board(arg);
+    snprintf(err, ecap, "board '%s' not found: no %s.json in %s%s%s%s", arg, arg, searched,
+             near ? " (did you mean " : "", near ? near : "", near ? "?)" : "");
+    free((void *)near);
     return -1;
 }
 
 void host_cli_usage(FILE *f)
 {
     fputs(
-        "Usage: mcpsim --board NAME|FILE [--pty] [--pty-link PATH] [--tcp [HOST:]PORT]\n"
+        "Usage: mcpsim --board NAME|FILE [--stdio] [--pty] [--pty-link PATH] [--tcp [HOST:]PORT]\n"
         "              [--http [HOST:]PORT [--http-idle-timeout SEC] [--http-max-sessions N]\n"
         "               [--allow-host H]... [--allow-origin O]... [--auth-token TOKEN]]\n"
         "              [--ws [HOST:]PORT] [--connect URL [--connect-header 'Name: value']...]\n"
         "              [--control [HOST:]PORT] [--dashboard [HOST:]PORT]\n"
         "              [--clock realtime|virtual]\n"
         "              [--log-level error|warn|info|debug] [--help] [--version]\n"
+        "       mcpsim --device URL [--device URL]... [--stdio] [--tcp ..] [--http ..] [--ws ..]\n"
+        "       mcpsim --list-boards\n"
         "\n"
-        "Runs the firmware core on a simulated board and serves it like the real device.\n"
+        "Runs the firmware core on a simulated board and serves it like the real device; with\n"
+        "--device, serves real MCP/U devices to MCP clients instead (a bridge).\n"
         "\n"
         "  --board NAME|FILE   Board to simulate (required). A NAME is looked up as NAME.json in\n"
         "                      $MCPSIM_BOARDS (colon-separated directories), then\n"
@@ -402,6 +567,9 @@ void host_cli_usage(FILE *f)
         "                      then " SYSTEM_BOARDS_DIR "; a FILE (contains '/' or ends in\n"
         "                      .json) is used as is.  e.g. --board esp32-demo\n"
         "                                              --board ./boards/mine.json\n"
+        "  --stdio             Serve MCP (and MCP/U) on stdin/stdout, one message per line, as\n"
+        "                      MCP clients launch servers; readiness lines and logs go to\n"
+        "                      stderr, and mcpsim exits 0 once stdin ends.  e.g. --stdio\n"
         "  --pty               Serve the device's UART on a pseudo-terminal (raw, 115200 baud).\n"
         "                      Clients may open, close and reopen it.  e.g. --pty\n"
         "  --pty-link PATH     Also keep a symlink PATH to the pty (implies --pty; replaced\n"
@@ -461,6 +629,12 @@ void host_cli_usage(FILE *f)
         "                      Add the test tools, resources and prompts the official MCP\n"
         "                      conformance suite expects (test_simple_text, test://static-text,\n"
         "                      test_simple_prompt, ...; see docs/mcp.md).\n"
+        "  --device URL        Bridge a real MCP/U device instead of simulating one: URL is\n"
+        "                      serial:PATH[?baud=N] (default 115200) or tcp:HOST:PORT. Its\n"
+        "                      tools become MCP tools on every transport; repeat for several\n"
+        "                      devices (tools named DEVICE__TOOL).  e.g. --device\n"
+        "                      serial:/dev/ttyUSB0 --stdio\n"
+        "  --list-boards       Print the boards --board finds, and exit.\n"
         "  -h, --help          Print this text and exit.\n"
         "  --version           Print the version and exit.\n"
         "\n"

@@ -14,6 +14,9 @@
 /* Most --connect-header flags. */
 #define HOST_CONNECT_HEADERS_MAX 16
 
+/* Most --device flags (devices behind one bridge). */
+#define HOST_DEVICES_MAX 8
+
 /* Most --allow-host and --allow-origin flags (each). */
 #define HOST_ALLOW_MAX 16
 
@@ -31,6 +34,9 @@ typedef struct host_endpoint {
 typedef struct host_options {
     const char *board; /* --board as given: a NAME or a FILE path (points into argv) */
     bool pty;
+    bool stdio; /* --stdio: MCP and MCP/U on stdin/stdout; readiness lines go to stderr */
+    const char *devices[HOST_DEVICES_MAX]; /* --device URL: bridge real devices (no --board) */
+    size_t device_count;
     const char *pty_link; /* --pty-link PATH or NULL (implies pty) */
     host_endpoint_t tcp;
     host_endpoint_t control;
@@ -50,7 +56,7 @@ typedef struct host_options {
     sim_clock_mode_t clock;
     int log_level;             /* host_log_level_t */
     bool conformance_fixtures; /* --conformance-fixtures: the MCP suite's test tools */
-    bool help, version;
+    bool help, version, list_boards;
 } host_options_t;
 
 /*
@@ -70,6 +76,14 @@ int host_endpoint_parse(const char *text, host_endpoint_t *ep, char *err, size_t
  * out, or -1 with a message naming every directory searched.
  */
 int host_board_path(const char *arg, char *out, size_t cap, char *err, size_t ecap);
+
+/* Writes the name of every board host_board_path finds (one per line, each name once, the
+   first directory that has it winning) to f, with the directory; returns how many. */
+size_t host_cli_list_boards(FILE *f);
+
+/* The known name nearest to word (edit distance at most 2, or a prefix of it), or NULL: the
+   "did you mean" of an unknown option. names is NULL-terminated. */
+const char *host_cli_nearest(const char *word, const char *const *names);
 
 /* Writes the --help text. */
 void host_cli_usage(FILE *f);

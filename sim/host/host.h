@@ -15,6 +15,8 @@ typedef struct host_server host_server_t;
 typedef struct host_ws host_ws_t;
 typedef struct host_http host_http_t;
 typedef struct host_dashboard host_dashboard_t;
+typedef struct host_stdio host_stdio_t;
+typedef struct host_bridge host_bridge_t;
 
 /* Hears after every call into the device (see host_device_watch); runs with the lock held. */
 typedef void (*host_watch_fn)(void *ctx);
@@ -42,6 +44,11 @@ typedef struct host {
     host_ws_t *ws;     /* WebSocket server and dial-out link (ws.h); freed by host_close */
     host_http_t *http; /* Streamable HTTP server (http.h), its own threads; closed by host_stop */
     host_dashboard_t *dashboard; /* --dashboard (dashboard.h), its own threads; as http */
+    host_stdio_t *stdio;         /* --stdio (stdio_transport.h) */
+    /* --device (bridge.h): real MCP/U devices served instead of the sim's firmware. Every call
+       into "the device" below then goes to the bridge; sim stays as an idle placeholder that
+       owns the sessions' initial state and the clock. */
+    host_bridge_t *bridge;
     struct {
         host_watch_fn fn;
         void *ctx;
@@ -126,6 +133,10 @@ char *host_device_control_any(host_t *h, const char *msg, size_t len);
    thread called into the device), and tells the watchers again on the loop thread, so a
    watcher that ignored the other thread's call (a libuv transport) catches up here. */
 void host_clock_rearm(host_t *h);
+
+/* Device lock held: writes session's pending notifications to out (fw_device_drain, or the
+   bridge's own when bridging); returns how many. Transports call it from their watchers. */
+size_t host_device_drain(host_t *h, fw_session_t *session, fw_msg_sink_t out);
 
 /* Microseconds of wall clock since simulated time 0. */
 uint64_t host_wall_us(const host_t *h);

@@ -715,10 +715,16 @@ static int listen_on(const host_endpoint_t *ep, char *url, size_t cap, char *err
 
 /* The watcher (host_device_watch): after every call into the device, with the lock held, on
    whichever thread made it: moves every session's notifications to its GET stream. */
+/* host_device_drain in the shape host_sessions_drain_with wants. */
+static size_t host_drain(void *h, fw_session_t *session, fw_msg_sink_t out)
+{
+    return host_device_drain(h, session, out);
+}
+
 static void on_device(void *ctx)
 {
     host_http_t *http = ctx;
-    host_sessions_drain(&http->sessions, sim_device(http->host->sim));
+    host_sessions_drain_with(&http->sessions, host_drain, http->host);
 }
 
 static void on_wake(uv_async_t *a)

@@ -283,7 +283,17 @@ static void drain_end(void *ctx)
     d->t->msg.len = 0;
 }
 
+static size_t device_drain(void *dev, fw_session_t *session, fw_msg_sink_t out)
+{
+    return fw_device_drain(dev, session, out);
+}
+
 void host_sessions_drain(host_sessions_t *t, fw_device_t *dev)
+{
+    host_sessions_drain_with(t, device_drain, dev);
+}
+
+void host_sessions_drain_with(host_sessions_t *t, host_drain_fn drain, void *ctx)
 {
     pthread_mutex_lock(&t->mu);
     reap_locked(t);
@@ -292,7 +302,7 @@ void host_sessions_drain(host_sessions_t *t, fw_device_t *dev)
         if (!s) continue;
         drain_ctx_t d = {t, s};
         t->msg.len = 0;
-        fw_device_drain(dev, &s->fw, (fw_msg_sink_t){drain_write, &d, drain_end});
+        drain(ctx, &s->fw, (fw_msg_sink_t){drain_write, &d, drain_end});
     }
     pthread_mutex_unlock(&t->mu);
 }

@@ -6,11 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bridge.h"
 #include "dashboard.h"
 #include "http.h"
 #include "log.h"
 #include "net.h"
 #include "pty.h"
+#include "stdio_transport.h"
 #include "transports.h"
 #include "ws.h"
 
@@ -79,6 +81,29 @@ void host_device_unwatch(host_t *h, host_watch_fn fn, void *ctx)
 }
 
 static void on_clock(uv_timer_t *t);
+
+/* The device calls, with the lock held: the firmware on the sim, or the bridge. */
+static void device_feed(host_t *h, fw_session_t *session, fw_framer_t *fr, const uint8_t *data,
+                        size_t len, fw_sink_t out)
+{
+    if (h->bridge)
+        host_bridge_feed(h->bridge, session, fr, data, len, out);
+    else
+        fw_device_feed_session(sim_device(h->sim), session, fr, data, len, out);
+}
+
+static bool device_handle(host_t *h, fw_session_t *session, const char *msg, size_t len,
+                          fw_msg_sink_t out)
+{
+    if (h->bridge) return host_bridge_handle(h->bridge, session, msg, len, out);
+    return fw_device_handle_session(sim_device(h->sim), session, msg, len, out);
+}
+
+size_t host_device_drain(host_t *h, fw_session_t *session, fw_msg_sink_t out)
+{
+    if (h->bridge) return host_bridge_drain(h->bridge, session, out);
+    return fw_device_drain(sim_device(h->sim), session, out);
+}
 
 /* Re-arms the timer for next_us (sim time = wall time in real-time mode), capped. */
 static void clock_arm(host_t *h, uint64_t next_us)
@@ -157,7 +182,7 @@ static void feed_tapped(host_t *h, host_tap_src_t *src, fw_session_t *session, f
     host_tap_call_in_bytes(&t->call, src, data, len);
     host_device_lock(h);
     clock_sync(h);
-    fw_device_feed_session(sim_device(h->sim), session, fr, data, len, (fw_sink_t){tap_write, t});
+    device_feed(h, session, fr, data, len, (fw_sink_t){tap_write, t});
     tell_watchers(h);
     uint64_t next = clock_next(h);
     host_device_unlock(h);
@@ -178,7 +203,7 @@ static bool session_tapped(host_t *h, const char *transport, fw_session_t *sessi
     fw_msg_sink_t tap = {tap_msg_write, t, out.end ? tap_msg_end : NULL};
     host_device_lock(h);
     clock_sync(h);
-    bool answered = fw_device_handle_session(sim_device(h->sim), session, msg, len, tap);
+    bool answered = device_handle(h, session, msg, len, tap);
     tell_watchers(h);
     uint64_t next = clock_next(h);
     host_device_unlock(h);
@@ -197,7 +222,7 @@ void host_device_feed_session(host_t *h, host_tap_src_t *src, fw_session_t *sess
     }
     host_device_lock(h);
     clock_sync(h);
-    fw_device_feed_session(sim_device(h->sim), session, fr, data, len, out);
+    device_feed(h, session, fr, data, len, out);
     tell_watchers(h);
     uint64_t next = clock_next(h);
     host_device_unlock(h);
@@ -223,7 +248,7 @@ bool host_device_session(host_t *h, const char *transport, fw_session_t *session
         return session_tapped(h, transport, session, msg, len, out, false);
     host_device_lock(h);
     clock_sync(h);
-    bool answered = fw_device_handle_session(sim_device(h->sim), session, msg, len, out);
+    bool answered = device_handle(h, session, msg, len, out);
     tell_watchers(h);
     uint64_t next = clock_next(h);
     host_device_unlock(h);
@@ -238,7 +263,7 @@ bool host_device_session_any(host_t *h, const char *transport, fw_session_t *ses
         return session_tapped(h, transport, session, msg, len, out, true);
     host_device_lock(h);
     clock_sync(h);
-    bool answered = fw_device_handle_session(sim_device(h->sim), session, msg, len, out);
+    bool answered = device_handle(h, session, msg, len, out);
     tell_watchers(h);
     host_device_unlock(h);
     return answered;
@@ -324,6 +349,9 @@ void host_stop(host_t *h)
     close_handle((uv_handle_t *)&h->sig_int);
     close_handle((uv_handle_t *)&h->sig_term);
     if (h->pty) host_pty_close(h->pty);
+    if (h->stdio) host_stdio_close(h->stdio);
+    h->stdio = NULL;
+    if (h->bridge) host_bridge_stop(h->bridge);
     if (h->tcp) host_tcp_close(h->tcp);
     if (h->control) host_server_close(h->control);
     if (h->ws) host_ws_stop(h->ws);
@@ -349,6 +377,8 @@ void host_close(host_t *h)
     h->watcher_count = 0;
     host_ws_free(h->ws); /* after the loop ran libwebsockets' close callbacks */
     h->ws = NULL;
+    host_bridge_free(h->bridge); /* after its timers and polls were closed */
+    h->bridge = NULL;
     if (uv_loop_close(&h->loop) != 0)
         host_log(HOST_LOG_WARN, "event loop closed with handles still open");
     sim_destroy(h->sim);

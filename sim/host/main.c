@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "bridge.h"
 #include "buf.h"
 #include "cli.h"
 #include "dashboard.h"
@@ -9,6 +10,7 @@
 #include "http.h"
 #include "log.h"
 #include "pty.h"
+#include "stdio_transport.h"
 #include "transports.h"
 #include "ws.h"
 
@@ -38,6 +40,23 @@ static sim_t *create_sim(const host_options_t *o)
     }
     host_log(HOST_LOG_INFO, "board %s (%s), %s clock", o->board, path,
              o->clock == SIM_CLOCK_VIRTUAL ? "virtual" : "real-time");
+    return sim;
+}
+
+/* --device: the host's sim slot gets an empty board, never called while the bridge serves (it
+   answers every request itself); it keeps the host's one shape: a clock, fw_session_init. */
+static sim_t *create_placeholder(void)
+{
+    static const char text[] = "{\"device\": \"bridge\", \"platform\": \"bridge\"}";
+    sim_error_t err;
+    memset(&err, 0, sizeof err);
+    sim_board_t *board = sim_board_load_text("bridge", text, sizeof text - 1, &err);
+    sim_t *sim = board ? sim_create(board, SIM_CLOCK_VIRTUAL, &err) : NULL;
+    if (!sim) {
+        char msg[512];
+        sim_error_format(&err, msg, sizeof msg);
+        host_log(HOST_LOG_ERROR, "bridge: %s", msg);
+    }
     return sim;
 }
 
@@ -101,6 +120,14 @@ static int open_endpoints(host_t *h, const host_options_t *o)
     char tcp[128], control[128];
     host_buf_t lines = {0};
     int rc = -1;
+    if (o->device_count > 0) {
+        if (host_bridge_open(h, o->devices, o->device_count) != 0) goto out;
+        for (size_t i = 0; i < o->device_count; i++) add_line(&lines, "device", o->devices[i]);
+    }
+    if (o->stdio) {
+        if (!(h->stdio = host_stdio_open(h))) goto out;
+        add_line(&lines, "stdio", "stdin/stdout");
+    }
     if (o->pty) {
         if (!(h->pty = host_pty_open(h, o->pty_link))) goto out;
         add_line(&lines, "uart", host_pty_path(h->pty));
@@ -132,8 +159,10 @@ static int open_endpoints(host_t *h, const host_options_t *o)
         add_line(&lines, "control", control);
     }
     host_buf_append(&lines, "ready\n", 6);
-    fwrite(lines.data, 1, lines.len, stdout);
-    fflush(stdout);
+    /* With --stdio, stdout carries protocol messages only: the lines go to stderr instead. */
+    FILE *ready = o->stdio ? stderr : stdout;
+    fwrite(lines.data, 1, lines.len, ready);
+    fflush(ready);
     log_connect(o->pty ? host_pty_path(h->pty) : NULL, o->tcp.enabled ? tcp : NULL,
                 o->control.enabled ? control : NULL);
     rc = 0;
@@ -158,8 +187,9 @@ int main(int argc, char **argv)
         printf("mcpsim %s (firmware core %s)\n", MCPSIM_VERSION, FW_CORE_VERSION);
         return 0;
     }
+    if (o.list_boards) return host_cli_list_boards(stdout) > 0 ? 0 : 1;
     host_log_set_level((host_log_level_t)o.log_level);
-    sim_t *sim = create_sim(&o);
+    sim_t *sim = o.device_count > 0 ? create_placeholder() : create_sim(&o);
     if (!sim) return 2;
     host_t h;
     if (host_init(&h, sim) != 0) {

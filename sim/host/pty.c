@@ -106,7 +106,7 @@ static void on_device(void *ctx)
     host_pty_t *p = ctx;
     if (!host_on_loop_thread(p->host) || p->out.len >= PTY_OUT_HIGH) return;
     fw_msg_sink_t out = {sink_write, p, NULL}; /* end NULL: newline-delimited */
-    if (fw_device_drain(sim_device(p->host->sim), &p->session, out) == 0) return;
+    if (host_device_drain(p->host, &p->session, out) == 0) return;
     flush_out(p);
     update_events(p);
 }

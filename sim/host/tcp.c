@@ -56,7 +56,7 @@ static void drain_one(host_conn_t *conn, void *state, void *arg)
     tcp_client_t *cl = state;
     if (host_conn_closing(conn)) return;
     fw_msg_sink_t out = {conn_write, conn, NULL}; /* end NULL: newline-delimited */
-    if (fw_device_drain(arg, &cl->session, out) > 0) host_conn_flush(conn);
+    if (host_device_drain(arg, &cl->session, out) > 0) host_conn_flush(conn);
 }
 
 /* The watcher: after every call into the device, lock held. Connections are loop-thread only:
@@ -66,7 +66,7 @@ static void on_device(void *ctx)
     host_server_t *srv = ctx;
     host_t *h = host_server_host(srv);
     if (!host_on_loop_thread(h)) return;
-    host_server_each(srv, drain_one, sim_device(h->sim));
+    host_server_each(srv, drain_one, h);
 }
 
 host_server_t *host_tcp_open(host_t *h, const host_endpoint_t *ep, char *addr, size_t cap)

@@ -17,8 +17,7 @@
 /* Device lock held, loop thread: every connection gets what its session has not seen. */
 static void drain_all(host_ws_t *ws)
 {
-    fw_device_t *dev = sim_device(ws->h->sim);
-    for (ws_conn_t *c = ws->conns; c; c = c->next) ws_conn_drain(c, dev);
+    for (ws_conn_t *c = ws->conns; c; c = c->next) ws_conn_drain(c, ws->h);
 }
 
 /* The watcher (host_device_watch): after every call into the device, with the lock held. On

@@ -112,9 +112,9 @@ void ws_conn_send(ws_conn_t *c, const char *text, size_t len)
     out.end(c);
 }
 
-void ws_conn_drain(ws_conn_t *c, fw_device_t *dev)
+void ws_conn_drain(ws_conn_t *c, host_t *h)
 {
-    if (!c->dead) fw_device_drain(dev, &c->session, conn_sink(c, c->envelope));
+    if (!c->dead) host_device_drain(h, &c->session, conn_sink(c, c->envelope));
 }
 
 int ws_conn_writable(ws_conn_t *c)

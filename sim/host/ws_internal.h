@@ -78,7 +78,7 @@ int ws_conn_writable(ws_conn_t *c);
 void ws_conn_send(ws_conn_t *c, const char *text, size_t len);
 
 /* With the device lock held: sends the session's pending notifications. */
-void ws_conn_drain(ws_conn_t *c, fw_device_t *dev);
+void ws_conn_drain(ws_conn_t *c, host_t *h);
 
 /* The connection is gone: leaves ws->conns, frees its buffers (the struct is the caller's). */
 void ws_conn_close(ws_conn_t *c);

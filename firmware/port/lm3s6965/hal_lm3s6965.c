@@ -20,6 +20,10 @@
 
 /* ---------------------------------------------------------------- clock and tick */
 
+#ifndef LM3S_TICK_MS
+#define LM3S_TICK_MS 1u
+#endif
+
 /* A short busy wait (some microseconds), for oscillators and clock gates to settle. */
 static void spin(uint32_t n)
 {
@@ -98,14 +102,14 @@ void hal_lm3s6965_init(hal_lm3s6965_t *hal)
     }
 
     /* SysTick from the processor clock: reload = 50 MHz / 1 kHz - 1. */
-    SYST_RVR = LM3S_SYSCLK_HZ / 1000u - 1u;
+    SYST_RVR = LM3S_SYSCLK_HZ / 1000u * LM3S_TICK_MS - 1u;
     SYST_CVR = 0;
     SYST_CSR = SYST_CSR_CLKSOURCE | SYST_CSR_TICKINT | SYST_CSR_ENABLE;
 }
 
 void hal_lm3s6965_tick(hal_lm3s6965_t *hal)
 {
-    hal->tick_ms++;
+    hal->tick_ms += LM3S_TICK_MS;
 }
 
 /* Milliseconds since boot, never wrapping: the 32-bit tick extended with a wrap count (called

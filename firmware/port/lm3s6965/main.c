@@ -22,7 +22,7 @@ static fw_framer_t uart_framer;
  * main loop takes from rx_tail. Replies are written by polling the transmit FIFO, and receiving
  * goes on in the interrupt meanwhile: while a reply of N bytes goes out at 115200 baud, at most
  * N bytes can come in (the line runs at the same rate both ways). The ring holds the longest
- * reply this build writes (list_tools and tools/list, about 7 KB with the board's tools) with
+ * reply this build writes (list_tools: 6.4 KB with this board's tools, tools/list 5.9 KB) with
  * room to spare, so a host that pipelines requests while a reply is being written loses
  * nothing. One slot stays free to tell full from empty. Overridable: -DLM3S_RX_RING=N (a power
  * of two).

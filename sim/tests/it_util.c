@@ -153,7 +153,8 @@ int it_wait_exit(it_proc_t *p)
     }
     p->exited = true;
     p->status = decode_status(status);
-    close(p->out_fd);
+    if (p->out_fd >= 0) close(p->out_fd);
+    p->out_fd = -1;
     return p->status;
 }
 
@@ -203,7 +204,71 @@ static it_conn_t *conn_new(int fd)
     it_conn_t *c = calloc(1, sizeof *c);
     ck_assert_ptr_nonnull(c);
     c->fd = fd;
+    c->wfd = -1;
     return c;
+}
+
+/* Polls the stderr file for "ready" (true) or the child's exit (false). */
+static bool read_ready_file(it_proc_t *p)
+{
+    double deadline = it_now() + IT_TIMEOUT;
+    while (it_now() < deadline) {
+        char *err = it_stderr(p);
+        bool ready = strstr(err, "\nready\n") || strncmp(err, "ready\n", 6) == 0;
+        if (ready) {
+            for (char *line = strtok(err, "\n"); line; line = strtok(NULL, "\n"))
+                parse_ready_line(p, line);
+        }
+        free(err);
+        if (ready) return true;
+        if (waitpid(p->pid, NULL, WNOHANG | WNOWAIT) == p->pid) return false;
+        usleep(5000);
+    }
+    ck_abort_msg("mcpsim --stdio: no 'ready' on stderr in time");
+    return false;
+}
+
+it_conn_t *it_start_stdio(it_proc_t *p, const char *const *args)
+{
+    memset(p, 0, sizeof *p);
+    signal(SIGPIPE, SIG_IGN);
+    snprintf(p->err_path, sizeof p->err_path, "/tmp/mcpsim-it-XXXXXX");
+    int fd = mkstemp(p->err_path);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    int in[2], out[2];
+    ck_assert_int_eq(pipe(in), 0);
+    ck_assert_int_eq(pipe(out), 0);
+    p->pid = fork();
+    ck_assert_int_ge(p->pid, 0);
+    if (p->pid == 0) {
+        dup2(in[0], STDIN_FILENO);
+        close(in[0]);
+        close(in[1]);
+        close(out[0]);
+        child_exec(p, out[1], args);
+    }
+    close(in[0]);
+    close(out[1]);
+    fcntl(in[1], F_SETFD, FD_CLOEXEC);
+    fcntl(out[0], F_SETFD, FD_CLOEXEC);
+    p->out_fd = -1; /* the connection owns the child's stdout */
+    it_conn_t *c = conn_new(out[0]);
+    c->wfd = in[1];
+    if (read_ready_file(p)) {
+        p->tcp_port = port_of(p->tcp);
+        p->control_port = port_of(p->control);
+        return c;
+    }
+    it_conn_close(c);
+    it_wait_exit(p);
+    return NULL;
+}
+
+void it_close_input(it_conn_t *c)
+{
+    if (c->wfd >= 0) close(c->wfd);
+    c->wfd = -2; /* closed: it_send fails */
 }
 
 it_conn_t *it_tcp_connect(int port)
@@ -242,6 +307,7 @@ it_conn_t *it_serial_open(const char *path)
 void it_conn_close(it_conn_t *c)
 {
     if (!c) return;
+    if (c->wfd >= 0) close(c->wfd);
     close(c->fd);
     free(c);
 }
@@ -250,7 +316,8 @@ void it_send(it_conn_t *c, const char *text)
 {
     size_t len = strlen(text), done = 0;
     while (done < len) {
-        ssize_t n = write(c->fd, text + done, len - done);
+        ck_assert_msg(c->wfd != -2, "it_send after it_close_input");
+        ssize_t n = write(c->wfd >= 0 ? c->wfd : c->fd, text + done, len - done);
         ck_assert_msg(n > 0 || errno == EINTR, "write: %s", strerror(errno));
         if (n > 0) done += (size_t)n;
     }

@@ -15,6 +15,8 @@
 const char *it_bin(void);
 
 /* A running mcpsim: what its readiness lines said, and where its stderr goes. */
+typedef struct it_conn it_conn_t;
+
 typedef struct it_proc {
     pid_t pid;
     int out_fd;          /* its stdout (a pipe) */
@@ -36,6 +38,17 @@ typedef struct it_proc {
  */
 bool it_start(it_proc_t *p, const char *const *args);
 
+/*
+ * Starts MCPSIM_BIN with args (which should include --stdio) with its stdin and stdout on pipes
+ * and its stderr in p->err_path, waits for "ready" on stderr (readiness lines parsed as it_start
+ * does) and returns the protocol connection: it_read_line reads the child's stdout, it_send
+ * writes its stdin. NULL when the process exited before ready (p->status holds its code).
+ */
+it_conn_t *it_start_stdio(it_proc_t *p, const char *const *args);
+
+/* Closes the child's stdin (an MCP client ending the session); reading still works. */
+void it_close_input(it_conn_t *c);
+
 /* Starts board with --pty --tcp 0 --control 0 --clock virtual and asserts it became ready. */
 void it_start_board(it_proc_t *p, const char *board);
 
@@ -53,11 +66,12 @@ double it_cpu_seconds(const it_proc_t *p);
 char *it_stderr(const it_proc_t *p);
 
 /* A client connection with a line reader. */
-typedef struct it_conn {
+struct it_conn {
     int fd;
+    int wfd; /* where it_send writes: -1 for fd itself (a stdio child's stdin otherwise) */
     size_t len;
     char buf[1 << 16];
-} it_conn_t;
+};
 
 it_conn_t *it_tcp_connect(int port);
 

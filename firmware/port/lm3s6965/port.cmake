@@ -18,11 +18,14 @@ add_executable(fw_lm3s6965
 set_target_properties(fw_lm3s6965 PROPERTIES SUFFIX ".elf" LINK_DEPENDS ${_lm3s}/lm3s6965.ld)
 target_include_directories(fw_lm3s6965 PRIVATE ${_lm3s})
 target_link_libraries(fw_lm3s6965 PRIVATE fwcore fw_small_libc)
-# Link-time optimisation as fw_template (fwcore's objects carry LTO bytecode); the one LTO
-# partition's stack usage and call graph land beside the image (fw_lm3s6965.elf.ltrans0.*).
+# Link-time optimisation as fw_template (fwcore's objects carry LTO bytecode). The one LTO
+# partition's stack usage and call graph go to lm3s6965-lto/ (fw_lm3s6965.elf.ltrans0.*),
+# not beside the image: tools/cross-size-check reads every bin/*.ltrans*.ci as fw_template's.
+set(_lm3s_lto ${CMAKE_BINARY_DIR}/lm3s6965-lto)
+file(MAKE_DIRECTORY ${_lm3s_lto})
 target_compile_options(fw_lm3s6965 PRIVATE -flto ${_fw_stack_flags})
 target_link_options(fw_lm3s6965 PRIVATE
-    -flto -flto-partition=one ${_fw_stack_flags} -save-temps=obj
+    -flto -flto-partition=one ${_fw_stack_flags} -save-temps=obj -dumpdir ${_lm3s_lto}/
     -T${_lm3s}/lm3s6965.ld -nostartfiles -Wl,--print-memory-usage
     -Wl,-Map=${CMAKE_BINARY_DIR}/bin/fw_lm3s6965.map)
 mcpsim_board(fw_lm3s6965 ${CMAKE_SOURCE_DIR}/sim/boards/lm3s6965evb.json)

@@ -4,22 +4,29 @@
  * mcpsim core; it exists so the conformance runner has a third-party device to judge.
  *
  * It answers get_info, list_tools, gpio_write (pin 13, the LED) and gpio_read (13, and 2: a
- * button with its pull-up), and breaks four MUST rules on purpose (DEVIATIONS.md has the sources):
+ * button with its pull-up), and breaks these MUST rules (DEVIATIONS.md has the sources; the
+ * first four on purpose, the last two because strstr() is not a JSON parser, as in many sketches):
  *
- *   D1  The id is echoed only when it is an integer: a string id is answered with "id":null.
- *       JSON-RPC 2.0 section 5 (Response object, id): it MUST be the same as the request's id.
+ *   D1  The id is echoed only when it is an integer that fits 32 bits: a string id is answered
+ *       with "id":null, a larger integer with 2147483647. JSON-RPC 2.0 section 5 (Response
+ *       object, id): it MUST be the same as the request's id.
  *   D2  An unknown method is answered with -32600 (Invalid Request) instead of -32601.
  *       JSON-RPC 2.0 section 5.1 and the MCP/U protocol's Error Codes table: -32601 is
  *       "Method not found" (the method does not exist).
- *   D3  "jsonrpc" is never checked: a request without it, or with "1.0", is served.
- *       JSON-RPC 2.0 section 4: jsonrpc MUST be exactly "2.0"; the MCP/U table answers a
- *       missing jsonrpc with -32600; a request that is not a valid Request object gets
- *       -32600 (section 5.1).
+ *   D3  The Request object is not validated: "jsonrpc" is never checked (a request without it,
+ *       or with "1.0", is served) and params that are not an object or array are ignored.
+ *       JSON-RPC 2.0 section 4: jsonrpc MUST be exactly "2.0", params MUST be a structured
+ *       value; a request that is not a valid Request object gets -32600 (section 5.1).
  *   D4  A line longer than the 96-byte buffer is cut: its first 96 bytes are handled as one message
  *       and the rest as another, so one valid request gets two responses, both -32700 (Parse error)
  *       with id null. JSON-RPC 2.0 section 4 (the Server MUST reply with a Response: one per
  *       Request), section 5 (id MUST equal the request's id) and section 5.1 (-32700 is for
  *       invalid JSON; this request was valid); MCP/U framing: one message per line.
+ *   D5  Notifications (requests without an id) are answered, with "id":null. JSON-RPC 2.0 section
+ *       4.1: the Server MUST NOT reply to a Notification.
+ *   D6  JSON is not validated: a line with a trailing comma is served, one with single quotes gets
+ *       -32600, and valid JSON that is not an object gets -32700. JSON-RPC 2.0 section 5.1:
+ *       -32700 is for invalid JSON, -32600 for valid JSON that is not a valid Request.
  */
 #include <avr/io.h>
 #include <avr/pgmspace.h>

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bridge.h"
 #include "cli.h"
 #include "log.h"
 #include "test_util.h"
@@ -166,6 +167,83 @@ START_TEST(board_names_are_looked_up_env_first_then_compiled_in)
 }
 END_TEST
 
+START_TEST(stdio_and_device_flags)
+{
+    const char *stdio_only[] = {"--board", "uno", "--stdio", NULL};
+    ck_assert_int_eq(parse(stdio_only), 0);
+    ck_assert(o.stdio);
+    const char *bridge[] = {"--device", "serial:/dev/ttyUSB0?baud=9600", "--device",
+                            "tcp:10.0.0.5:3000", "--http", "0", NULL};
+    ck_assert_int_eq(parse(bridge), 0);
+    ck_assert_uint_eq(o.device_count, 2);
+    ck_assert_str_eq(o.devices[1], "tcp:10.0.0.5:3000");
+    const char *both[] = {"--board", "uno", "--device", "tcp:h:1", "--stdio", NULL};
+    ck_assert_int_eq(parse(both), -1);
+    ck_assert_msg(strstr(err, "exclude"), "%s", err);
+    const char *with_control[] = {"--device", "tcp:h:1", "--control", "0", NULL};
+    ck_assert_int_eq(parse(with_control), -1);
+    const char *bad_scheme[] = {"--device", "usb:1", "--stdio", NULL};
+    ck_assert_int_eq(parse(bad_scheme), -1);
+    ck_assert_msg(strstr(err, "serial:PATH"), "%s", err);
+    const char *list[] = {"--list-boards", NULL};
+    ck_assert_int_eq(parse(list), 0);
+    ck_assert(o.list_boards);
+}
+END_TEST
+
+START_TEST(did_you_mean)
+{
+    const char *typo[] = {"--bord", "uno", NULL};
+    ck_assert_int_eq(parse(typo), -1);
+    ck_assert_str_eq(err, "unknown option '--bord' (did you mean --board?)");
+    const char *prefix[] = {"--board", "uno", "--std", NULL};
+    ck_assert_int_eq(parse(prefix), -1);
+    ck_assert_msg(strstr(err, "did you mean --stdio?"), "%s", err);
+    const char *far[] = {"--frobnicate", NULL};
+    ck_assert_int_eq(parse(far), -1);
+    ck_assert_str_eq(err, "unknown option '--frobnicate'");
+    const char *names[] = {"esp32-demo", "greenhouse", "uno", NULL};
+    ck_assert_str_eq(host_cli_nearest("esp23-demo", names), "esp32-demo");
+    ck_assert_str_eq(host_cli_nearest("greenhous", names), "greenhouse");
+    ck_assert_ptr_null(host_cli_nearest("stm32", names));
+    char path[512], msg[1024];
+    unsetenv("MCPSIM_BOARDS");
+    ck_assert_int_eq(host_board_path("greenhose", path, sizeof path, msg, sizeof msg), -1);
+    ck_assert_msg(strstr(msg, "(did you mean greenhouse?)"), "%s", msg);
+}
+END_TEST
+
+START_TEST(device_urls)
+{
+    host_device_url_t u;
+    ck_assert_int_eq(host_device_url_parse("serial:/dev/ttyACM0", &u, err, sizeof err), 0);
+    ck_assert(u.serial);
+    ck_assert_str_eq(u.path, "/dev/ttyACM0");
+    ck_assert_uint_eq(u.baud, 115200);
+    ck_assert_uint_eq(u.settle_ms, 600);
+    ck_assert_int_eq(host_device_url_parse("serial:/tmp/x?baud=9600&settle_ms=0&timeout_ms=250",
+                                           &u, err, sizeof err),
+                     0);
+    ck_assert_uint_eq(u.baud, 9600);
+    ck_assert_uint_eq(u.settle_ms, 0);
+    ck_assert_uint_eq(u.timeout_ms, 250);
+    ck_assert_int_eq(host_device_url_parse("tcp:192.168.1.5:3000", &u, err, sizeof err), 0);
+    ck_assert(!u.serial);
+    ck_assert_str_eq(u.host, "192.168.1.5");
+    ck_assert_str_eq(u.port, "3000");
+    ck_assert_uint_eq(u.settle_ms, 0);
+    ck_assert_int_eq(host_device_url_parse("tcp:[::1]:7000", &u, err, sizeof err), 0);
+    ck_assert_str_eq(u.host, "::1");
+    ck_assert_int_eq(host_device_url_parse("tcp:host", &u, err, sizeof err), -1);
+    ck_assert_int_eq(host_device_url_parse("tcp:host:port", &u, err, sizeof err), -1);
+    ck_assert_int_eq(host_device_url_parse("serial:", &u, err, sizeof err), -1);
+    ck_assert_int_eq(host_device_url_parse("serial:/x?baud=fast", &u, err, sizeof err), -1);
+    ck_assert_int_eq(host_device_url_parse("tcp:h:1?baud=9600", &u, err, sizeof err), -1);
+    ck_assert_int_eq(host_device_url_parse("serial:/x?colour=red", &u, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "colour"), "%s", err);
+}
+END_TEST
+
 static Suite *host_cli_suite(void)
 {
     Suite *s = suite_create("host_cli");
@@ -178,6 +256,9 @@ static Suite *host_cli_suite(void)
     tcase_add_test(tc, usage_errors);
     tcase_add_test(tc, board_paths_are_used_as_is);
     tcase_add_test(tc, board_names_are_looked_up_env_first_then_compiled_in);
+    tcase_add_test(tc, stdio_and_device_flags);
+    tcase_add_test(tc, did_you_mean);
+    tcase_add_test(tc, device_urls);
     suite_add_tcase(s, tc);
     return s;
 }

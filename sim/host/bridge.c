@@ -368,7 +368,7 @@ static json_t *pin_schema(const json_t *pins, const char *const *types)
         host_buf_append(&desc, part, n > 0 ? (size_t)n : 0);
         json_array_append(nums, num);
     }
-    json_t *s = json_pack("{s:s, s:s#}", "type", "integer", "description", desc.data, desc.len);
+    json_t *s = json_pack("{s:s, s:s%}", "type", "integer", "description", desc.data, desc.len);
     host_buf_free(&desc);
     if (json_array_size(nums)) json_object_set(s, "enum", nums);
     json_decref(nums);
@@ -485,7 +485,9 @@ static void on_poll(uv_poll_t *p, int status, int events)
     bridge_dev_t *d = p->data;
     (void)events;
     host_device_lock(d->b->h);
-    if (p == d->poll && d->up) {
+    if (p == d->poll && !d->up) {
+        link_down(d, "lost during a call on another thread"); /* closes it here, on the loop */
+    } else if (p == d->poll) {
         if (status < 0 || read_some(d) != 0) {
             link_down(d, status < 0 ? uv_strerror(status) : "read failed");
         } else {
@@ -666,8 +668,12 @@ static void tools_call(host_bridge_t *b, const json_t *id, const json_t *params,
     bridge_dev_t *d = name ? find_tool(b, name, &tool) : NULL;
     if (!d || (args && !json_is_object(args))) {
         char msg[256];
-        snprintf(msg, sizeof msg, "%s%s%s", name ? "unknown tool: " : "tools/call needs a name",
-                 name ? name : "", d ? " (arguments must be an object)" : "");
+        if (!name)
+            snprintf(msg, sizeof msg, "tools/call: params.name (a string) is missing");
+        else if (!d)
+            snprintf(msg, sizeof msg, "unknown tool: %.200s", name);
+        else
+            snprintf(msg, sizeof msg, "tools/call %.200s: arguments must be an object", name);
         send_error(id, -32602, msg, out);
         return;
     }

@@ -29,9 +29,9 @@ typedef struct bridge_dev {
     host_bridge_t *b;
     const char *url_text;
     host_device_url_t url;
-    char name[64]; /* from get_info, made safe for tool names; unique among the devices */
-    int fd;        /* -1 once the link is closed */
-    bool up;       /* fd works; false from the moment a read or write failed */
+    char name[64];   /* from get_info, made safe for tool names; unique among the devices */
+    int fd;          /* -1 once the link is closed */
+    bool up;         /* fd works; false from the moment a read or write failed */
     uv_poll_t *poll; /* between calls: notices an unplug, drops unsolicited lines; one per link,
                         freed by its close callback */
     uv_timer_t retry;
@@ -48,8 +48,8 @@ struct host_bridge {
     host_t *h;
     bridge_dev_t devs[HOST_DEVICES_MAX];
     size_t count;
-    bool prefixed;   /* several devices: DEV__tool */
-    uint32_t epoch;  /* tool-list generation, bumped when a device comes back */
+    bool prefixed;  /* several devices: DEV__tool */
+    uint32_t epoch; /* tool-list generation, bumped when a device comes back */
     bool stopping;
     bool watching;
 };
@@ -104,7 +104,8 @@ int host_device_url_parse(const char *text, host_device_url_t *u, char *err, siz
         const char *last = colon;
         while (last && memchr(last + 1, ':', (size_t)(text + body - last - 1)))
             last = memchr(last + 1, ':', (size_t)(text + body - last - 1));
-        size_t hl = last ? (size_t)(last - hp) : 0, pl = last ? (size_t)(text + body - last - 1) : 0;
+        size_t hl = last ? (size_t)(last - hp) : 0,
+               pl = last ? (size_t)(text + body - last - 1) : 0;
         if (hl >= 2 && hp[0] == '[' && hp[hl - 1] == ']') hp++, hl -= 2;
         if (!last || hl == 0 || hl >= sizeof u->host || pl == 0 || pl >= sizeof u->port ||
             strspn(last + 1, "0123456789") < pl) {
@@ -139,14 +140,22 @@ static void sleep_ms(unsigned ms)
 static speed_t baud_const(unsigned baud)
 {
     switch (baud) {
-    case 9600: return B9600;
-    case 19200: return B19200;
-    case 38400: return B38400;
-    case 57600: return B57600;
-    case 230400: return B230400;
-    case 460800: return B460800;
-    case 921600: return B921600;
-    default: return B115200;
+    case 9600:
+        return B9600;
+    case 19200:
+        return B19200;
+    case 38400:
+        return B38400;
+    case 57600:
+        return B57600;
+    case 230400:
+        return B230400;
+    case 460800:
+        return B460800;
+    case 921600:
+        return B921600;
+    default:
+        return B115200;
     }
 }
 
@@ -194,7 +203,8 @@ static int open_tcp(const host_device_url_t *u, char *err, size_t cap)
             struct pollfd p = {fd, POLLOUT, 0};
             int soerr = ETIMEDOUT;
             socklen_t sl = sizeof soerr;
-            if (poll(&p, 1, CONNECT_TIMEOUT_MS) == 1) getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl);
+            if (poll(&p, 1, CONNECT_TIMEOUT_MS) == 1)
+                getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl);
             errno = soerr;
         } else if (errno != 0 && errno != EISCONN) {
             /* connect failed at once; errno says why */
@@ -317,8 +327,8 @@ static int link_request(bridge_dev_t *d, const char *method, json_t *params, uns
 {
     if (!d->up) return -2;
     uint64_t id = ++d->next_id;
-    json_t *req = json_pack("{s:s, s:I, s:s}", "jsonrpc", "2.0", "id", (json_int_t)id, "method",
-                            method);
+    json_t *req =
+        json_pack("{s:s, s:I, s:s}", "jsonrpc", "2.0", "id", (json_int_t)id, "method", method);
     if (params) json_object_set(req, "params", params);
     char *text = json_dumps(req, JSON_COMPACT);
     json_decref(req);
@@ -354,7 +364,8 @@ static json_t *pin_schema(const json_t *pins, const char *const *types)
     host_buf_append(&desc, "pin number", 10);
     size_t i;
     json_t *pin;
-    json_array_foreach(pins, i, pin) {
+    json_array_foreach(pins, i, pin)
+    {
         const char *type = json_string_value(json_object_get(pin, "type"));
         json_t *num = json_object_get(pin, "pin");
         bool ok = false;
@@ -383,7 +394,7 @@ static json_t *infer_schema(const char *tool, const json_t *pins)
     static const char *const io[] = {"digital_output", "digital_input", NULL};
     static const char *const pwm[] = {"pwm_output", NULL};
     static const char *const adc[] = {"adc_input", NULL};
-    const char *const *types = strcmp(tool, "gpio_write") == 0 ? out
+    const char *const *types = strcmp(tool, "gpio_write") == 0  ? out
                                : strcmp(tool, "gpio_read") == 0 ? io
                                : strcmp(tool, "pwm_write") == 0 ? pwm
                                : strcmp(tool, "adc_read") == 0  ? adc
@@ -392,13 +403,14 @@ static json_t *infer_schema(const char *tool, const json_t *pins)
     json_t *props = json_pack("{s:o}", "pin", pin_schema(pins, types));
     json_t *req = json_pack("[s]", "pin");
     if (types == out) {
-        json_object_set_new(props, "value", json_pack("{s:s, s:s}", "type", "boolean",
-                                                      "description", "true = HIGH, false = LOW"));
+        json_object_set_new(
+            props, "value",
+            json_pack("{s:s, s:s}", "type", "boolean", "description", "true = HIGH, false = LOW"));
         json_array_append_new(req, json_string("value"));
     } else if (types == pwm) {
-        json_object_set_new(props, "duty", json_pack("{s:s, s:i, s:i, s:s}", "type", "integer",
-                                                     "minimum", 0, "maximum", 255, "description",
-                                                     "duty cycle 0-255"));
+        json_object_set_new(props, "duty",
+                            json_pack("{s:s, s:i, s:i, s:s}", "type", "integer", "minimum", 0,
+                                      "maximum", 255, "description", "duty cycle 0-255"));
         json_array_append_new(req, json_string("duty"));
     }
     return json_pack("{s:s, s:o, s:o}", "type", "object", "properties", props, "required", req);
@@ -457,8 +469,8 @@ static void on_poll(uv_poll_t *p, int status, int events);
 static int connect_dev(bridge_dev_t *d, host_log_level_t level)
 {
     char err[600];
-    d->fd = d->url.serial ? open_serial(&d->url, err, sizeof err)
-                          : open_tcp(&d->url, err, sizeof err);
+    d->fd =
+        d->url.serial ? open_serial(&d->url, err, sizeof err) : open_tcp(&d->url, err, sizeof err);
     if (d->fd < 0) {
         host_log(level, "device %s: cannot open: %s", d->url_text, err);
         return -1;
@@ -493,7 +505,8 @@ static void on_poll(uv_poll_t *p, int status, int events)
         } else {
             char *line;
             while ((line = take_line(d))) {
-                if (line[0]) host_log(HOST_LOG_DEBUG, "device %s: unsolicited: %.120s", d->name, line);
+                if (line[0])
+                    host_log(HOST_LOG_DEBUG, "device %s: unsolicited: %.120s", d->name, line);
                 free(line);
             }
         }
@@ -589,7 +602,8 @@ static bridge_dev_t *find_tool(host_bridge_t *b, const char *name, json_t **tool
         }
         size_t k;
         json_t *t;
-        json_array_foreach(d->tools, k, t) {
+        json_array_foreach(d->tools, k, t)
+        {
             const char *tn = json_string_value(json_object_get(t, "name"));
             if (tn && strcmp(tn, rest) == 0) {
                 *tool = t;
@@ -604,19 +618,18 @@ static json_t *mcp_tool(host_bridge_t *b, bridge_dev_t *d, json_t *t)
 {
     const char *tn = json_string_value(json_object_get(t, "name"));
     char name[192];
-    snprintf(name, sizeof name, "%s%s%s", b->prefixed ? d->name : "", b->prefixed ? "__" : "",
-             tn);
+    snprintf(name, sizeof name, "%s%s%s", b->prefixed ? d->name : "", b->prefixed ? "__" : "", tn);
     json_t *schema = json_object_get(t, "inputSchema");
     schema = json_is_object(schema) ? json_deep_copy(schema) : infer_schema(tn, d->pins);
-    if (!json_object_get(schema, "type")) json_object_set_new(schema, "type", json_string("object"));
+    if (!json_object_get(schema, "type"))
+        json_object_set_new(schema, "type", json_string("object"));
     const char *desc = json_string_value(json_object_get(t, "description"));
     json_t *out = json_pack("{s:s, s:o}", "name", name, "inputSchema", schema);
     if (desc) json_object_set_new(out, "description", json_string(desc));
     return out;
 }
 
-static void tools_list(host_bridge_t *b, const json_t *id, const json_t *params,
-                       fw_msg_sink_t out)
+static void tools_list(host_bridge_t *b, const json_t *id, const json_t *params, fw_msg_sink_t out)
 {
     size_t start = 0, index = 0;
     json_t *cursor = json_object_get(params, "cursor");
@@ -634,7 +647,8 @@ static void tools_list(host_bridge_t *b, const json_t *id, const json_t *params,
     for (size_t i = 0; i < b->count; i++) {
         size_t k;
         json_t *t;
-        json_array_foreach(b->devs[i].tools, k, t) {
+        json_array_foreach(b->devs[i].tools, k, t)
+        {
             if (!json_is_string(json_object_get(t, "name"))) continue;
             if (index >= start && json_array_size(tools) < HOST_BRIDGE_PAGE)
                 json_array_append_new(tools, mcp_tool(b, &b->devs[i], t));
@@ -659,8 +673,7 @@ static json_t *text_result(const char *text, bool is_error)
 }
 
 /* tools/call: forwarded; what the device says, or why it said nothing, as the tool's result. */
-static void tools_call(host_bridge_t *b, const json_t *id, const json_t *params,
-                       fw_msg_sink_t out)
+static void tools_call(host_bridge_t *b, const json_t *id, const json_t *params, fw_msg_sink_t out)
 {
     const char *name = json_string_value(json_object_get(params, "name"));
     json_t *args = json_object_get(params, "arguments");
@@ -684,8 +697,10 @@ static void tools_call(host_bridge_t *b, const json_t *id, const json_t *params,
                           d->url.timeout_ms, &reply);
     json_decref(own);
     if (rc == -2) {
-        snprintf(msg, sizeof msg, "device %s is disconnected (unplugged or reset); the bridge is "
-                 "reconnecting, try again", d->name);
+        snprintf(msg, sizeof msg,
+                 "device %s is disconnected (unplugged or reset); the bridge is "
+                 "reconnecting, try again",
+                 d->name);
         send_result(id, text_result(msg, true), out);
         return;
     }
@@ -731,8 +746,8 @@ static void resources(host_bridge_t *b, const json_t *id, bool read, const json_
                                                   "get_info, the pin registry and the link state",
                                                   "mimeType", "application/json"));
         } else if (want && strcmp(want, uri) == 0) {
-            json_t *doc = json_pack("{s:O, s:O, s:s, s:b}", "info", d->info, "pins", d->pins,
-                                    "url", d->url_text, "connected", d->up);
+            json_t *doc = json_pack("{s:O, s:O, s:s, s:b}", "info", d->info, "pins", d->pins, "url",
+                                    d->url_text, "connected", d->up);
             char *text = json_dumps(doc, JSON_COMPACT);
             json_decref(doc);
             json_array_append_new(list, json_pack("{s:s, s:s, s:s}", "uri", uri, "mimeType",
@@ -762,9 +777,10 @@ static void initialize(host_bridge_t *b, fw_session_t *s, const json_t *id, cons
     s->version = (uint8_t)(v + 1);
     s->change_cursor = b->epoch;
     char instr[256];
-    snprintf(instr, sizeof instr, "A bridge to %zu real MCP/U device%s: each tool runs on the "
-             "hardware.%s", b->count, b->count > 1 ? "s" : "",
-             b->prefixed ? " Tool names are DEVICE__TOOL." : "");
+    snprintf(instr, sizeof instr,
+             "A bridge to %zu real MCP/U device%s: each tool runs on the "
+             "hardware.%s",
+             b->count, b->count > 1 ? "s" : "", b->prefixed ? " Tool names are DEVICE__TOOL." : "");
     send_result(id,
                 json_pack("{s:s, s:{s:{s:b}, s:{}}, s:{s:s, s:s}, s:s}", "protocolVersion",
                           versions[v], "capabilities", "tools", "listChanged", 1, "resources",
@@ -774,8 +790,8 @@ static void initialize(host_bridge_t *b, fw_session_t *s, const json_t *id, cons
 }
 
 /* A method that is not MCP: MCP/U forwarded to the device (DEV__method with several). */
-static void passthrough(host_bridge_t *b, const json_t *id, const char *method,
-                        json_t *params, fw_msg_sink_t out)
+static void passthrough(host_bridge_t *b, const json_t *id, const char *method, json_t *params,
+                        fw_msg_sink_t out)
 {
     bridge_dev_t *d = b->count == 1 && !b->prefixed ? &b->devs[0] : NULL;
     const char *m = method;
@@ -882,8 +898,8 @@ static void line_end(void *ctx)
 
 /* Lines are assembled in the transport's framer (the core's limit, FW_LINE_MAX): its buffer,
    used by the bridge alone while it serves. */
-void host_bridge_feed(host_bridge_t *b, fw_session_t *session, fw_framer_t *fr,
-                      const uint8_t *data, size_t len, fw_sink_t out)
+void host_bridge_feed(host_bridge_t *b, fw_session_t *session, fw_framer_t *fr, const uint8_t *data,
+                      size_t len, fw_sink_t out)
 {
     line_out_t l = {out};
     fw_msg_sink_t msg = {line_write, &l, line_end};
@@ -912,8 +928,9 @@ size_t host_bridge_drain(host_bridge_t *b, fw_session_t *session, fw_msg_sink_t 
 {
     if (!session->initialize_seen || session->change_cursor == b->epoch) return 0;
     session->change_cursor = b->epoch;
-    send_msg(json_pack("{s:s, s:s}", "jsonrpc", "2.0", "method", "notifications/tools/list_changed"),
-             out);
+    send_msg(
+        json_pack("{s:s, s:s}", "jsonrpc", "2.0", "method", "notifications/tools/list_changed"),
+        out);
     return 1;
 }
 

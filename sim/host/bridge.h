@@ -53,8 +53,8 @@ int host_bridge_open(host_t *h, const char *const *urls, size_t count);
  * and change_cursor as the tool-list generation the session was told of), which the core never
  * sees while the bridge serves.
  */
-void host_bridge_feed(host_bridge_t *b, fw_session_t *session, fw_framer_t *fr,
-                      const uint8_t *data, size_t len, fw_sink_t out);
+void host_bridge_feed(host_bridge_t *b, fw_session_t *session, fw_framer_t *fr, const uint8_t *data,
+                      size_t len, fw_sink_t out);
 bool host_bridge_handle(host_bridge_t *b, fw_session_t *session, const char *msg, size_t len,
                         fw_msg_sink_t out);
 

@@ -372,24 +372,27 @@ int host_cli_parse(int argc, char *const argv[], host_options_t *o, char *err, s
     const char *token = getenv("MCPSIM_AUTH_TOKEN");
     if (!o->auth_token && token && *token) o->auth_token = token;
     if (o->device_count > 0 && o->board) {
-        snprintf(err, cap, "--board and --device exclude each other: a simulated board or real "
-                           "devices, not both");
+        snprintf(err, cap,
+                 "--board and --device exclude each other: a simulated board or real "
+                 "devices, not both");
         return -1;
     }
     if (!o->board && o->device_count == 0) {
-        snprintf(err, cap, "--board NAME|FILE is required (e.g. --board esp32-demo), or --device "
-                           "URL to serve a real device");
+        snprintf(err, cap,
+                 "--board NAME|FILE is required (e.g. --board esp32-demo), or --device "
+                 "URL to serve a real device");
         return -1;
     }
     if (o->device_count > 0 && (o->control.enabled || o->dashboard.enabled || o->pty ||
                                 o->conformance_fixtures || o->connect)) {
-        snprintf(err, cap, "--device serves a real device over --stdio, --tcp, --http and --ws; "
-                           "--pty, --connect, --control, --dashboard and --conformance-fixtures "
-                           "need a simulated --board");
+        snprintf(err, cap,
+                 "--device serves a real device over --stdio, --tcp, --http and --ws; "
+                 "--pty, --connect, --control, --dashboard and --conformance-fixtures "
+                 "need a simulated --board");
         return -1;
     }
-    if (!o->stdio && !o->pty && !o->tcp.enabled && !o->control.enabled && !o->ws.enabled && !o->connect &&
-        !o->http.enabled && !o->dashboard.enabled) {
+    if (!o->stdio && !o->pty && !o->tcp.enabled && !o->control.enabled && !o->ws.enabled &&
+        !o->connect && !o->http.enabled && !o->dashboard.enabled) {
         snprintf(
             err, cap,
             "nothing to serve: give --stdio, --pty, --tcp [HOST:]PORT, --http [HOST:]PORT, --ws "
@@ -449,7 +452,8 @@ static void each_board(void (*fn)(const char *name, const char *dir, void *ctx),
     const char *env = getenv("MCPSIM_BOARDS");
     for (const char *p = env; p && *p && n < 6;) {
         size_t len = strcspn(p, ":");
-        if (len > 0 && len < sizeof dirs[0]) snprintf(dirs[n++], sizeof dirs[0], "%.*s", (int)len, p);
+        if (len > 0 && len < sizeof dirs[0])
+            snprintf(dirs[n++], sizeof dirs[0], "%.*s", (int)len, p);
         p += len + (p[len] == ':');
     }
     snprintf(dirs[n++], sizeof dirs[0], "%s", MCPSIM_BOARDS_DIR);

@@ -1,5 +1,5 @@
-/* stdio_transport.c: the MCP stdio transport: newline-delimited JSON-RPC on stdin and stdout, one session,
-   the end of stdin ending the process once every reply is written. */
+/* stdio_transport.c: the MCP stdio transport: newline-delimited JSON-RPC on stdin and stdout, one
+   session, the end of stdin ending the process once every reply is written. */
 #include "stdio_transport.h"
 
 #include <errno.h>
@@ -33,14 +33,14 @@ struct host_stdio {
     fw_framer_t framer;
     fw_session_t session;
     host_tap_src_t tap;
-    host_buf_t pending;   /* output of the current call, handed to uv_write when it returns */
-    size_t inflight;      /* bytes with uv_write */
-    bool mid_line;        /* the last byte read was not a newline */
-    bool in_done;         /* stdin ended: stop once the output is written */
-    bool reading_paused;  /* too much output waits */
-    bool closing;         /* host_stdio_close ran */
-    bool stop_requested;  /* host_stop was asked for */
-    unsigned refs;        /* open handles, writes in flight and the file read */
+    host_buf_t pending;  /* output of the current call, handed to uv_write when it returns */
+    size_t inflight;     /* bytes with uv_write */
+    bool mid_line;       /* the last byte read was not a newline */
+    bool in_done;        /* stdin ended: stop once the output is written */
+    bool reading_paused; /* too much output waits */
+    bool closing;        /* host_stdio_close ran */
+    bool stop_requested; /* host_stop was asked for */
+    unsigned refs;       /* open handles, writes in flight and the file read */
 };
 
 typedef struct stdio_write {
@@ -139,8 +139,8 @@ static void sink_write(void *ctx, const char *data, size_t len)
 
 static void feed(host_stdio_t *s, const char *data, size_t len)
 {
-    host_device_feed_session(s->host, &s->tap, &s->session, &s->framer, (const uint8_t *)data,
-                             len, (fw_sink_t){sink_write, s});
+    host_device_feed_session(s->host, &s->tap, &s->session, &s->framer, (const uint8_t *)data, len,
+                             (fw_sink_t){sink_write, s});
     s->mid_line = data[len - 1] != '\n';
     flush(s);
     if (s->inflight >= STDIO_OUT_HIGH && s->in_stream && !s->reading_paused && !s->in_done) {
@@ -173,8 +173,8 @@ static void on_read(uv_stream_t *stream, ssize_t n, const uv_buf_t *buf)
     if (n > 0) {
         feed(s, buf->base, (size_t)n);
     } else if (n < 0) {
-        if (n != UV_EOF) host_log(HOST_LOG_WARN, "stdio: read from stdin failed: %s",
-                                  uv_strerror((int)n));
+        if (n != UV_EOF)
+            host_log(HOST_LOG_WARN, "stdio: read from stdin failed: %s", uv_strerror((int)n));
         input_ended(s);
     }
 }
@@ -190,8 +190,8 @@ static void on_file_read(uv_fs_t *req)
             feed(s, s->file_buf, (size_t)n);
             if (!s->in_done && !s->reading_paused) start_reading(s);
         } else {
-            if (n < 0) host_log(HOST_LOG_WARN, "stdio: read from stdin failed: %s",
-                                uv_strerror((int)n));
+            if (n < 0)
+                host_log(HOST_LOG_WARN, "stdio: read from stdin failed: %s", uv_strerror((int)n));
             input_ended(s);
         }
     }
@@ -247,8 +247,7 @@ static void on_device(void *ctx)
 {
     host_stdio_t *s = ctx;
     if (!host_on_loop_thread(s->host) || s->closing || s->inflight >= STDIO_OUT_HIGH) return;
-    if (host_device_drain(s->host, &s->session, (fw_msg_sink_t){sink_write, s, NULL}) > 0)
-        flush(s);
+    if (host_device_drain(s->host, &s->session, (fw_msg_sink_t){sink_write, s, NULL}) > 0) flush(s);
 }
 
 static void on_closed(uv_handle_t *handle)

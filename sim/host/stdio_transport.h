@@ -1,4 +1,5 @@
-/* stdio_transport.h: the MCP stdio transport: newline-delimited JSON-RPC on stdin and stdout, one session. */
+/* stdio_transport.h: the MCP stdio transport: newline-delimited JSON-RPC on stdin and stdout, one
+ * session. */
 #ifndef HOST_STDIO_TRANSPORT_H
 #define HOST_STDIO_TRANSPORT_H
 

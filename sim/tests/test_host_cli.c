@@ -172,8 +172,9 @@ START_TEST(stdio_and_device_flags)
     const char *stdio_only[] = {"--board", "uno", "--stdio", NULL};
     ck_assert_int_eq(parse(stdio_only), 0);
     ck_assert(o.stdio);
-    const char *bridge[] = {"--device", "serial:/dev/ttyUSB0?baud=9600", "--device",
-                            "tcp:10.0.0.5:3000", "--http", "0", NULL};
+    const char *bridge[] = {
+        "--device", "serial:/dev/ttyUSB0?baud=9600", "--device", "tcp:10.0.0.5:3000", "--http", "0",
+        NULL};
     ck_assert_int_eq(parse(bridge), 0);
     ck_assert_uint_eq(o.device_count, 2);
     ck_assert_str_eq(o.devices[1], "tcp:10.0.0.5:3000");
@@ -221,8 +222,8 @@ START_TEST(device_urls)
     ck_assert_str_eq(u.path, "/dev/ttyACM0");
     ck_assert_uint_eq(u.baud, 115200);
     ck_assert_uint_eq(u.settle_ms, 600);
-    ck_assert_int_eq(host_device_url_parse("serial:/tmp/x?baud=9600&settle_ms=0&timeout_ms=250",
-                                           &u, err, sizeof err),
+    ck_assert_int_eq(host_device_url_parse("serial:/tmp/x?baud=9600&settle_ms=0&timeout_ms=250", &u,
+                                           err, sizeof err),
                      0);
     ck_assert_uint_eq(u.baud, 9600);
     ck_assert_uint_eq(u.settle_ms, 0);

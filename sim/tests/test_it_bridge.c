@@ -66,9 +66,9 @@ static json_t *all_tools(it_conn_t *c, size_t *pages)
     *pages = 0;
     do {
         char req[256];
-        snprintf(req, sizeof req, "{\"jsonrpc\":\"2.0\",\"id\":%zu,\"method\":\"tools/list\"%s%s%s}\n",
-                 500 + *pages, cursor[0] ? ",\"params\":{\"cursor\":\"" : "", cursor,
-                 cursor[0] ? "\"}" : "");
+        snprintf(req, sizeof req,
+                 "{\"jsonrpc\":\"2.0\",\"id\":%zu,\"method\":\"tools/list\"%s%s%s}\n", 500 + *pages,
+                 cursor[0] ? ",\"params\":{\"cursor\":\"" : "", cursor, cursor[0] ? "\"}" : "");
         json_t *r = it_rpc(c, req);
         json_array_extend(tools, json_object_get(it_result(r), "tools"));
         const char *next = json_string_value(json_object_get(it_result(r), "nextCursor"));
@@ -83,8 +83,8 @@ static json_t *tool_named(json_t *tools, const char *name)
 {
     size_t i;
     json_t *t;
-    json_array_foreach(tools, i, t) if (strcmp(json_string_value(json_object_get(t, "name")),
-                                               name) == 0) return t;
+    json_array_foreach(
+        tools, i, t) if (strcmp(json_string_value(json_object_get(t, "name")), name) == 0) return t;
     return NULL;
 }
 
@@ -151,16 +151,16 @@ START_TEST(bridge_serves_a_pty_device_with_inferred_schemas)
     ck_assert_uint_gt(pages, 1);
     json_t *gw = tool_named(tools, "gpio_write");
     ck_assert_ptr_nonnull(gw);
-    json_t *pin = json_object_get(json_object_get(json_object_get(gw, "inputSchema"), "properties"),
-                                  "pin");
+    json_t *pin =
+        json_object_get(json_object_get(json_object_get(gw, "inputSchema"), "properties"), "pin");
     ck_assert_int_eq(json_integer_value(json_array_get(json_object_get(pin, "enum"), 0)), 13);
     ck_assert_msg(strstr(json_string_value(json_object_get(pin, "description")), "13 (led)"),
                   "pin description from the registry");
     json_decref(tools);
     json_t *r = call_tool(c, 10, "gpio_write", "{\"pin\":13,\"value\":true}");
     ck_assert(!is_error_result(r));
-    ck_assert(json_is_true(json_object_get(json_object_get(it_result(r), "structuredContent"),
-                                           "value")));
+    ck_assert(
+        json_is_true(json_object_get(json_object_get(it_result(r), "structuredContent"), "value")));
     json_decref(r);
     r = call_tool(c, 11, "gpio_write", "{\"pin\":99,\"value\":true}");
     ck_assert(is_error_result(r));
@@ -173,8 +173,9 @@ START_TEST(bridge_serves_a_pty_device_with_inferred_schemas)
     r = it_call(c, 13, "gpio_read", "{\"pin\":13}");
     ck_assert(json_is_true(json_object_get(it_result(r), "value")));
     json_decref(r);
-    r = it_rpc(c, "{\"jsonrpc\":\"2.0\",\"id\":14,\"method\":\"resources/read\",\"params\":{\"uri\":"
-                  "\"device://uno/info\"}}\n");
+    r = it_rpc(c,
+               "{\"jsonrpc\":\"2.0\",\"id\":14,\"method\":\"resources/read\",\"params\":{\"uri\":"
+               "\"device://uno/info\"}}\n");
     ck_assert_msg(strstr(json_string_value(json_object_get(
                              json_array_get(json_object_get(it_result(r), "contents"), 0), "text")),
                          "\"connected\":true"),
@@ -219,8 +220,8 @@ START_TEST(bridge_survives_unplug_and_replug)
                   "no list_changed after the replug");
     r = call_tool(c, 13, "gpio_read", "{\"pin\":2}"); /* a fresh device: the LED is off */
     ck_assert(!is_error_result(r));
-    ck_assert(json_is_false(json_object_get(json_object_get(it_result(r), "structuredContent"),
-                                            "value")));
+    ck_assert(json_is_false(
+        json_object_get(json_object_get(it_result(r), "structuredContent"), "value")));
     json_decref(r);
     char *err = it_stderr(&br);
     ck_assert_msg(strstr(err, "link lost") && strstr(err, "back"), "%s", err);
@@ -256,8 +257,8 @@ START_TEST(bridge_two_boards_prefixed)
     json_decref(r);
     r = call_tool(c, 11, "esp32-demo__adc_read", "{\"pin\":34}");
     ck_assert(!is_error_result(r));
-    ck_assert(json_is_number(json_object_get(json_object_get(it_result(r), "structuredContent"),
-                                             "volts")));
+    ck_assert(json_is_number(
+        json_object_get(json_object_get(it_result(r), "structuredContent"), "volts")));
     json_decref(r);
     r = it_call(c, 12, "uno__get_info", NULL); /* MCP/U, prefixed */
     ck_assert_str_eq(json_string_value(json_object_get(it_result(r), "device")), "uno");
@@ -270,8 +271,8 @@ START_TEST(bridge_two_boards_prefixed)
     ck_assert(json_is_true(json_object_get(it_result(r), "value")));
     json_decref(r);
     r = call_tool(c, 15, "esp32-demo__gpio_read", "{\"pin\":2}");
-    ck_assert(json_is_false(json_object_get(json_object_get(it_result(r), "structuredContent"),
-                                            "value")));
+    ck_assert(json_is_false(
+        json_object_get(json_object_get(it_result(r), "structuredContent"), "value")));
     json_decref(r);
     finish(&br, c);
     ck_assert_int_eq(it_stop(&a, SIGTERM, NULL), 0);
@@ -371,8 +372,9 @@ static void fake_answer(fake_t *f, int fd, json_t *req)
 
 static void fake_serve(fake_t *f, int fd)
 {
-    fake_send(fd, "\r\nets Jan  8 2013,rst cause:2, boot mode:(3,6)\r\nload 0x4010f000, len 3460\r\n"
-                  "{\"half\": \n"); /* boot noise, even a broken JSON line */
+    fake_send(fd,
+              "\r\nets Jan  8 2013,rst cause:2, boot mode:(3,6)\r\nload 0x4010f000, len 3460\r\n"
+              "{\"half\": \n"); /* boot noise, even a broken JSON line */
     char buf[8192];
     size_t len = 0;
     for (;;) {
@@ -442,8 +444,8 @@ START_TEST(bridge_scripted_device_noise_slow_answers_and_timeouts)
     json_t *tools = all_tools(c, &pages);
     json_t *adc = tool_named(tools, "adc_read");
     ck_assert_ptr_nonnull(adc);
-    json_t *pin = json_object_get(json_object_get(json_object_get(adc, "inputSchema"), "properties"),
-                                  "pin");
+    json_t *pin =
+        json_object_get(json_object_get(json_object_get(adc, "inputSchema"), "properties"), "pin");
     ck_assert_int_eq(json_array_size(json_object_get(pin, "enum")), 1); /* sensor, inferred */
     ck_assert_ptr_nonnull(tool_named(tools, "slow"));
     json_decref(tools);
@@ -458,8 +460,8 @@ START_TEST(bridge_scripted_device_noise_slow_answers_and_timeouts)
     json_decref(r);
     r = call_tool(c, 12, "gpio_write", "{\"pin\":13,\"value\":true}"); /* the late answer dropped */
     ck_assert(!is_error_result(r));
-    ck_assert(json_is_true(json_object_get(json_object_get(it_result(r), "structuredContent"),
-                                           "value")));
+    ck_assert(
+        json_is_true(json_object_get(json_object_get(it_result(r), "structuredContent"), "value")));
     json_decref(r);
     r = call_tool(c, 13, "gpio_write", "{\"pin\":7,\"value\":true}");
     ck_assert(is_error_result(r));
@@ -481,8 +483,9 @@ START_TEST(bridge_serialises_concurrent_clients)
     it_proc_t br;
     ck_assert(it_start(&br, args));
     it_conn_t *a = it_tcp_connect(br.tcp_port), *b = it_tcp_connect(br.tcp_port);
-    const char *call = "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{\"name\":"
-                       "\"slow\",\"arguments\":{\"ms\":400}}}\n";
+    const char *call =
+        "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{\"name\":"
+        "\"slow\",\"arguments\":{\"ms\":400}}}\n";
     double t0 = it_now();
     it_send(a, call);
     it_send(b, call);

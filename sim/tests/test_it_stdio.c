@@ -129,7 +129,8 @@ START_TEST(stdio_works_beside_tcp)
     ck_assert_msg(strstr(line, "notifications/resources/updated") && strstr(line, "pin://led"),
                   "%s", line);
     free(line);
-    r = it_rpc(c, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"gpio_read\",\"params\":{\"pin\":2}}\n");
+    r = it_rpc(c,
+               "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"gpio_read\",\"params\":{\"pin\":2}}\n");
     ck_assert(json_is_true(json_object_get(it_result(r), "value")));
     json_decref(r);
     it_close_input(c);

@@ -1,5 +1,6 @@
 /* generate.c: the checks generated from what discovery found (run like any scenario). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "discovery.h"
@@ -9,11 +10,17 @@
 static const char *const schema_types[] = {"integer", "number", "boolean", "string",
                                            "array",   "object", NULL};
 
-static conf_scenario_t *gen_new(const char *name, const char *description, json_t *steps)
+#define SRC_ERRORS "mcpu protocol: error codes"
+#define SRC_NOTIFY "jsonrpc-2.0 §4.1"
+
+static conf_scenario_t *gen_new(const char *name, const char *description, const char *source,
+                                conf_level_t level, json_t *steps)
 {
     conf_scenario_t *sc = conf_scenario_new();
     sc->name = conf_asprintf("generated/%s", name);
     sc->description = conf_strdup(description);
+    sc->source = conf_strdup(source);
+    sc->level = level;
     sc->file = conf_strdup("(generated)");
     sc->generated = true;
     json_array_append_new(sc->tags, json_string("generated"));
@@ -116,7 +123,7 @@ static void gen_tool(const json_t *tool, conf_library_t *lib)
                  "with %d Invalid params (MCP/U error codes).",
                  name, FW_RPC_INVALID_PARAMS);
         conf_library_add(
-            lib, gen_new(sname, desc,
+            lib, gen_new(sname, desc, SRC_ERRORS, CONF_LEVEL_MUST,
                          json_pack("[o]", error_step(name, json_object(), FW_RPC_INVALID_PARAMS))));
     } else if (read_only && json_is_array(required)) {
         snprintf(sname, sizeof sname, "%s/callable", name);
@@ -126,7 +133,8 @@ static void gen_tool(const json_t *tool, conf_library_t *lib)
                  name);
         json_t *steps = json_pack("[{s:{s:s, s:{}}, s:{s:{s:s}}}]", "send", "method", name,
                                   "params", "expect", "result", "$match", "any");
-        conf_library_add(lib, gen_new(sname, desc, steps));
+        conf_library_add(lib, gen_new(sname, desc, "mcpsim extension: readOnly tools",
+                                      CONF_LEVEL_SHOULD, steps));
     }
     if (json_array_size(required) > 0 || (read_only && json_is_array(required))) {
         snprintf(sname, sizeof sname, "%s/notification-silent", name);
@@ -137,7 +145,7 @@ static void gen_tool(const json_t *tool, conf_library_t *lib)
         json_t *steps = json_pack("[{s:{s:s, s:{}}, s:b}, {s:{s:s}}, {s:{s:i}}]", "send", "method",
                                   name, "params", "notification", 1, "send", "method", "get_info",
                                   "expect_silence", "ms", 0);
-        conf_library_add(lib, gen_new(sname, desc, steps));
+        conf_library_add(lib, gen_new(sname, desc, SRC_NOTIFY, CONF_LEVEL_MUST, steps));
     }
     const char *pname;
     const json_t *prop;
@@ -153,7 +161,7 @@ static void gen_tool(const json_t *tool, conf_library_t *lib)
                  "\"%s\" is answered with %d Invalid params.",
                  name, pname, type, FW_RPC_INVALID_PARAMS);
         conf_library_add(
-            lib, gen_new(sname, desc,
+            lib, gen_new(sname, desc, SRC_ERRORS, CONF_LEVEL_MUST,
                          json_pack("[o]", error_step(name, params, FW_RPC_INVALID_PARAMS))));
         json_t *bad = out_of_range(prop);
         if (!bad) continue;
@@ -162,10 +170,12 @@ static void gen_tool(const json_t *tool, conf_library_t *lib)
         snprintf(sname, sizeof sname, "%s/out-of-range/%s", name, pname);
         snprintf(desc, sizeof desc,
                  "%s with parameter %s outside the range or choices its "
-                 "schema declares is answered with %d Invalid params.",
+                 "schema declares is answered with %d Invalid params (MCP/U names -32602 only "
+                 "for missing or wrong-typed parameters: a recommendation).",
                  name, pname, FW_RPC_INVALID_PARAMS);
         conf_library_add(
-            lib, gen_new(sname, desc,
+            lib, gen_new(sname, desc, "mcpu protocol: error codes; the tool's inputSchema",
+                         CONF_LEVEL_SHOULD,
                          json_pack("[o]", error_step(name, params, FW_RPC_INVALID_PARAMS))));
     }
 }
@@ -302,7 +312,8 @@ static void gen_protocol(conf_library_t *lib)
              "An unknown method is answered with %d Method not found, with the request's id.",
              FW_RPC_METHOD_NOT_FOUND);
     conf_library_add(lib,
-                     gen_new("jsonrpc/unknown-method", desc,
+                     gen_new("jsonrpc/unknown-method", desc, "jsonrpc-2.0 §5.1; " SRC_ERRORS,
+                             CONF_LEVEL_MUST,
                              json_pack("[o]", error_step("conformance_no_such_method",
                                                          json_object(), FW_RPC_METHOD_NOT_FOUND))));
     snprintf(desc, sizeof desc,
@@ -310,6 +321,7 @@ static void gen_protocol(conf_library_t *lib)
              "keeps answering the next request.",
              FW_RPC_PARSE_ERROR);
     conf_scenario_t *sc = gen_new("jsonrpc/garbage-then-answers", desc,
+                                  "jsonrpc-2.0 §5, §5.1; " SRC_ERRORS, CONF_LEVEL_MUST,
                                   json_pack("[{s:s, s:{s:n, s:{s:i}}}, {s:{s:s}, s:{s:{s:s}}}]",
                                             "send_raw", "this is not json {]\n", "expect", "id",
                                             "error", "code", FW_RPC_PARSE_ERROR, "send", "method",
@@ -323,6 +335,10 @@ static void gen_protocol(conf_library_t *lib)
                          "-1",
                          "0"};
     const char *names[] = {"string", "empty-string", "2^53+1", "int64-max", "negative", "zero"};
+    /* Beyond 2^53 a JSON number is no longer interoperable (RFC 8259 §6): echoing it exactly
+       is good practice, not a rule. */
+    const conf_level_t levels[] = {CONF_LEVEL_MUST,   CONF_LEVEL_MUST, CONF_LEVEL_SHOULD,
+                                   CONF_LEVEL_SHOULD, CONF_LEVEL_MUST, CONF_LEVEL_MUST};
     for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
         json_t *id = json_loads(ids[i], JSON_DECODE_ANY, NULL);
         char name[128];
@@ -332,7 +348,10 @@ static void gen_protocol(conf_library_t *lib)
             json_pack("[{s:{s:s}, s:O, s:{s:{s:s, s:O}}}]", "send", "method", "get_info", "id", id,
                       "expect", "id", "$match", "exact", "value", id);
         json_decref(id);
-        conf_library_add(lib, gen_new(name, desc, steps));
+        conf_library_add(lib, gen_new(name, desc,
+                                      levels[i] == CONF_LEVEL_MUST ? "jsonrpc-2.0 §4, §5"
+                                                                   : "jsonrpc-2.0 §5; rfc 8259 §6",
+                                      levels[i], steps));
     }
 }
 
@@ -360,6 +379,14 @@ static void mcpify_steps(json_t *steps)
         if (!args) json_decref(json_object_get(params, "arguments"));
         json_object_set_new(send, "method", json_string("tools/call"));
         json_object_set_new(send, "params", params);
+        /* MCP lets a server report invalid arguments either way: a JSON-RPC -32602, or a tool
+           result with isError (2025-06-18 server/tools, error handling). */
+        json_t *exp = json_object_get(step, "expect");
+        json_t *code = json_object_get(json_object_get(exp, "error"), "code");
+        if (json_integer_value(code) == FW_RPC_INVALID_PARAMS)
+            json_object_set_new(step, "expect",
+                                json_pack("{s:s, s:[O, {s:{s:b}}]}", "$match", "anyOf", "of", exp,
+                                          "result", "isError", 1));
     }
 }
 
@@ -372,7 +399,8 @@ static void gen_mcp(conf_library_t *lib)
              FW_RPC_INVALID_PARAMS);
     json_t *params = json_pack("{s:s, s:{}}", "name", "conformance_no_such_tool", "arguments");
     conf_library_add(
-        lib, gen_new("mcp/unknown-tool", desc,
+        lib, gen_new("mcp/unknown-tool", desc, "mcp 2025-06-18 server/tools (error handling)",
+                     CONF_LEVEL_MUST,
                      json_pack("[o]", error_step("tools/call", params, FW_RPC_INVALID_PARAMS))));
 }
 
@@ -385,6 +413,10 @@ void conf_generate(const conf_run_ctx_t *ctx, conf_library_t *lib)
         conf_scenario_t *sc = lib->items[k];
         mcpify_steps(sc->steps);
         json_object_set_new(sc->requires, "protocol", json_string("mcp"));
+        if (strcmp(sc->source, SRC_ERRORS) == 0) {
+            free(sc->source);
+            sc->source = conf_strdup("mcp 2025-06-18 server/tools (error handling)");
+        }
     }
     gen_mcp(lib);
 }
@@ -396,6 +428,7 @@ void conf_generate_mcpu(const conf_run_ctx_t *ctx, conf_library_t *lib)
                                  "with unique names, descriptions and JSON Schemas whose types a "
                                  "client can map; pins with unique numbers and names and known "
                                  "types.",
+                                 "mcpu discovery: get_info, list_tools", CONF_LEVEL_MUST,
                                  json_array());
     m->check = check_manifest;
     conf_library_add(lib, m);

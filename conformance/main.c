@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "causes.h"
 #include "discovery.h"
 #include "jobs.h"
 #include "reporter.h"
@@ -22,12 +23,13 @@
 #ifndef CONF_MCPSIM_DEFAULT
 #define CONF_MCPSIM_DEFAULT ""
 #endif
+#define CONF_VERSION "0.2.0"
 
 typedef struct options {
-    const char *target, *control, *mcpsim, *filter, *tags, *junit, *json, *xfail_file;
+    const char *target, *control, *mcpsim, *filter, *tags, *junit, *json, *xfail_file, *profile;
     const char *scenario_paths[32];
     size_t n_paths;
-    bool list, tap, verbose, no_generated;
+    bool list, tap, verbose, no_generated, strict;
     long repeat, jobs;
     double timeout_scale;
 } options_t;
@@ -39,6 +41,7 @@ static void usage(FILE *out)
         "                   [--filter PATTERN] [--tags LIST] [--list] [--repeat N]\n"
         "                   [--junit FILE] [--tap] [--json FILE] [--expected-failures FILE]\n"
         "                   [--no-generated] [--timeout-scale X] [--jobs N] [--mcpsim PATH] [-v]\n"
+        "                   [--profile mcpu|mcp|mcpsim] [--strict] [--version]\n"
         "\n"
         "Replays the JSON scenarios (scenarios/README.md) against a device, after discovering it\n"
         "(get_info, list_tools) and adding the checks generated from what it declares.\n"
@@ -48,7 +51,7 @@ static void usage(FILE *out)
         "                       tcp:HOST:PORT                      a device on TCP\n"
         "                       serial:/dev/ttyUSB0[?baud=115200&dtr=1&boot_ms=600]\n"
         "                                                          a device on a serial port\n"
-        "                         (a bare /dev/... path works too)\n"
+        "                         (serial: is optional: any path, e.g. /tmp/ttyMCP, is a port)\n"
         "                       http://HOST:PORT/mcp, ws://HOST:PORT/PATH[?envelope=1]\n"
         "                                                          MCP over HTTP, WebSocket\n"
         "                       qemu:FILE.elf[?machine=lm3s6965evb&boot_ms=300]\n"
@@ -77,13 +80,29 @@ static void usage(FILE *out)
         "  --timeout-scale X    multiply every timeout (slow serial links)\n"
         "  --jobs N             sim targets: spread the scenarios over N simulators run in\n"
         "                       parallel (reports stay in library order)\n"
+        "  --profile P          what the device is held to: mcpu (the MCP/U documents and\n"
+        "                       JSON-RPC 2.0), mcp, or mcpsim (also mcpsim's extensions);\n"
+        "                       default chosen from discovery\n"
+        "  --strict             should-level failures fail the run too\n"
         "  -v, --verbose        transcripts of passing scenarios too\n"
+        "  --version            print the runner's version\n"
         "\n"
-        "Exit status: 0 all passed, 1 a scenario failed, 2 usage or scenario-file error,\n"
+        "Every check has a level: must (fails the run), should (fails it with --strict) and\n"
+        "extension (runs when the device advertises it or under --profile mcpsim; fails the\n"
+        "run when it ran and failed).\n"
+        "\n"
+        "Exit status: 0 passed, 1 a must/extension check failed (should with --strict),\n"
+        "2 usage or scenario-file error, or no scenario selected,\n"
         "3 device unreachable (the device did not start, did not answer discovery, closed the\n"
         "connection, or stayed silent for 3 failing scenarios in a row). Reports (--junit, --json)\n"
         "are written whatever the exit status. NO_COLOR turns colours off.\n",
         out);
+}
+
+/* A usage error in mcpsim's style: what is wrong, then where to look. */
+static void usage_error(const char *what)
+{
+    fprintf(stderr, "conformance: error: %s\nTry 'conformance --help'.\n", what);
 }
 
 static int parse_args(int argc, char **argv, options_t *o)
@@ -105,6 +124,9 @@ static int parse_args(int argc, char **argv, options_t *o)
                                           {"jobs", required_argument, 0, 'N'},
                                           {"verbose", no_argument, 0, 'v'},
                                           {"help", no_argument, 0, 'h'},
+                                          {"profile", required_argument, 0, 'P'},
+                                          {"strict", no_argument, 0, 'X'},
+                                          {"version", no_argument, 0, 'V'},
                                           {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     o->target = "sim:esp32-demo";
@@ -113,7 +135,8 @@ static int parse_args(int argc, char **argv, options_t *o)
     o->timeout_scale = 1.0;
     int c;
     char *end;
-    while ((c = getopt_long(argc, argv, "vh", longs, NULL)) != -1) {
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":vh", longs, NULL)) != -1) {
         switch (c) {
         case 't':
             o->target = optarg;
@@ -122,7 +145,10 @@ static int parse_args(int argc, char **argv, options_t *o)
             o->control = optarg;
             break;
         case 's':
-            if (o->n_paths == sizeof o->scenario_paths / sizeof o->scenario_paths[0]) return -1;
+            if (o->n_paths == sizeof o->scenario_paths / sizeof o->scenario_paths[0]) {
+                usage_error("at most 32 --scenarios paths");
+                return -1;
+            }
             o->scenario_paths[o->n_paths++] = optarg;
             break;
         case 'f':
@@ -137,7 +163,7 @@ static int parse_args(int argc, char **argv, options_t *o)
         case 'r':
             o->repeat = strtol(optarg, &end, 10);
             if (*end || o->repeat < 1 || o->repeat > 100000) {
-                fprintf(stderr, "conformance: --repeat needs a count from 1 to 100000\n");
+                usage_error("--repeat needs a count from 1 to 100000");
                 return -1;
             }
             break;
@@ -159,7 +185,7 @@ static int parse_args(int argc, char **argv, options_t *o)
         case 'S':
             o->timeout_scale = strtod(optarg, &end);
             if (*end || o->timeout_scale <= 0 || o->timeout_scale > 1000) {
-                fprintf(stderr, "conformance: --timeout-scale needs a number > 0\n");
+                usage_error("--timeout-scale needs a number > 0 (and at most 1000)");
                 return -1;
             }
             break;
@@ -169,7 +195,7 @@ static int parse_args(int argc, char **argv, options_t *o)
         case 'N':
             o->jobs = strtol(optarg, &end, 10);
             if (*end || o->jobs < 1 || o->jobs > 64) {
-                fprintf(stderr, "conformance: --jobs needs a count from 1 to 64\n");
+                usage_error("--jobs needs a count from 1 to 64");
                 return -1;
             }
             break;
@@ -179,12 +205,42 @@ static int parse_args(int argc, char **argv, options_t *o)
         case 'h':
             usage(stdout);
             exit(0);
-        default:
+        case 'V':
+            printf("conformance %s (scenario format %d)\n", CONF_VERSION, CONF_FORMAT_VERSION);
+            exit(0);
+        case 'P':
+            if (strcmp(optarg, "mcpu") && strcmp(optarg, "mcp") && strcmp(optarg, "mcpsim")) {
+                char m[160];
+                snprintf(m, sizeof m, "unknown profile '%.60s': --profile mcpu|mcp|mcpsim", optarg);
+                usage_error(m);
+                return -1;
+            }
+            o->profile = optarg;
+            break;
+        case 'X':
+            o->strict = true;
+            break;
+        case ':': {
+            char m[160];
+            snprintf(m, sizeof m, "%.60s needs a value", argv[optind - 1]);
+            usage_error(m);
             return -1;
+        }
+        default: {
+            char m[160];
+            if (optopt)
+                snprintf(m, sizeof m, "unknown option '-%c'", optopt);
+            else
+                snprintf(m, sizeof m, "unknown option '%.60s'", argv[optind - 1]);
+            usage_error(m);
+            return -1;
+        }
         }
     }
     if (optind < argc) {
-        fprintf(stderr, "conformance: unexpected argument '%s'\n", argv[optind]);
+        char m[160];
+        snprintf(m, sizeof m, "unexpected argument '%.60s'", argv[optind]);
+        usage_error(m);
         return -1;
     }
     return 0;
@@ -299,18 +355,33 @@ static int load_library(const options_t *o, conf_library_t *lib)
     return bad ? -1 : 0;
 }
 
-static void list_scenarios(const options_t *o, const conf_library_t *lib)
+static int list_scenarios(const options_t *o, const conf_library_t *lib)
 {
     size_t n = 0;
     for (size_t i = 0; i < lib->count; i++) {
         const conf_scenario_t *sc = lib->items[i];
         if (!selected(o, sc)) continue;
         char *tags = conf_json_text(sc->tags);
-        printf("%-56s %s\n    %s\n", sc->name, tags, sc->description);
+        printf("%-56s %-9s %s\n    %s\n    source: %s\n", sc->name, conf_level_name(sc->level),
+               tags, sc->description, sc->source);
         free(tags);
         n++;
     }
     printf("%zu scenarios (plus the checks generated at run time from the device's manifest)\n", n);
+    if (n == 0 && o->no_generated) {
+        fprintf(stderr, "conformance: no scenario selected (check --filter and --tags)\n");
+        return CONF_EXIT_USAGE;
+    }
+    return CONF_EXIT_OK;
+}
+
+/* Whether the run fails, from its counts (the exit status's rule). */
+static bool run_failing(const conf_summary_t *s, bool strict)
+{
+    size_t bad = s->stale;
+    for (int l = 0; l < CONF_LEVELS; l++)
+        if (conf_level_fails_run((conf_level_t)l, strict)) bad += s->failed_level[l];
+    return bad > 0;
 }
 
 /* ---------------------------------------------------------------- the run */
@@ -365,12 +436,15 @@ static void record(run_t *r, conf_result_t *res)
             res->message = conf_strdup("listed in --expected-failures but passed: remove it "
                                        "from the list");
     }
+    conf_level_t lvl = res->sc ? res->sc->level : CONF_LEVEL_MUST;
     switch (res->status) {
     case CONF_PASS:
         r->sum.passed++;
+        r->sum.passed_level[lvl]++;
         break;
     case CONF_FAIL:
         r->sum.failed++;
+        r->sum.failed_level[lvl]++;
         break;
     case CONF_SKIP:
         r->sum.skipped++;
@@ -428,7 +502,8 @@ static int job_setup(void *ud, char *err, size_t cap)
     if (j->t->control[0] && !(j->ctl = conf_control_open(j->t->control, err, cap))) return -1;
     conf_run_init(&j->ctx, j->t, j->ctl);
     j->ctx.timeout_scale = j->r->o->timeout_scale;
-    return conf_discover(&j->ctx, err, cap);
+    if (conf_discover(&j->ctx, err, cap) != 0) return -1;
+    return conf_choose_profile(&j->ctx, j->r->o->profile, err, cap) ? 0 : -1;
 }
 
 static void job_run(void *ud, size_t index, conf_result_t *res)
@@ -506,7 +581,8 @@ static int report_not_started(const options_t *o, const char *transport, const c
     r.o = o;
     r.results = conf_xcalloc(1, sizeof *r.results);
     if (open_reporters(&r) == 0) {
-        conf_report_info_t info = {o->target, "", transport, 1};
+        conf_report_info_t info = {o->target, "", transport, 1, o->profile ? o->profile : "",
+                                   o->strict};
         conf_result_t res;
         memset(&res, 0, sizeof res);
         res.name = conf_strdup("discovery");
@@ -519,6 +595,8 @@ static int report_not_started(const options_t *o, const char *transport, const c
         report_result(&r, &res, 1);
         r.sum.total = r.n_results;
         r.sum.notes = "";
+        r.sum.strict = o->strict;
+        r.sum.failing = true;
         for (size_t j = 0; j < r.n_reps; j++)
             if (r.reps[j].ops->end) r.reps[j].ops->end(&r.reps[j], r.results, r.n_results, &r.sum);
     }
@@ -565,6 +643,10 @@ static int run(const options_t *o, conf_library_t *lib, json_t *xfail)
         rc = report_not_started(o, t->transport, why, CONF_EXIT_UNREACHABLE);
         free(why);
     }
+    if (rc == CONF_EXIT_OK && !conf_choose_profile(&ctx, o->profile, err, sizeof err)) {
+        fprintf(stderr, "conformance: error: %s\n", err);
+        rc = CONF_EXIT_USAGE;
+    }
     conf_library_t gen;
     conf_library_init(&gen);
     if (rc == CONF_EXIT_OK && !o->no_generated) conf_generate(&ctx, &gen);
@@ -583,7 +665,15 @@ static int run(const options_t *o, conf_library_t *lib, json_t *xfail)
     const char *dev_version = json_string_value(json_object_get(ctx.info, "version"));
     snprintf(device, sizeof device, "%s %s", dev_name ? dev_name : "",
              dev_version ? dev_version : "");
-    conf_report_info_t info = {o->target, device, t->transport, n * (size_t)o->repeat};
+    conf_report_info_t info = {o->target, device, t->transport, n * (size_t)o->repeat, ctx.profile,
+                               o->strict};
+    if (rc == CONF_EXIT_OK && n == 0) {
+        fprintf(stderr,
+                "conformance: error: no scenario selected (%zu in the library, %zu generated; "
+                "check --filter and --tags)\n",
+                lib->count, gen.count);
+        rc = CONF_EXIT_USAGE;
+    }
     if (rc == CONF_EXIT_OK && open_reporters(&r) != 0) rc = CONF_EXIT_USAGE;
     if (rc == CONF_EXIT_OK) {
         for (size_t j = 0; j < r.n_reps; j++) {
@@ -592,11 +682,16 @@ static int run(const options_t *o, conf_library_t *lib, json_t *xfail)
         }
         bool lost = run_all(&r, &ctx, &topts, sel, n);
         r.sum.notes = conf_buf_str(&t->notes);
+        r.sum.strict = o->strict;
+        r.sum.failing = run_failing(&r.sum, o->strict);
+        json_t *causes = conf_causes_group(r.results, r.n_results);
+        r.sum.causes = causes;
         for (size_t j = 0; j < r.n_reps; j++)
             if (r.reps[j].ops->end) r.reps[j].ops->end(&r.reps[j], r.results, r.n_results, &r.sum);
-        rc = lost                            ? CONF_EXIT_UNREACHABLE
-             : (r.sum.failed || r.sum.stale) ? CONF_EXIT_FAILED
-                                             : CONF_EXIT_OK;
+        json_decref(causes);
+        rc = lost              ? CONF_EXIT_UNREACHABLE
+             : r.sum.failing ? CONF_EXIT_FAILED
+                             : CONF_EXIT_OK;
         if (lost)
             fprintf(stderr, "conformance: the device was lost: %s\n",
                     ctx.lost_why[0] ? ctx.lost_why : "(a parallel job lost its connection)");
@@ -616,10 +711,7 @@ static int run(const options_t *o, conf_library_t *lib, json_t *xfail)
 int main(int argc, char **argv)
 {
     options_t o;
-    if (parse_args(argc, argv, &o) != 0) {
-        usage(stderr);
-        return CONF_EXIT_USAGE;
-    }
+    if (parse_args(argc, argv, &o) != 0) return CONF_EXIT_USAGE;
     conf_library_t lib;
     conf_library_init(&lib);
     if (load_library(&o, &lib) != 0) {
@@ -633,7 +725,7 @@ int main(int argc, char **argv)
     }
     int rc = CONF_EXIT_OK;
     if (o.list)
-        list_scenarios(&o, &lib);
+        rc = list_scenarios(&o, &lib);
     else
         rc = run(&o, &lib, xfail);
     json_decref(xfail);

@@ -332,11 +332,13 @@ static bool m_all(const json_t *m, const json_t *a, mpath_t *p, conf_buf_t *why)
     return true;
 }
 
+/* one_of / anyOf: also for a missing member (a NULL), so that {"$match": "absent"} can be one of
+   the alternatives. */
 static bool m_one_of(const json_t *m, const json_t *a, mpath_t *p, conf_buf_t *why)
 {
     size_t i;
     const json_t *one, *of = json_object_get(m, "of");
-    json_array_foreach(of, i, one) if (match_at(one, a, p, NULL)) return true;
+    json_array_foreach(of, i, one) if ((a || conf_is_matcher(one)) && match_at(one, a, p, NULL)) return true;
     return fail_values(why, p, "one of ", of, a);
 }
 
@@ -395,6 +397,7 @@ static const matcher_def_t matchers[] = {
     {"any", m_any, {{NULL, 0, false}}},
     {"all", m_all, {{"of", P_TEMPLATES, true}}},
     {"one_of", m_one_of, {{"of", P_TEMPLATES, true}}},
+    {"anyOf", m_one_of, {{"of", P_TEMPLATES, true}}}, /* the same: where a spec allows several */
 };
 
 static const matcher_def_t *find_matcher(const char *name)
@@ -409,7 +412,7 @@ static bool match_at(const json_t *e, const json_t *a, mpath_t *p, conf_buf_t *w
     if (conf_is_matcher(e)) {
         const matcher_def_t *d = find_matcher(json_string_value(json_object_get(e, "$match")));
         if (!d) return fail(why, p, "unknown matcher");
-        if (!a && d->fn != m_absent && d->fn != m_any)
+        if (!a && d->fn != m_absent && d->fn != m_any && d->fn != m_one_of)
             return fail(why, p, "expected a value (%s matcher), got nothing (missing)", d->name);
         return d->fn(e, a, p, why);
     }
@@ -525,7 +528,7 @@ static bool validate_matcher(const json_t *m, conf_path_t *p, char *err, size_t 
     if (!d)
         return verr(err, cap,
                     "unknown matcher \"%s\" (subset exact type regex range approximate "
-                    "length contains absent any all one_of)",
+                    "length contains absent any all one_of anyOf)",
                     json_string_value(name));
     conf_path_pop(p);
     const char *key;

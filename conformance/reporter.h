@@ -13,13 +13,22 @@ typedef struct conf_report_info {
     const char *device;    /* "esp32-demo 1.0.0" or "" */
     const char *transport; /* "tcp", "serial" */
     size_t total;          /* scenarios that will be reported */
+    const char *profile;   /* "mcpu", "mcp", "mcpsim" (what the device is held to), or "" */
+    bool strict;           /* --strict: should-level failures fail the run too */
 } conf_report_info_t;
 
 typedef struct conf_summary {
     size_t total, passed, failed, skipped, xfailed, stale;
+    size_t passed_level[CONF_LEVELS], failed_level[CONF_LEVELS]; /* by conf_level_t */
     double ms;
     const char *notes; /* remarks from the target (boot noise), may be "" */
+    bool strict;       /* should-level failures count (--strict) */
+    bool failing;      /* the run fails: a must or extension failure (should with --strict),
+                          or a stale expected failure */
+    /* Failures grouped by cause (causes.h): [{cause, level, count, scenarios}], or NULL. */
+    const json_t *causes;
 } conf_summary_t;
+
 
 typedef struct conf_reporter conf_reporter_t;
 

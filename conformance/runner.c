@@ -39,7 +39,24 @@ void conf_run_init(conf_run_ctx_t *ctx, conf_target_t *target, conf_control_t *c
     ctx->next_id = 1;
     ctx->timeout_scale = 1.0;
     conf_copy(ctx->protocol, sizeof ctx->protocol, "mcpu");
+    conf_copy(ctx->profile, sizeof ctx->profile, "mcpu");
     conf_vars_init(&ctx->globals, NULL);
+}
+
+bool conf_choose_profile(conf_run_ctx_t *ctx, const char *given, char *err, size_t cap)
+{
+    if (given) {
+        if (strcmp(given, "mcpu") != 0 && strcmp(given, "mcp") != 0 &&
+            strcmp(given, "mcpsim") != 0) {
+            snprintf(err, cap, "unknown profile '%s' (mcpu, mcp or mcpsim)", given);
+            return false;
+        }
+        conf_copy(ctx->profile, sizeof ctx->profile, given);
+        return true;
+    }
+    const char *p = ctx->mcp ? "mcp" : json_object_get(ctx->info, "core_version") ? "mcpsim" : "mcpu";
+    conf_copy(ctx->profile, sizeof ctx->profile, p);
+    return true;
 }
 
 void conf_run_lost(conf_run_ctx_t *ctx, const char *why)
@@ -308,9 +325,25 @@ static char *unmet_transport(const conf_run_ctx_t *ctx, const json_t *want)
     return why;
 }
 
+/* An extension runs when asked for (--profile mcpsim) or advertised: its requires names the
+   tools or capabilities that stand for it (checked for presence below). */
+static char *unmet_extension(const conf_run_ctx_t *ctx, const conf_scenario_t *sc)
+{
+    if (sc->level != CONF_LEVEL_EXTENSION || strcmp(ctx->profile, "mcpsim") == 0) return NULL;
+    const json_t *req = sc->requires;
+    if (json_array_size(json_object_get(req, "tools")) > 0 ||
+        json_array_size(json_object_get(req, "capabilities")) > 0)
+        return NULL;
+    return conf_asprintf("an extension (%s) the device does not advertise, under profile %s "
+                         "(--profile mcpsim runs it)",
+                         sc->source ? sc->source : "", ctx->profile);
+}
+
 char *conf_requirements_unmet(const conf_run_ctx_t *ctx, const conf_scenario_t *sc)
 {
     const json_t *req = sc->requires;
+    char *ext = unmet_extension(ctx, sc);
+    if (ext) return ext;
     const char *proto = json_string_value(json_object_get(req, "protocol"));
     if (proto && strcmp(proto, ctx->protocol) != 0)
         return conf_asprintf("needs protocol %s (the device speaks %s)", proto, ctx->protocol);
@@ -588,28 +621,52 @@ static bool do_expect(exec_t *x, const json_t *step, bool notification)
     return ok;
 }
 
+/* expect_silence: nothing may arrive within ms, except messages matching "allow" (a reply the
+   rule permits, e.g. -32600 to a response object), which are taken and dropped. */
 static bool do_silence(exec_t *x, const json_t *step)
 {
-    json_t *ms = subst(x, json_object_get(json_object_get(step, "expect_silence"), "ms"));
+    const json_t *spec = json_object_get(step, "expect_silence");
+    json_t *ms = subst(x, json_object_get(spec, "ms"));
     if (!ms) return false;
     if (!json_is_integer(ms))
         return json_decref(ms), step_fail(x, "expect_silence: ms must be "
                                              "an integer");
-    int64_t wait = json_integer_value(ms);
+    int64_t deadline = conf_now_ms() + json_integer_value(ms);
+    long long wait = (long long)json_integer_value(ms);
     json_decref(ms);
-    if (x->ctx->qlen > 0)
-        return step_fail(x, "expected silence, but a message had already arrived: %.300s",
-                         x->ctx->queue[0].raw);
-    conf_msg_t m = {NULL, NULL};
-    char err[512];
-    int rc = receive(x->ctx, conf_now_ms() + wait, &m, err, sizeof err);
-    if (rc == 1) {
-        bool f = step_fail(x, "expected silence for %lld ms, but received: %.300s", (long long)wait,
-                           m.raw);
-        queue_push(x->ctx, m);
-        return f;
+    json_t *allow = NULL;
+    if (json_object_get(spec, "allow") && !(allow = subst(x, json_object_get(spec, "allow"))))
+        return false;
+    bool ok = true;
+    for (size_t i = 0; allow && i < x->ctx->qlen;) {
+        if (x->ctx->queue[i].json && conf_match(allow, x->ctx->queue[i].json, "$", NULL)) {
+            conf_msg_t m = queue_take(x->ctx, i);
+            msg_free(&m);
+        } else {
+            i++;
+        }
     }
-    return rc == 0 || step_fail(x, "expect_silence: %s", err);
+    if (x->ctx->qlen > 0)
+        ok = step_fail(x, "expected silence, but a message had already arrived: %.300s",
+                       x->ctx->queue[0].raw);
+    while (ok) {
+        conf_msg_t m = {NULL, NULL};
+        char err[512];
+        int rc = receive(x->ctx, deadline, &m, err, sizeof err);
+        if (rc == 0) break;
+        if (rc < 0) {
+            ok = step_fail(x, "expect_silence: %s", err);
+            break;
+        }
+        if (allow && m.json && conf_match(allow, m.json, "$", NULL)) {
+            msg_free(&m);
+            continue;
+        }
+        ok = step_fail(x, "expected silence for %lld ms, but received: %.300s", wait, m.raw);
+        queue_push(x->ctx, m);
+    }
+    json_decref(allow);
+    return ok;
 }
 
 /* Calls the control channel; *resp is the whole response. */

@@ -49,6 +49,7 @@ typedef struct conf_run_ctx {
     conf_vars_t globals;     /* discovery's variables */
     json_t *info, *manifest; /* get_info and list_tools results */
     char protocol[8];        /* "mcpu" or "mcp": what discovery spoke */
+    char profile[8];         /* "mcpu", "mcp" or "mcpsim": what the device is held to */
     bool mcp;                /* MCP (initialize, tools/list) rather than MCP/U */
     json_int_t next_id;
     conf_msg_t *queue;
@@ -79,7 +80,14 @@ void conf_run_after_scenario(conf_run_ctx_t *ctx, bool failed, uint64_t before_m
                              uint64_t before_bytes);
 void conf_run_free(conf_run_ctx_t *ctx);
 
-/* Why sc cannot run on this device (malloc'd), or NULL when it can. */
+/* Sets ctx->profile: given (from --profile) when not NULL, else chosen from discovery: "mcp"
+   on an MCP device, "mcpsim" when get_info carries mcpsim's "core_version", else "mcpu".
+   Returns false (with err) for an unknown profile name. */
+bool conf_choose_profile(conf_run_ctx_t *ctx, const char *given, char *err, size_t cap);
+
+/* Why sc cannot run on this device (malloc'd), or NULL when it can. An extension scenario runs
+   under the mcpsim profile, or when the device advertises it (the tools or capabilities its
+   requires names, all present); otherwise it is skipped with the reason. */
 char *conf_requirements_unmet(const conf_run_ctx_t *ctx, const conf_scenario_t *sc);
 
 /* Runs one scenario (or reports it skipped) into *r. */

@@ -13,6 +13,27 @@
 #include "match.h"
 #include "vars.h"
 
+/* ---------------------------------------------------------------- levels */
+
+static const char *const level_names[CONF_LEVELS] = {"must", "should", "extension"};
+
+const char *conf_level_name(conf_level_t l)
+{
+    return (unsigned)l < CONF_LEVELS ? level_names[l] : "?";
+}
+
+bool conf_level_fails_run(conf_level_t level, bool strict)
+{
+    return level != CONF_LEVEL_SHOULD || strict;
+}
+
+int conf_level_parse(const char *s)
+{
+    for (int i = 0; s && i < CONF_LEVELS; i++)
+        if (strcmp(level_names[i], s) == 0) return i;
+    return -1;
+}
+
 /* ---------------------------------------------------------------- library */
 
 void conf_library_init(conf_library_t *lib)
@@ -35,6 +56,7 @@ void conf_scenario_free(conf_scenario_t *sc)
     if (!sc) return;
     free(sc->name);
     free(sc->description);
+    free(sc->source);
     free(sc->file);
     json_decref(sc->tags);
     json_decref(sc->requires);
@@ -235,6 +257,12 @@ static const char *const pin_types[] = {"digital_output", "digital_input", "pwm_
 static const char *const transports[] = {"stream", "tcp", "serial", "http", "ws", NULL};
 static const char *const protocols[] = {"mcpu", "mcp", NULL};
 
+static bool v_level(vctx_t *c, const json_t *v)
+{
+    return conf_level_parse(json_string_value(v)) >= 0 ||
+           refuse(c, false, "must be \"must\", \"should\" or \"extension\"");
+}
+
 static bool v_pin_types(vctx_t *c, const json_t *v)
 {
     return v_string_list_of(c, v, pin_types);
@@ -296,6 +324,14 @@ static bool v_ms(vctx_t *c, const json_t *v)
     static const char *const keys[] = {"ms", NULL};
     if (!json_is_object(v)) return refuse(c, false, "must be an object {\"ms\": N}");
     return only_keys(c, v, keys, "a duration") && member(c, v, "ms", true, v_count);
+}
+
+static bool v_silence(vctx_t *c, const json_t *v)
+{
+    static const char *const keys[] = {"ms", "allow", NULL};
+    if (!json_is_object(v)) return refuse(c, false, "must be an object {\"ms\": N, \"allow\": T}");
+    return only_keys(c, v, keys, "expect_silence") && member(c, v, "ms", true, v_count) &&
+           member(c, v, "allow", false, v_template);
 }
 
 static bool v_capture(vctx_t *c, const json_t *v)
@@ -467,7 +503,7 @@ static const action_t actions[] = {
     {"send_raw", v_raw, K_EXPECT | K_CAPTURE | K_TIMEOUT},
     {"http", v_http, K_EXPECT | K_CAPTURE | K_TIMEOUT},
     {"expect_notification", v_template, K_CAPTURE | K_TIMEOUT},
-    {"expect_silence", v_ms, 0},
+    {"expect_silence", v_silence, 0},
     {"control", v_control, K_EXPECT | K_CAPTURE | K_TIMEOUT},
     {"wait", v_ms, 0},
     {"repeat", v_repeat, 0},
@@ -611,16 +647,17 @@ static json_t *merge_requires(const json_t *suite, const json_t *own)
 
 typedef struct suite_info {
     const char *name; /* NULL for a file holding one scenario */
-    const json_t *tags, *requires, *timeout;
+    const json_t *tags, *requires, *timeout, *source, *level;
 } suite_info_t;
 
 static conf_scenario_t *v_scenario(vctx_t *c, const json_t *obj, const suite_info_t *suite,
                                    const conf_library_t *lib, const conf_library_t *pending)
 {
-    static const char *const in_suite[] = {"name",       "description", "tags", "requires",
-                                           "timeout_ms", "steps",       NULL};
-    static const char *const alone[] = {"format",   "name",       "description", "tags",
-                                        "requires", "timeout_ms", "steps",       NULL};
+    static const char *const in_suite[] = {"name",       "description", "tags",  "requires",
+                                           "timeout_ms", "source",      "level", "steps",
+                                           NULL};
+    static const char *const alone[] = {"format",     "name",   "description", "tags", "requires",
+                                        "timeout_ms", "source", "level",       "steps", NULL};
     if (!json_is_object(obj)) return refuse(c, false, "a scenario must be an object"), NULL;
     c->uses_control = c->uses_raw = c->uses_http = false;
     json_decref(c->ctl_methods);
@@ -629,9 +666,25 @@ static conf_scenario_t *v_scenario(vctx_t *c, const json_t *obj, const suite_inf
         !member(c, obj, "name", true, v_name) || !member(c, obj, "description", true, v_text) ||
         !member(c, obj, "tags", false, v_strings) ||
         !member(c, obj, "requires", false, v_requires) ||
-        !member(c, obj, "timeout_ms", false, v_positive) || !member(c, obj, "steps", true, v_steps))
+        !member(c, obj, "timeout_ms", false, v_positive) ||
+        !member(c, obj, "source", false, v_text) || !member(c, obj, "level", false, v_level) ||
+        !member(c, obj, "steps", true, v_steps))
         return NULL;
+    const json_t *source = json_object_get(obj, "source"), *level = json_object_get(obj, "level");
+    if (!source) source = suite->source;
+    if (!level) level = suite->level;
+    if (!source || !level) {
+        refuse(c, false,
+               "scenario \"%s\" does not say %s: give \"source\" (the rule it checks, e.g. "
+               "\"jsonrpc-2.0 §5\") and \"level\" (must, should or extension) to it or its "
+               "suite",
+               json_string_value(json_object_get(obj, "name")),
+               !source && !level ? "its source and level" : !source ? "its source" : "its level");
+        return NULL;
+    }
     conf_scenario_t *sc = conf_scenario_new();
+    sc->source = conf_strdup(json_string_value(source));
+    sc->level = (conf_level_t)conf_level_parse(json_string_value(level));
     const char *own = json_string_value(json_object_get(obj, "name"));
     sc->name = suite->name ? conf_asprintf("%s/%s", suite->name, own) : conf_strdup(own);
     sc->description = conf_strdup(json_string_value(json_object_get(obj, "description")));
@@ -671,9 +724,10 @@ static conf_scenario_t *v_scenario(vctx_t *c, const json_t *obj, const suite_inf
 
 static bool v_suite(vctx_t *c, const json_t *root, const conf_library_t *lib, conf_library_t *out)
 {
-    static const char *const keys[] = {"format",   "suite",      "description", "tags",
-                                       "requires", "timeout_ms", "scenarios",   NULL};
+    static const char *const keys[] = {"format",     "suite",  "description", "tags",      "requires",
+                                       "timeout_ms", "source", "level",       "scenarios", NULL};
     if (!only_keys(c, root, keys, "a suite") || !member(c, root, "format", true, v_format) ||
+        !member(c, root, "source", false, v_text) || !member(c, root, "level", false, v_level) ||
         !member(c, root, "suite", true, v_name) || !member(c, root, "description", false, v_text) ||
         !member(c, root, "tags", false, v_strings) ||
         !member(c, root, "requires", false, v_requires) ||
@@ -685,7 +739,8 @@ static bool v_suite(vctx_t *c, const json_t *root, const conf_library_t *lib, co
         return refuse(c, false, "must be a non-empty list of scenarios");
     suite_info_t s = {json_string_value(json_object_get(root, "suite")),
                       json_object_get(root, "tags"), json_object_get(root, "requires"),
-                      json_object_get(root, "timeout_ms")};
+                      json_object_get(root, "timeout_ms"), json_object_get(root, "source"),
+                      json_object_get(root, "level")};
     for (size_t i = 0; i < json_array_size(list); i++) {
         conf_path_push_index(&c->path, i);
         conf_scenario_t *sc = v_scenario(c, json_array_get(list, i), &s, lib, out);
@@ -705,7 +760,7 @@ static bool v_root(vctx_t *c, const json_t *root, const conf_library_t *lib, con
     if (json_object_get(root, "scenarios") || json_object_get(root, "suite"))
         return v_suite(c, root, lib, out);
     if (!member(c, root, "format", true, v_format)) return false;
-    suite_info_t none = {NULL, NULL, NULL, NULL};
+    suite_info_t none = {NULL, NULL, NULL, NULL, NULL, NULL};
     conf_scenario_t *sc = v_scenario(c, root, &none, lib, out);
     if (!sc) return false;
     conf_library_add(out, sc);

@@ -12,6 +12,21 @@
 #define CONF_FORMAT_VERSION 1
 #define CONF_DEFAULT_TIMEOUT_MS 2000
 
+/* How binding the rule a scenario checks is (RFC 2119 words of its source; an extension is a
+   feature of mcpsim's own that no reference document asks for). */
+typedef enum conf_level {
+    CONF_LEVEL_MUST = 0, /* a failure fails the run */
+    CONF_LEVEL_SHOULD,   /* a failure fails the run only with --strict */
+    CONF_LEVEL_EXTENSION /* runs only when the device advertises it or with --profile mcpsim */
+} conf_level_t;
+
+#define CONF_LEVELS 3
+const char *conf_level_name(conf_level_t l);
+/* Whether a failure at this level fails the run (should: only when strict). */
+bool conf_level_fails_run(conf_level_t level, bool strict);
+/* "must", "should", "extension" -> 0..2, or -1. */
+int conf_level_parse(const char *s);
+
 struct conf_session;
 struct conf_run_ctx;
 
@@ -23,6 +38,8 @@ struct conf_run_ctx;
 typedef struct conf_scenario {
     char *name; /* full name: "suite/name" inside a suite */
     char *description;
+    char *source;       /* the rule's origin: "jsonrpc-2.0 §5.1", "mcpu protocol: adc_read" */
+    conf_level_t level; /* must, should or extension */
     char *file;        /* file it came from ("(generated)" for generated checks) */
     int line, col;     /* where it starts in the file */
     json_t *tags;      /* array of strings */

@@ -19,6 +19,8 @@ static json_t *result_json(const conf_result_t *r)
         json_object_set_new(o, "file", json_string(r->sc->file));
         json_object_set_new(o, "line", json_integer(r->sc->line));
         json_object_set(o, "tags", r->sc->tags);
+        json_object_set_new(o, "level", json_string(conf_level_name(r->sc->level)));
+        json_object_set_new(o, "source", conf_json_string_lossy(r->sc->source ? r->sc->source : ""));
     }
     json_object_set_new(o, "message", str_or_null(r->message));
     json_object_set_new(o, "expected", str_or_null(r->expected));
@@ -46,6 +48,17 @@ static void js_end(conf_reporter_t *r, const conf_result_t *all, size_t n, const
                   "passed", (json_int_t)s->passed, "failed", (json_int_t)s->failed, "skipped",
                   (json_int_t)s->skipped, "expected_failures", (json_int_t)s->xfailed, "stale",
                   (json_int_t)s->stale, "notes", s->notes ? s->notes : "", "scenarios", list);
+    json_t *by = json_object();
+    for (int l = 0; l < CONF_LEVELS; l++)
+        json_object_set_new(by, conf_level_name((conf_level_t)l),
+                            json_pack("{s:I, s:I}", "passed", (json_int_t)s->passed_level[l],
+                                      "failed", (json_int_t)s->failed_level[l]));
+    json_t *sum = json_object_get(doc, "summary");
+    json_object_set_new(sum, "by_level", by);
+    json_object_set_new(sum, "failing", json_boolean(s->failing));
+    json_object_set_new(doc, "profile", json_string(r->info && r->info->profile ? r->info->profile : ""));
+    json_object_set_new(doc, "strict", json_boolean(s->strict));
+    json_object_set_new(doc, "causes", s->causes ? json_deep_copy(s->causes) : json_array());
     json_dumpf(doc, r->out, JSON_INDENT(2) | JSON_REAL_PRECISION(6));
     fputc('\n', r->out);
     json_decref(doc);

@@ -36,8 +36,13 @@ static void t_result(conf_reporter_t *r, const conf_result_t *res, size_t index,
 {
     (void)total;
     bool ok = res->status == CONF_PASS || res->status == CONF_SKIP;
-    fprintf(r->out, "%s %zu - %s", ok ? "ok" : "not ok", index, res->name);
-    if (res->status == CONF_SKIP) {
+    conf_level_t lvl = res->sc ? res->sc->level : CONF_LEVEL_MUST;
+    bool strict = r->info && r->info->strict;
+    fprintf(r->out, "%s %zu - %s [%s]", ok ? "ok" : "not ok", index, res->name,
+            conf_level_name(lvl));
+    if (res->status == CONF_FAIL && !conf_level_fails_run(lvl, strict)) {
+        fputs(" # TODO should-level: not counted without --strict", r->out);
+    } else if (res->status == CONF_SKIP) {
         fputs(" # SKIP ", r->out);
         directive_text(r->out, res->message);
     } else if (res->status == CONF_XFAIL) {
@@ -55,6 +60,9 @@ static void t_result(conf_reporter_t *r, const conf_result_t *res, size_t index,
         yaml_str(r->out, where);
         free(where);
         fputc('\n', r->out);
+        fputs("  rule: ", r->out);
+        yaml_str(r->out, res->sc->source);
+        fprintf(r->out, "\n  level: %s\n", conf_level_name(lvl));
     }
     const char *keys[] = {"expected", "actual", "transcript"};
     const char *vals[] = {res->expected, res->actual, res->transcript};
@@ -75,6 +83,17 @@ static void t_end(conf_reporter_t *r, const conf_result_t *all, size_t n, const 
             "# %zu passed, %zu failed, %zu skipped, %zu expected failures, %zu stale "
             "in %.2f s\n",
             s->passed, s->failed, s->skipped, s->xfailed, s->stale, s->ms / 1000.0);
+    for (int l = 0; l < CONF_LEVELS; l++)
+        fprintf(r->out, "# %s: %zu passed, %zu failed\n", conf_level_name((conf_level_t)l),
+                s->passed_level[l], s->failed_level[l]);
+    size_t k;
+    const json_t *g;
+    json_array_foreach(s->causes, k, g)
+    {
+        fprintf(r->out, "# cause [%s] ", json_string_value(json_object_get(g, "level")));
+        directive_text(r->out, json_string_value(json_object_get(g, "cause")));
+        fprintf(r->out, ": %lld scenario(s)\n", (long long)json_integer_value(json_object_get(g, "count")));
+    }
 }
 
 const conf_reporter_ops_t conf_reporter_tap = {t_begin, t_result, t_end};

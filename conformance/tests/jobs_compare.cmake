@@ -1,13 +1,13 @@
 # jobs_compare.cmake: runs the library on sim:greenhouse with --jobs 1 and --jobs 2 and checks
 # that both pass and report the same summary and the same scenarios, statuses and order (TAP).
 foreach(_j 1 2)
-    execute_process(COMMAND ${CONF} --target sim:greenhouse --mcpsim ${MCPSIM}
+    execute_process(COMMAND ${CONF} --target sim:greenhouse --mcpsim ${MCPSIM} --strict
                             --scenarios ${SCENARIOS} --jobs ${_j} --tap
                     OUTPUT_VARIABLE _tap${_j} RESULT_VARIABLE _rc)
     if(NOT _rc EQUAL 0)
         message(FATAL_ERROR "--jobs ${_j} exited ${_rc}:\n${_tap${_j}}")
     endif()
-    execute_process(COMMAND ${CONF} --target sim:greenhouse --mcpsim ${MCPSIM}
+    execute_process(COMMAND ${CONF} --target sim:greenhouse --mcpsim ${MCPSIM} --strict
                             --scenarios ${SCENARIOS} --jobs ${_j}
                     OUTPUT_VARIABLE _con RESULT_VARIABLE _rc)
     string(REGEX MATCH "[0-9]+ scenarios: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped"

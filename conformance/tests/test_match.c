@@ -237,7 +237,7 @@ START_TEST(validation_refuses_bad_matchers)
 {
     REFUSED("{\"r\":{\"$match\":\"rnage\",\"min\":0}}",
             "unknown matcher \"rnage\" (subset exact type regex range approximate length "
-            "contains absent any all one_of)",
+            "contains absent any all one_of anyOf)",
             "r.$match");
     REFUSED("{\"$match\":\"range\",\"min\":0,\"maxx\":3}",
             "unknown key \"maxx\" in the range matcher", "maxx");
@@ -257,7 +257,7 @@ START_TEST(validation_refuses_bad_matchers)
     REFUSED("{\"$match\":\"all\",\"of\":[]}", "\"of\" must be a non-empty list of templates", "of");
     REFUSED("{\"$match\":\"all\",\"of\":[{\"$match\":\"nope\"}]}",
             "unknown matcher \"nope\" (subset exact type regex range approximate length contains "
-            "absent any all one_of)",
+            "absent any all one_of anyOf)",
             "of[0].$match");
     REFUSED("{\"$match\":\"contains\",\"value\":{\"x\":{\"$match\":7}}}",
             "\"$match\" must be a matcher name", "value.x.$match");

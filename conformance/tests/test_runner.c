@@ -158,6 +158,7 @@ static void run(const char *requires, const char *steps)
     char text[4096], err[512];
     snprintf(text, sizeof text,
              "{\"format\":1,\"name\":\"t%zu\",\"description\":\"d\",\"timeout_ms\":100,"
+             "\"source\":\"test\",\"level\":\"must\","
              "\"requires\":%s,\"steps\":%s}",
              lib.count, requires ? requires : "{}", steps);
     ck_assert_msg(conf_load_text(&lib, "t.json", text, strlen(text), err, sizeof err) == 0, "%s",

@@ -33,7 +33,7 @@ static int load(const char *text)
         ck_assert_uint_eq(lib.count, before);                                                      \
     } while (0)
 
-#define HEAD "{\"format\":1,\"name\":\"s\",\"description\":\"d\",\n"
+#define HEAD "{\"format\":1,\"name\":\"s\",\"description\":\"d\",\"source\":\"t\",\"level\":\"must\",\n"
 
 /* ---------------------------------------------------------------- positions */
 
@@ -93,7 +93,7 @@ END_TEST
 START_TEST(loads_a_suite_and_merges)
 {
     ck_assert_int_eq(
-        load("{\"format\":1,\"suite\":\"gpio\",\"tags\":[\"a\"],\"timeout_ms\":300,"
+        load("{\"format\":1,\"suite\":\"gpio\",\"source\":\"t\",\"level\":\"should\",\"tags\":[\"a\"],\"timeout_ms\":300,"
              "\"requires\":{\"tools\":[\"gpio_read\"],\"control\":true},\n\"scenarios\":[\n"
              "{\"name\":\"one\",\"description\":\"d1\",\"tags\":[\"b\",\"a\"],"
              "\"requires\":{\"tools\":[\"gpio_write\"]},\"steps\":[{\"control\":{\"method\":"
@@ -181,11 +181,33 @@ START_TEST(refuses_syntax_errors_with_position)
 }
 END_TEST
 
+START_TEST(source_and_level_required_and_inherited)
+{
+    REFUSED("{\"format\":1,\"name\":\"s\",\"description\":\"d\",\"source\":\"x\",\n"
+            "\"steps\":[{\"wait\":{\"ms\":1}}]}",
+            "t.json:1:1: scenario \"s\" does not say its level: give \"source\" (the rule it "
+            "checks, e.g. \"jsonrpc-2.0 §5\") and \"level\" (must, should or extension) to it or "
+            "its suite");
+    REFUSED("{\"format\":1,\"name\":\"s\",\"description\":\"d\",\"source\":\"x\",\n"
+            "\"level\":\"may\",\"steps\":[{\"wait\":{\"ms\":1}}]}",
+            "t.json:2:9: must be \"must\", \"should\" or \"extension\" (at level)");
+    ck_assert_int_eq(load("{\"format\":1,\"suite\":\"x\",\"source\":\"rfc\",\"level\":\"should\","
+                          "\"scenarios\":[{\"name\":\"a\",\"description\":\"d\",\"steps\":[{\"wait\":"
+                          "{\"ms\":1}}]},{\"name\":\"b\",\"description\":\"d\",\"level\":\"extension\","
+                          "\"source\":\"mine\",\"steps\":[{\"wait\":{\"ms\":1}}]}]}"),
+                     0);
+    ck_assert_int_eq(lib.items[0]->level, CONF_LEVEL_SHOULD);
+    ck_assert_str_eq(lib.items[0]->source, "rfc");
+    ck_assert_int_eq(lib.items[1]->level, CONF_LEVEL_EXTENSION);
+    ck_assert_str_eq(lib.items[1]->source, "mine");
+}
+END_TEST
+
 START_TEST(refuses_unknown_keys_with_position)
 {
     REFUSED(HEAD "  \"stpes\":[]}",
             "t.json:2:3: unknown key \"stpes\" in a scenario (known keys: format, name, "
-            "description, tags, requires, timeout_ms, steps) (at stpes)");
+            "description, tags, requires, timeout_ms, source, level, steps) (at stpes)");
     REFUSED(
         HEAD "\"steps\":[\n  {\"send\":{\"method\":\"m\"}},\n  {\"sned\":{}}]}",
         "t.json:4:4: unknown key \"sned\" in a step (known keys: send, send_json, send_raw, http, "
@@ -208,10 +230,10 @@ START_TEST(refuses_unknown_keys_with_position)
             "(at steps[0].expect)");
     REFUSED("{\"format\":1,\"suite\":\"x\",\"scenarios\":[],\"extra\":1}",
             "t.json:1:40: unknown key \"extra\" in a suite (known keys: format, suite, "
-            "description, tags, requires, timeout_ms, scenarios) (at extra)");
+            "description, tags, requires, timeout_ms, source, level, scenarios) (at extra)");
     REFUSED("{\"format\":1,\"suite\":\"x\",\"scenarios\":[{\"format\":1}]}",
             "t.json:1:39: unknown key \"format\" in a scenario (known keys: name, description, "
-            "tags, requires, timeout_ms, steps) (at scenarios[0].format)");
+            "tags, requires, timeout_ms, source, level, steps) (at scenarios[0].format)");
 }
 END_TEST
 
@@ -219,7 +241,7 @@ START_TEST(refuses_bad_matchers_with_position)
 {
     REFUSED(HEAD "\"steps\":[{\"expect\":{\"result\":\n {\"$match\":\"rnage\"}}}]}",
             "t.json:3:3: unknown matcher \"rnage\" (subset exact type regex range approximate "
-            "length contains absent any all one_of) (at steps[0].expect.result.$match)");
+            "length contains absent any all one_of anyOf) (at steps[0].expect.result.$match)");
     REFUSED(HEAD "\"steps\":[{\"expect\":{\"$match\":\"range\",\"mn\":1}}]}",
             "t.json:2:38: unknown key \"mn\" in the range matcher (at steps[0].expect.mn)");
 }
@@ -290,7 +312,7 @@ START_TEST(refuses_wrong_types_and_values)
             "t.json:2:28: must name a list variable such as \"tools\" or \"pins\" "
             "(at steps[0].for_each.in)");
     REFUSED(HEAD "\"steps\":[{\"expect_silence\":5}]}",
-            "t.json:2:28: must be an object {\"ms\": N} (at steps[0].expect_silence)");
+            "t.json:2:28: must be an object {\"ms\": N, \"allow\": T} (at steps[0].expect_silence)");
     REFUSED(HEAD "\"steps\":[{\"control\":{\"params\":{}}}]}",
             "t.json:2:21: missing required key \"method\" (at steps[0].control)");
     REFUSED(HEAD "\"requires\":{\"pins\":[\"analog\"]},\"steps\":[{\"set\":{\"a\":1}}]}",
@@ -315,7 +337,7 @@ END_TEST
 START_TEST(refuses_duplicate_names)
 {
     ck_assert_int_eq(load(HEAD "\"steps\":[{\"set\":{\"a\":1}}]}"), 0);
-    REFUSED("{\"format\":1,\"suite\":\"x\",\"scenarios\":[\n"
+    REFUSED("{\"format\":1,\"suite\":\"x\",\"level\":\"must\",\"source\":\"t\",\"scenarios\":[\n"
             "{\"name\":\"a\",\"description\":\"d\",\"steps\":[{\"set\":{\"a\":1}}]},\n"
             "{\"name\":\"a\",\"description\":\"d\",\"steps\":[{\"set\":{\"a\":1}}]}]}",
             "t.json:3:9: scenario name \"x/a\" is already used (t.json:2:1) "
@@ -338,6 +360,7 @@ static Suite *scenario_suite(void)
     tcase_add_test(tc, directory_loading_collects_errors);
     tcase_add_test(tc, refuses_syntax_errors_with_position);
     tcase_add_test(tc, refuses_unknown_keys_with_position);
+    tcase_add_test(tc, source_and_level_required_and_inherited);
     tcase_add_test(tc, refuses_bad_matchers_with_position);
     tcase_add_test(tc, refuses_wrong_types_and_values);
     tcase_add_test(tc, refuses_control_without_requires);

@@ -125,16 +125,20 @@ void conf_cause_of(const conf_result_t *r, char *out, size_t cap)
                         "request's",
                         g ? g + 6 : "?") > 0;
     }
-    if (!done && strstr(msg, "expected silence") && (got = json_after(msg, "received: "))) {
+    if (!done && strstr(msg, "expected silence") &&
+        ((got = json_after(msg, "received: ")) || (got = json_after(msg, "already arrived: ")))) {
         char k[48];
         kind_text(got, k, sizeof k);
         if (sent_notification(r->transcript) && json_object_get(got, "id") &&
             json_is_null(json_object_get(got, "id")))
-            snprintf(out, cap, "notifications are answered (%s with id null)", k);
+            snprintf(out, cap, "notifications are answered (replies with id null)");
         else
             snprintf(out, cap, "a message arrived where none was due (%s)", k);
         done = true;
     }
+    if (!done && (strncmp(msg, "at $.jsonrpc: expected \"2.0\"", 28) == 0 ||
+                  strstr(msg, "lacks \"jsonrpc\": \"2.0\"")))
+        done = snprintf(out, cap, "the response lacks \"jsonrpc\": \"2.0\"") > 0;
     if (!done) {
         /* the reason itself, without the parts that vary from scenario to scenario */
         size_t n = strcspn(msg, "\n");

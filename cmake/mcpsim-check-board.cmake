@@ -7,5 +7,8 @@ execute_process(COMMAND "${SIM}" --board "${BOARD}" --stdio --log-level error
                 INPUT_FILE /dev/null OUTPUT_QUIET ERROR_VARIABLE err RESULT_VARIABLE rc
                 TIMEOUT 20)
 if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "${BOARD}: refused by ${SIM} (exit ${rc}):\n${err}")
+    # Indented lines: CMake prints them as they are instead of re-wrapping them.
+    string(STRIP "${err}" err)
+    string(REPLACE "\n" "\n  " err "  ${err}")
+    message(FATAL_ERROR " ${BOARD}: refused by ${SIM} (exit ${rc}):\n${err}")
 endif()

@@ -11,6 +11,7 @@
 #include "causes.h"
 #include "discovery.h"
 #include "jobs.h"
+#include "probe.h"
 #include "reporter.h"
 #include "runner.h"
 #include "scenario.h"
@@ -637,9 +638,12 @@ static int run(const options_t *o, conf_library_t *lib, json_t *xfail)
         char rx[400] = "", diag[900] = "";
         if (t->rx) conf_stream_describe_rx(t->rx, rx, sizeof rx);
         if (t->ops->diagnose) t->ops->diagnose(t, diag, sizeof diag);
-        char *why = conf_asprintf("%s does not answer discovery: %s%s%s%s%s%s", o->target, err,
+        conf_buf_t probes = {0};
+        if (!ctx.lost) conf_probe_discovery(t, o->timeout_scale, &probes);
+        char *why = conf_asprintf("%s does not answer discovery: %s%s%s%s%s%s%s%s", o->target, err,
                                   rx[0] ? " (" : "", rx, rx[0] ? ")" : "", diag[0] ? "; " : "",
-                                  diag);
+                                  diag, probes.len ? "; " : "", conf_buf_str(&probes));
+        conf_buf_free(&probes);
         rc = report_not_started(o, t->transport, why, CONF_EXIT_UNREACHABLE);
         free(why);
     }

@@ -255,7 +255,9 @@ json_t *conf_request(conf_run_ctx_t *ctx, const char *method, const json_t *para
     if (rc == 0) {
         rc = await(ctx, pred_response, id,
                    conf_now_ms() + (int64_t)(timeout_ms * ctx->timeout_scale), &m, err, cap);
-        if (rc == 0) snprintf(err, cap, "no response to %s within %d ms", method, timeout_ms);
+        if (rc == 0)
+            snprintf(err, cap, "no response to %s within %d ms", method,
+                     (int)(timeout_ms * ctx->timeout_scale));
     }
     json_decref(id);
     json_t *res = rc == 1 ? json_incref(m.json) : NULL;

@@ -17,7 +17,8 @@ address as "tcp: HOST:PORT" or "uart: /dev/pts/N", then "ready".
   unknown-method-32600  unknown methods get -32600 instead of -32601
   error-no-jsonrpc      error responses lack "jsonrpc": "2.0"
 Discovery failure modes (for the runner's diagnosis):
-  --partial-dispatch    every read is handled as a whole message (no line framing)
+  --partial-dispatch    every read (at most 16 bytes, like a UART FIFO) is handled as a whole
+                        message: no line framing
   --error-id-zero       every request is answered with a parse error carrying id 0
 """
 import argparse
@@ -184,7 +185,7 @@ def serve(dev, rfd, wfd, partial):
     buf = b""
     while True:
         try:
-            chunk = os.read(rfd, 4096)
+            chunk = os.read(rfd, 16 if partial else 4096)  # partial: a 16-byte UART FIFO
         except OSError:
             return
         if not chunk:

@@ -30,7 +30,8 @@ bool conf_query_get(const char *query, const char *key, char *out, size_t cap)
 /* The kind and the spec's remainder after "scheme:" ("" when there is none). */
 static const conf_target_ops_t *kind_of(const char *spec, const char **rest)
 {
-    if (strncmp(spec, "/dev/", 5) == 0) {
+    /* any path is a serial port: /dev/ttyUSB0, a link such as /tmp/ttyMCP, ./port */
+    if (spec[0] == '/' || strncmp(spec, "./", 2) == 0 || strncmp(spec, "../", 3) == 0) {
         *rest = spec;
         return &conf_target_serial;
     }
@@ -57,7 +58,7 @@ conf_target_t *conf_target_open(const char *spec, const conf_target_opts_t *opts
     if (!ops) {
         snprintf(err, cap,
                  "unknown target \"%s\" (sim[:BOARD], tcp:HOST:PORT, "
-                 "serial:/dev/TTY[?baud=N], a /dev/ path, http://HOST:PORT/PATH, "
+                 "serial:/dev/TTY[?baud=N], a path (/dev/ttyUSB0, /tmp/ttyMCP), http://HOST:PORT/PATH, "
                  "ws://HOST:PORT/PATH, qemu:FILE.elf[?machine=M], avr:FILE.elf[?mcu=M])",
                  spec);
         *rc = CONF_EXIT_USAGE;

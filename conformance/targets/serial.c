@@ -1,5 +1,7 @@
 /* serial.c: the serial:/dev/TTY target: raw 8N1, optional DTR reset and boot wait, boot noise. */
+#define _DEFAULT_SOURCE
 #define _POSIX_C_SOURCE 200809L
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,13 +47,16 @@ static int serial_open(conf_target_t *t, const char *spec, char *err, size_t cap
     size_t n = strcspn(spec, "?");
     const char *query = spec + n;
     int baud = 115200, dtr = 0;
-    int boot_ms = strncmp(spec, "/dev/pts/", 9) == 0 ? 0 : ESP32_BOOT_MS;
     if (n == 0 || n >= sizeof path) {
         snprintf(err, cap, "serial target: expected serial:/dev/TTY[?baud=115200]");
         return CONF_EXIT_USAGE;
     }
     memcpy(path, spec, n);
     path[n] = 0;
+    /* a link such as mcpsim --pty-link /tmp/ttyMCP is a pseudo-terminal too */
+    char real[PATH_MAX];
+    const char *dev = realpath(path, real) ? real : path;
+    int boot_ms = strncmp(dev, "/dev/pts/", 9) == 0 ? 0 : ESP32_BOOT_MS;
     if (!query_int(query, "baud", &baud, err, cap) || !query_int(query, "dtr", &dtr, err, cap) ||
         !query_int(query, "boot_ms", &boot_ms, err, cap))
         return CONF_EXIT_USAGE;

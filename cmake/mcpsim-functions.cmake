@@ -25,7 +25,8 @@
 #       (a microcontroller build). Public include directories: the core's headers, drivers, apps.
 
 include_guard(GLOBAL)
-set(_MCPSIM_FUNCTIONS_DIR "${CMAKE_CURRENT_LIST_DIR}")
+# A cache entry: the functions run in the scope of whoever calls them (a parent project, too).
+set(_MCPSIM_FUNCTIONS_DIR "${CMAKE_CURRENT_LIST_DIR}" CACHE INTERNAL "mcpsim-functions.cmake's directory")
 
 function(mcpsim_add_simulator name)
     cmake_parse_arguments(PARSE_ARGV 1 A ""  ""

@@ -27,42 +27,55 @@ typedef struct host_device_url {
     char host[256];
     char port[8];
     unsigned baud, settle_ms, timeout_ms;
+    bool wait; /* wait=1: absent at startup is not an error; retried until it answers */
 } host_device_url_t;
 
-/* Parses "serial:PATH[?baud=N][&settle_ms=N][&timeout_ms=N]" or "tcp:HOST:PORT[?timeout_ms=N]"
-   (settle_ms defaults to 600 on serial, 0 on TCP). 0, or -1 with a message in err. */
+/* Parses "serial:PATH[?baud=N][&settle_ms=N][&timeout_ms=N][&wait=1]" or
+   "tcp:HOST:PORT[?timeout_ms=N][&wait=1]" (settle_ms defaults to 600 on serial, 0 on TCP).
+   0, or -1 with a message in err. */
 int host_device_url_parse(const char *text, host_device_url_t *u, char *err, size_t cap);
 
 /*
- * Opens every device and discovers it (get_info, list_tools), blocking: a serial port is set raw
- * at its baud, reset by pulsing DTR and given settle_ms to boot, and lines that are not JSON
- * (boot noise) are skipped. Each device tool becomes an MCP tool (the device's inputSchema, or
- * one inferred from the pin registry when the device omits it); with several devices every name
- * is prefixed "<device>__". Sets h->bridge (host_close frees it, even after a failure); 0, or
- * -1 after logging when a device cannot be reached or discovered.
+ * Opens every device and discovers it (get_info, list_tools), running the loop until each has
+ * answered (or failed): a serial port is set raw at its baud, reset by pulsing DTR and given
+ * settle_ms to boot, and lines that are not JSON (boot noise) are skipped. Each device tool
+ * becomes an MCP tool (the device's inputSchema, or one inferred from the pin registry when the
+ * device omits it); with several devices every name is prefixed "<device>__". A device with
+ * wait=1 that is not there yet is waited for (retried with backoff; its tools appear with
+ * notifications/tools/list_changed). Sets h->bridge (host_close frees it, even after a failure);
+ * 0, or -1 after logging when a device cannot be reached or discovered.
  */
 int host_bridge_open(host_t *h, const char *const *urls, size_t count);
 
 /*
  * Device lock held (every transport's call goes through the host's device helpers): the bridge
- * answers MCP itself (initialize, ping, tools/list, tools/call, resources/list and read) and
- * forwards other methods to the device as MCP/U (one device: as named; several: "DEV__method").
- * One request at a time is on a device's line: a call blocks its thread until the device answers
- * or timeout_ms passes. A device error or a lost link is an isError tool result. The bridge keeps
- * its per-session state in the transport's fw_session_t (initialize_seen, initialized, version,
- * and change_cursor as the tool-list generation the session was told of), which the core never
- * sees while the bridge serves.
+ * answers MCP itself (initialize, ping, tools/list from its cache, resources/list and read) and
+ * queues what needs a device (tools/call; other methods forwarded as MCP/U: one device as named,
+ * several "DEV__method") for its line, one request in flight per line. The device's line is
+ * read and written on the loop thread: nothing here waits for it. A queued request's answer is
+ * written later through late (HOST_DEFERRED), when the device answers or timeout_ms passes; a
+ * device error or a lost link is an isError tool result. The bridge keeps its per-session state
+ * in the transport's fw_session_t (initialize_seen, initialized, version, and change_cursor as
+ * the tool-list generation the session was told of), which the core never sees while it serves.
  */
 void host_bridge_feed(host_bridge_t *b, fw_session_t *session, fw_framer_t *fr, const uint8_t *data,
-                      size_t len, fw_sink_t out);
-bool host_bridge_handle(host_bridge_t *b, fw_session_t *session, const char *msg, size_t len,
-                        fw_msg_sink_t out);
+                      size_t len, fw_sink_t out, host_late_t late);
+host_answer_t host_bridge_handle(host_bridge_t *b, fw_session_t *session, const char *msg,
+                                 size_t len, fw_msg_sink_t out, host_late_t late);
+
+/* Loop thread, lock NOT held: writes the late answers that are due (host_late_t). */
+void host_bridge_deliver(host_bridge_t *b);
+
+/* Device lock held: late answers still due to ctx; host_bridge_forget drops them. */
+size_t host_bridge_pending(host_bridge_t *b, const void *ctx);
+void host_bridge_forget(host_bridge_t *b, const void *ctx);
 
 /* Device lock held: notifications/tools/list_changed for an initialized session whose tool list
    changed since it was told (a device came back). Returns how many messages were written. */
 size_t host_bridge_drain(host_bridge_t *b, fw_session_t *session, fw_msg_sink_t out);
 
-/* Loop thread: stops reconnecting and closes the device links (host_stop). */
+/* Loop thread, lock not held: answers every waiting request with an error, stops reconnecting
+   and closes the device links (host_stop). */
 void host_bridge_stop(host_bridge_t *b);
 
 /* After the loop closed the handles: frees everything (NULL is fine). */

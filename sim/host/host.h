@@ -138,6 +138,40 @@ void host_clock_rearm(host_t *h);
    bridge's own when bridging); returns how many. Transports call it from their watchers. */
 size_t host_device_drain(host_t *h, fw_session_t *session, fw_msg_sink_t out);
 
+/*
+ * Late answers. With --device the bridge cannot answer a request that needs the device during
+ * the call: the request queues for the device's line, and its answer comes when the device
+ * answers or its timeout passes, through the late writer the transport gave with the call. fn
+ * gets one whole JSON-RPC message (no newline), on the loop thread, without the device lock, and
+ * may call back into the host. transport names it in the message log. A NULL fn: the request is
+ * refused at once with an error instead.
+ */
+typedef struct host_late {
+    void (*fn)(void *ctx, const char *msg, size_t len);
+    void *ctx;
+    const char *transport;
+} host_late_t;
+
+/* What a call did with its message. */
+typedef enum host_answer { HOST_SILENT, HOST_ANSWERED, HOST_DEFERRED } host_answer_t;
+
+/* Loop thread: host_device_feed_session, with late for the answers that come later. */
+void host_device_feed_late(host_t *h, host_tap_src_t *src, fw_session_t *session, fw_framer_t *fr,
+                           const uint8_t *data, size_t len, fw_sink_t out, host_late_t late);
+
+/* host_device_session (any_thread: host_device_session_any), with late for an answer that
+   comes later (HOST_DEFERRED). */
+host_answer_t host_device_session_late(host_t *h, const char *transport, fw_session_t *session,
+                                       const char *msg, size_t len, fw_msg_sink_t out,
+                                       host_late_t late, bool any_thread);
+
+/* Loop thread, lock not held: how many late answers are still due to ctx (a transport that
+   saw its input end waits for them before it closes). */
+size_t host_device_pending(host_t *h, const void *ctx);
+
+/* Loop thread, lock not held: ctx is going away; the answers still due to it are dropped. */
+void host_device_forget(host_t *h, const void *ctx);
+
 /* Microseconds of wall clock since simulated time 0. */
 uint64_t host_wall_us(const host_t *h);
 

@@ -498,6 +498,26 @@ static bool call_waits(host_http_t *http, host_session_t *s)
     return waits;
 }
 
+/* A POST whose request waits on a device (--device): its thread waits here, and the loop thread
+   hands it the answer when the device gave it (or its timeout passed). The loop never waits. */
+typedef struct http_wait {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    collector_t *col;
+    bool done;
+} http_wait_t;
+
+static void http_late(void *ctx, const char *msg, size_t len)
+{
+    http_wait_t *w = ctx;
+    pthread_mutex_lock(&w->mu);
+    col_write(w->col, msg, len);
+    col_end(w->col);
+    w->done = true;
+    pthread_cond_signal(&w->cv);
+    pthread_mutex_unlock(&w->mu);
+}
+
 /*
  * Runs the body in session s; created: s came with this initialize (not listed yet);
  * requests: the body holds at least one request. The answer: the device's reply (JSON, or SSE
@@ -508,9 +528,19 @@ static enum MHD_Result run_post(host_http_t *http, struct MHD_Connection *c, htt
 {
     collector_t col = {0};
     fw_msg_sink_t out = {col_write, &col, col_end};
-    bool answered =
-        host_device_session_any(http->host, "http", &s->fw, req->body.data, req->body.len, out);
+    http_wait_t w = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, &col, false};
+    host_answer_t a = host_device_session_late(http->host, "http", &s->fw, req->body.data,
+                                               req->body.len, out, (host_late_t){http_late, &w, "http"},
+                                               true);
     uv_async_send(&http->wake);
+    if (a == HOST_DEFERRED) { /* the bridge always answers: the device's reply or its timeout */
+        pthread_mutex_lock(&w.mu);
+        while (!w.done) pthread_cond_wait(&w.cv, &w.mu);
+        pthread_mutex_unlock(&w.mu);
+    }
+    pthread_mutex_destroy(&w.mu);
+    pthread_cond_destroy(&w.cv);
+    bool answered = a != HOST_SILENT;
     bool listed = !created || finish_new_session(http, c, s);
     enum MHD_Result rc;
     if (answered && col.count > 0) {

@@ -84,19 +84,43 @@ static void on_clock(uv_timer_t *t);
 
 /* The device calls, with the lock held: the firmware on the sim, or the bridge. */
 static void device_feed(host_t *h, fw_session_t *session, fw_framer_t *fr, const uint8_t *data,
-                        size_t len, fw_sink_t out)
+                        size_t len, fw_sink_t out, host_late_t late)
 {
     if (h->bridge)
-        host_bridge_feed(h->bridge, session, fr, data, len, out);
+        host_bridge_feed(h->bridge, session, fr, data, len, out, late);
     else
         fw_device_feed_session(sim_device(h->sim), session, fr, data, len, out);
 }
 
-static bool device_handle(host_t *h, fw_session_t *session, const char *msg, size_t len,
-                          fw_msg_sink_t out)
+static host_answer_t device_handle(host_t *h, fw_session_t *session, const char *msg, size_t len,
+                                   fw_msg_sink_t out, host_late_t late)
 {
-    if (h->bridge) return host_bridge_handle(h->bridge, session, msg, len, out);
-    return fw_device_handle_session(sim_device(h->sim), session, msg, len, out);
+    if (h->bridge) return host_bridge_handle(h->bridge, session, msg, len, out, late);
+    return fw_device_handle_session(sim_device(h->sim), session, msg, len, out) ? HOST_ANSWERED
+                                                                               : HOST_SILENT;
+}
+
+/* Loop thread, lock not held: the bridge's late answers that became due during a call. */
+static void deliver_late(host_t *h)
+{
+    if (h->bridge && host_on_loop_thread(h)) host_bridge_deliver(h->bridge);
+}
+
+size_t host_device_pending(host_t *h, const void *ctx)
+{
+    if (!h->bridge) return 0;
+    host_device_lock(h);
+    size_t n = host_bridge_pending(h->bridge, ctx);
+    host_device_unlock(h);
+    return n;
+}
+
+void host_device_forget(host_t *h, const void *ctx)
+{
+    if (!h->bridge) return;
+    host_device_lock(h);
+    host_bridge_forget(h->bridge, ctx);
+    host_device_unlock(h);
 }
 
 size_t host_device_drain(host_t *h, fw_session_t *session, fw_msg_sink_t out)
@@ -173,7 +197,7 @@ static void tap_msg_end(void *ctx)
 
 /* A byte stream's call, tapped: the lines in, the lines out (fw_sink_t: "\n"-delimited). */
 static void feed_tapped(host_t *h, host_tap_src_t *src, fw_session_t *session, fw_framer_t *fr,
-                        const uint8_t *data, size_t len, fw_sink_t out)
+                        const uint8_t *data, size_t len, fw_sink_t out, host_late_t late)
 {
     tap_out_t *t = malloc(sizeof *t);
     if (!t) abort();
@@ -182,18 +206,20 @@ static void feed_tapped(host_t *h, host_tap_src_t *src, fw_session_t *session, f
     host_tap_call_in_bytes(&t->call, src, data, len);
     host_device_lock(h);
     clock_sync(h);
-    device_feed(h, session, fr, data, len, (fw_sink_t){tap_write, t});
+    device_feed(h, session, fr, data, len, (fw_sink_t){tap_write, t}, late);
     tell_watchers(h);
     uint64_t next = clock_next(h);
     host_device_unlock(h);
     clock_arm(h, next);
     host_tap_call_finish(&t->call);
     free(t);
+    deliver_late(h);
 }
 
 /* A whole message's call, tapped; any_thread: the clock timer is left to the loop. */
-static bool session_tapped(host_t *h, const char *transport, fw_session_t *session, const char *msg,
-                           size_t len, fw_msg_sink_t out, bool any_thread)
+static host_answer_t session_tapped(host_t *h, const char *transport, fw_session_t *session,
+                                    const char *msg, size_t len, fw_msg_sink_t out,
+                                    host_late_t late, bool any_thread)
 {
     tap_out_t *t = malloc(sizeof *t);
     if (!t) abort();
@@ -203,30 +229,38 @@ static bool session_tapped(host_t *h, const char *transport, fw_session_t *sessi
     fw_msg_sink_t tap = {tap_msg_write, t, out.end ? tap_msg_end : NULL};
     host_device_lock(h);
     clock_sync(h);
-    bool answered = device_handle(h, session, msg, len, tap);
+    host_answer_t answered = device_handle(h, session, msg, len, tap, late);
     tell_watchers(h);
     uint64_t next = clock_next(h);
     host_device_unlock(h);
     if (!any_thread) clock_arm(h, next);
     host_tap_call_finish(&t->call);
     free(t);
+    if (!any_thread) deliver_late(h);
     return answered;
+}
+
+void host_device_feed_late(host_t *h, host_tap_src_t *src, fw_session_t *session, fw_framer_t *fr,
+                           const uint8_t *data, size_t len, fw_sink_t out, host_late_t late)
+{
+    if (host_tap_on(&h->tap) && host_tap_admit(&h->tap)) {
+        feed_tapped(h, src, session, fr, data, len, out, late);
+        return;
+    }
+    host_device_lock(h);
+    clock_sync(h);
+    device_feed(h, session, fr, data, len, out, late);
+    tell_watchers(h);
+    uint64_t next = clock_next(h);
+    host_device_unlock(h);
+    clock_arm(h, next);
+    deliver_late(h);
 }
 
 void host_device_feed_session(host_t *h, host_tap_src_t *src, fw_session_t *session,
                               fw_framer_t *fr, const uint8_t *data, size_t len, fw_sink_t out)
 {
-    if (host_tap_on(&h->tap) && host_tap_admit(&h->tap)) {
-        feed_tapped(h, src, session, fr, data, len, out);
-        return;
-    }
-    host_device_lock(h);
-    clock_sync(h);
-    device_feed(h, session, fr, data, len, out);
-    tell_watchers(h);
-    uint64_t next = clock_next(h);
-    host_device_unlock(h);
-    clock_arm(h, next);
+    host_device_feed_late(h, src, session, fr, data, len, out, (host_late_t){0});
 }
 
 char *host_device_control(host_t *h, const char *msg, size_t len)
@@ -241,32 +275,37 @@ char *host_device_control(host_t *h, const char *msg, size_t len)
     return resp;
 }
 
-bool host_device_session(host_t *h, const char *transport, fw_session_t *session, const char *msg,
-                         size_t len, fw_msg_sink_t out)
+host_answer_t host_device_session_late(host_t *h, const char *transport, fw_session_t *session,
+                                       const char *msg, size_t len, fw_msg_sink_t out,
+                                       host_late_t late, bool any_thread)
 {
     if (host_tap_on(&h->tap) && host_tap_admit(&h->tap))
-        return session_tapped(h, transport, session, msg, len, out, false);
+        return session_tapped(h, transport, session, msg, len, out, late, any_thread);
     host_device_lock(h);
     clock_sync(h);
-    bool answered = device_handle(h, session, msg, len, out);
+    host_answer_t answered = device_handle(h, session, msg, len, out, late);
     tell_watchers(h);
     uint64_t next = clock_next(h);
     host_device_unlock(h);
-    clock_arm(h, next);
+    if (!any_thread) {
+        clock_arm(h, next);
+        deliver_late(h);
+    }
     return answered;
+}
+
+bool host_device_session(host_t *h, const char *transport, fw_session_t *session, const char *msg,
+                         size_t len, fw_msg_sink_t out)
+{
+    return host_device_session_late(h, transport, session, msg, len, out, (host_late_t){0},
+                                    false) == HOST_ANSWERED;
 }
 
 bool host_device_session_any(host_t *h, const char *transport, fw_session_t *session,
                              const char *msg, size_t len, fw_msg_sink_t out)
 {
-    if (host_tap_on(&h->tap) && host_tap_admit(&h->tap))
-        return session_tapped(h, transport, session, msg, len, out, true);
-    host_device_lock(h);
-    clock_sync(h);
-    bool answered = device_handle(h, session, msg, len, out);
-    tell_watchers(h);
-    host_device_unlock(h);
-    return answered;
+    return host_device_session_late(h, transport, session, msg, len, out, (host_late_t){0},
+                                    true) == HOST_ANSWERED;
 }
 
 char *host_device_control_any(host_t *h, const char *msg, size_t len)
@@ -341,6 +380,9 @@ void host_stop(host_t *h)
 {
     if (h->stopping) return;
     h->stopping = true;
+    /* first: answers every request still waiting on a device, so that no transport (an HTTP
+       thread joined below) waits for the loop any more */
+    if (h->bridge) host_bridge_stop(h->bridge);
     if (h->http) host_http_close(h->http); /* first: joins its threads, which use the device */
     h->http = NULL;
     if (h->dashboard) host_dashboard_close(h->dashboard); /* as http: its threads use the device */
@@ -351,7 +393,6 @@ void host_stop(host_t *h)
     if (h->pty) host_pty_close(h->pty);
     if (h->stdio) host_stdio_close(h->stdio);
     h->stdio = NULL;
-    if (h->bridge) host_bridge_stop(h->bridge);
     if (h->tcp) host_tcp_close(h->tcp);
     if (h->control) host_server_close(h->control);
     if (h->ws) host_ws_stop(h->ws);

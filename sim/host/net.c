@@ -87,6 +87,13 @@ static void conn_close(host_conn_t *c)
 
 static void conn_flush(host_conn_t *c);
 
+/* The client ended its input: closed once its output is written and nothing more is due. */
+static bool conn_done(host_conn_t *c)
+{
+    return c->eof && !c->writing && c->pending.len == 0 &&
+           !(c->srv->ops->busy && c->srv->ops->busy(c, c->state));
+}
+
 static void on_written(uv_write_t *req, int status)
 {
     host_conn_t *c = req->data;
@@ -99,7 +106,7 @@ static void on_written(uv_write_t *req, int status)
         conn_close(c);
         return;
     }
-    if (c->eof && c->pending.len == 0)
+    if (conn_done(c))
         conn_close(c);
     else
         conn_flush(c);
@@ -197,7 +204,7 @@ static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
     } else if (nread == UV_EOF) {
         c->eof = true;
         uv_read_stop(stream);
-        if (!c->writing && c->pending.len == 0) conn_close(c);
+        if (conn_done(c)) conn_close(c);
     } else if (nread < 0) {
         host_log(HOST_LOG_DEBUG, "%s: %s: read failed: %s", c->srv->name, c->peer,
                  uv_strerror((int)nread));

@@ -20,6 +20,9 @@ typedef struct host_server_ops {
     void (*data)(host_conn_t *conn, void *state, const char *data, size_t len);
     /* The connection is gone; free state. */
     void (*close)(host_conn_t *conn, void *state);
+    /* Optional: true while answers are still due to the connection (written later with
+       host_conn_write and host_conn_flush): a client that ended its input is not closed yet. */
+    bool (*busy)(host_conn_t *conn, void *state);
 } host_server_ops_t;
 
 /*

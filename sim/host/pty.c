@@ -73,13 +73,25 @@ static void sink_write(void *ctx, const char *data, size_t len)
     host_buf_append(&p->out, data, len);
 }
 
+/* A bridged request's answer, after the call: one line (loop thread, device lock not held). */
+static void pty_late(void *ctx, const char *msg, size_t len)
+{
+    host_pty_t *p = ctx;
+    if (p->master < 0) return;
+    host_buf_append(&p->out, msg, len);
+    host_buf_append(&p->out, "\n", 1);
+    flush_out(p);
+    update_events(p);
+}
+
 static void read_input(host_pty_t *p)
 {
     uint8_t buf[4096];
     ssize_t n = read(p->master, buf, sizeof buf);
     if (n > 0) {
         fw_sink_t sink = {sink_write, p};
-        host_device_feed_session(p->host, &p->tap, &p->session, &p->framer, buf, (size_t)n, sink);
+        host_device_feed_late(p->host, &p->tap, &p->session, &p->framer, buf, (size_t)n, sink,
+                              (host_late_t){pty_late, p, "pty"});
     } else if (n < 0 && errno != EAGAIN && errno != EINTR) {
         host_log(HOST_LOG_DEBUG, "uart: read from pty master failed: %s", strerror(errno));
     }
@@ -234,6 +246,7 @@ static void on_closed(uv_handle_t *handle)
 void host_pty_close(host_pty_t *p)
 {
     host_device_unwatch(p->host, on_device, p);
+    host_device_forget(p->host, p);
     remove_link(p);
     uv_close((uv_handle_t *)&p->poll, on_closed);
 }

@@ -62,6 +62,7 @@ static void unref(host_stdio_t *s)
 static void maybe_finish(host_stdio_t *s)
 {
     if (!s->in_done || s->inflight > 0 || s->pending.len > 0 || s->stop_requested) return;
+    if (host_device_pending(s->host, s) > 0) return; /* a bridged call still waits: its answer */
     s->stop_requested = true;
     host_log(HOST_LOG_INFO, "stdio: stdin closed, shutting down");
     if (!s->closing) host_stop(s->host);
@@ -137,16 +138,29 @@ static void sink_write(void *ctx, const char *data, size_t len)
     host_buf_append(&s->pending, data, len);
 }
 
+static void deliver_late(void *ctx, const char *msg, size_t len);
+
 static void feed(host_stdio_t *s, const char *data, size_t len)
 {
-    host_device_feed_session(s->host, &s->tap, &s->session, &s->framer, (const uint8_t *)data, len,
-                             (fw_sink_t){sink_write, s});
+    host_device_feed_late(s->host, &s->tap, &s->session, &s->framer, (const uint8_t *)data, len,
+                          (fw_sink_t){sink_write, s}, (host_late_t){deliver_late, s, "stdio"});
     s->mid_line = data[len - 1] != '\n';
     flush(s);
     if (s->inflight >= STDIO_OUT_HIGH && s->in_stream && !s->reading_paused && !s->in_done) {
         s->reading_paused = true; /* the client is not reading its answers: wait for it */
         uv_read_stop(&s->in.stream);
     }
+}
+
+/* A bridged request's answer, after the call (loop thread, device lock not held). */
+static void deliver_late(void *ctx, const char *msg, size_t len)
+{
+    host_stdio_t *s = ctx;
+    if (s->closing) return;
+    host_buf_append(&s->pending, msg, len);
+    host_buf_append(&s->pending, "\n", 1);
+    flush(s);
+    maybe_finish(s);
 }
 
 /* End of input: a last message without its newline still counts (the spec asks for the newline,
@@ -290,6 +304,7 @@ void host_stdio_close(host_stdio_t *s)
     if (s->closing) return;
     s->closing = true;
     host_device_unwatch(s->host, on_device, s);
+    host_device_forget(s->host, s);
     if (s->read_pending) uv_cancel((uv_req_t *)&s->read_req);
     if (s->in_stream && s->in.handle.data) uv_close(&s->in.handle, on_closed);
     if (s->out_stream && s->out.handle.data) uv_close(&s->out.handle, on_closed);

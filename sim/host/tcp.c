@@ -12,6 +12,7 @@ typedef struct tcp_client {
     fw_framer_t framer;
     fw_session_t session;
     host_tap_src_t tap; /* the message log's line assembly */
+    host_conn_t *conn;
 } tcp_client_t;
 
 static void *tcp_open(host_conn_t *conn)
@@ -21,28 +22,45 @@ static void *tcp_open(host_conn_t *conn)
     if (!cl) abort();
     fw_framer_init(&cl->framer);
     host_tap_src_init(&cl->tap, "tcp");
+    cl->conn = conn;
     host_device_lock(h); /* the session's cursors start at the device's present */
     fw_session_init(&cl->session, sim_device(h->sim));
     host_device_unlock(h);
     return cl;
 }
 
+/* A bridged request's answer, after the call: one line (loop thread, device lock not held). */
+static void tcp_late(void *ctx, const char *msg, size_t len)
+{
+    tcp_client_t *cl = ctx;
+    host_conn_write(cl->conn, msg, len);
+    host_conn_write(cl->conn, "\n", 1);
+    host_conn_flush(cl->conn);
+}
+
 static void tcp_data(host_conn_t *conn, void *state, const char *data, size_t len)
 {
     tcp_client_t *cl = state;
-    host_device_feed_session(host_conn_host(conn), &cl->tap, &cl->session, &cl->framer,
-                             (const uint8_t *)data, len, host_conn_sink(conn));
+    host_device_feed_late(host_conn_host(conn), &cl->tap, &cl->session, &cl->framer,
+                          (const uint8_t *)data, len, host_conn_sink(conn),
+                          (host_late_t){tcp_late, cl, "tcp"});
+}
+
+/* Answers still due (a bridged call): a client that ended its input still gets them. */
+static bool tcp_busy(host_conn_t *conn, void *state)
+{
+    return host_device_pending(host_conn_host(conn), state) > 0;
 }
 
 static void tcp_close(host_conn_t *conn, void *state)
 {
-    (void)conn;
     tcp_client_t *cl = state;
+    host_device_forget(host_conn_host(conn), cl);
     host_tap_src_free(&cl->tap);
     free(cl);
 }
 
-static const host_server_ops_t tcp_ops = {tcp_open, tcp_data, tcp_close};
+static const host_server_ops_t tcp_ops = {tcp_open, tcp_data, tcp_close, tcp_busy};
 
 static void conn_write(void *ctx, const char *data, size_t len)
 {

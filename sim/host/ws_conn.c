@@ -168,11 +168,33 @@ static void tok_text(const fw_json_doc_t *doc, int32_t t, const char **p, size_t
     *n = tok->end - tok->start + (str ? 2u : 0u);
 }
 
+/* A bridged request's answer, after the call: one frame, in the request's form (loop thread,
+   device lock not held). */
+static void late_frame(ws_conn_t *c, const char *msg, size_t len, bool wrap)
+{
+    if (!c->open || c->dead) return;
+    fw_msg_sink_t out = conn_sink(c, wrap);
+    out.write(c, msg, len);
+    out.end(c);
+}
+
+static void late_plain(void *ctx, const char *msg, size_t len)
+{
+    late_frame(ctx, msg, len, false);
+}
+
+static void late_wrapped(void *ctx, const char *msg, size_t len)
+{
+    late_frame(ctx, msg, len, true);
+}
+
 static void call_device(ws_conn_t *c, const char *msg, size_t len, bool wrap)
 {
     /* the dial-out link's label is "connect" (its log prefix); the message log says dial-out */
     const char *transport = strcmp(c->label, "ws") == 0 ? "ws" : "dial-out";
-    host_device_session(c->ws->h, transport, &c->session, msg, len, conn_sink(c, wrap));
+    host_late_t late = {wrap ? late_wrapped : late_plain, c, transport};
+    host_device_session_late(c->ws->h, transport, &c->session, msg, len, conn_sink(c, wrap), late,
+                             false);
 }
 
 /* Remembers the envelope's session_id (echoed in every wrapped message until the next one). */
@@ -326,6 +348,7 @@ void ws_conn_open(ws_conn_t *c, host_ws_t *ws, struct lws *wsi, const char *labe
 void ws_conn_close(ws_conn_t *c)
 {
     if (!c->open) return;
+    host_device_forget(c->ws->h, c);
     if (c->prev)
         c->prev->next = c->next;
     else

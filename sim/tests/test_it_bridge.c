@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -408,12 +409,16 @@ static void *fake_main(void *arg)
     return NULL;
 }
 
-static void fake_start(fake_t *f)
+/* A scripted device on port (0: any free one). */
+static void fake_start_on(fake_t *f, int port)
 {
     memset(f, 0, sizeof *f);
     f->listener = socket(AF_INET, SOCK_STREAM, 0);
+    int one = 1;
+    setsockopt(f->listener, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
     struct sockaddr_in a = {0};
     a.sin_family = AF_INET;
+    a.sin_port = htons((uint16_t)port);
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     ck_assert_int_eq(bind(f->listener, (struct sockaddr *)&a, sizeof a), 0);
     ck_assert_int_eq(listen(f->listener, 4), 0);
@@ -421,6 +426,11 @@ static void fake_start(fake_t *f)
     getsockname(f->listener, (struct sockaddr *)&a, &al);
     f->port = ntohs(a.sin_port);
     pthread_create(&f->thread, NULL, fake_main, f);
+}
+
+static void fake_start(fake_t *f)
+{
+    fake_start_on(f, 0);
 }
 
 static void fake_stop(fake_t *f)
@@ -533,6 +543,193 @@ START_TEST(bridge_device_unplugged_mid_call)
 }
 END_TEST
 
+/* ---------------------------------------------------------------- nothing waits for a device */
+
+/* One HTTP POST of body to url ("http://127.0.0.1:PORT/mcp") on its own connection; the whole
+   response (headers and body; caller frees). session: the Mcp-Session-Id to send, or NULL. */
+static char *http_post(const char *url, const char *session, const char *body, double timeout_s)
+{
+    int port = 0;
+    ck_assert_int_eq(sscanf(url, "http://127.0.0.1:%d/", &port), 1);
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {0};
+    a.sin_family = AF_INET;
+    a.sin_port = htons((uint16_t)port);
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ck_assert_int_eq(connect(fd, (struct sockaddr *)&a, sizeof a), 0);
+    char head[512];
+    int n = snprintf(head, sizeof head,
+                     "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nContent-Type: application/json\r\n"
+                     "Accept: application/json, text/event-stream\r\nMcp-Protocol-Version: "
+                     "2025-06-18\r\n%s%s%sConnection: close\r\nContent-Length: %zu\r\n\r\n",
+                     port, session ? "Mcp-Session-Id: " : "", session ? session : "",
+                     session ? "\r\n" : "", strlen(body));
+    fake_send(fd, head);
+    (void)n;
+    fake_send(fd, body);
+    size_t cap = 1 << 16, len = 0;
+    char *out = calloc(1, cap);
+    double deadline = it_now() + timeout_s;
+    while (len + 1 < cap && it_now() < deadline) {
+        struct pollfd p = {fd, POLLIN, 0};
+        if (poll(&p, 1, (int)((deadline - it_now()) * 1000) + 1) != 1) continue;
+        ssize_t got = read(fd, out + len, cap - 1 - len);
+        if (got <= 0) break;
+        len += (size_t)got;
+    }
+    close(fd);
+    return out;
+}
+
+/* While a call waits 2 s on a slow device, every other transport and session is served at once
+   from the bridge's own state (ping, tools/list, initialize), and the queued calls come after. */
+START_TEST(bridge_slow_device_stalls_no_transport)
+{
+    fake_t f;
+    fake_start(&f);
+    char url[96];
+    snprintf(url, sizeof url, "tcp:127.0.0.1:%d", f.port);
+    const char *args[] = {"--device", url, "--stdio", "--tcp", "0", "--http", "0", NULL};
+    it_proc_t br;
+    it_conn_t *c = it_start_stdio(&br, args);
+    ck_assert_msg(c != NULL, "the bridge did not start (exit %d)", br.status);
+    initialize(c);
+    it_send(c, "{\"jsonrpc\":\"2.0\",\"id\":20,\"method\":\"tools/call\",\"params\":{\"name\":"
+               "\"slow\",\"arguments\":{\"ms\":2000}}}\n");
+    usleep(100 * 1000); /* the call is on the device's line */
+    double t0 = it_now();
+
+    it_conn_t *t = it_tcp_connect(br.tcp_port);
+    double t1 = it_now();
+    json_t *r = it_rpc(t, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n");
+    double ping_tcp = it_now() - t1;
+    it_result(r);
+    json_decref(r);
+    t1 = it_now();
+    r = it_rpc(t, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}\n");
+    double list_tcp = it_now() - t1;
+    ck_assert_ptr_nonnull(json_object_get(it_result(r), "tools"));
+    json_decref(r);
+
+    it_conn_t *t2 = it_tcp_connect(br.tcp_port); /* another MCP session on TCP */
+    r = it_rpc(t2, INIT);
+    t1 = it_now();
+    r = (json_decref(r), it_rpc(t2, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\"}\n"));
+    double ping_tcp2 = it_now() - t1;
+    it_result(r);
+    json_decref(r);
+
+    t1 = it_now();
+    char *resp = http_post(br.http, NULL, INIT, 5);
+    double init_http = it_now() - t1;
+    ck_assert_msg(strstr(resp, "mcpsim-bridge"), "%s", resp);
+    char sid[64] = "";
+    const char *h = resp;
+    while (*h && strncasecmp(h, "Mcp-Session-Id: ", 16) != 0) h++;
+    ck_assert_msg(*h, "%s", resp);
+    sscanf(h + 16, "%63[0-9a-f]", sid);
+    free(resp);
+    t1 = it_now();
+    resp = http_post(br.http, sid, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"ping\"}", 5);
+    double ping_http = it_now() - t1;
+    ck_assert_msg(strstr(resp, "\"result\":{}"), "%s", resp);
+    free(resp);
+    double stalled = it_now() - t0;
+    fprintf(stderr,
+            "bridge, a device call waiting 2 s: ping tcp %.1f ms, tools/list tcp %.1f ms, ping in "
+            "another tcp session %.1f ms, initialize http %.1f ms, ping http %.1f ms\n",
+            ping_tcp * 1e3, list_tcp * 1e3, ping_tcp2 * 1e3, init_http * 1e3, ping_http * 1e3);
+    ck_assert(ping_tcp < 0.1 && list_tcp < 0.1 && ping_tcp2 < 0.1 && init_http < 0.1 &&
+              ping_http < 0.1);
+    ck_assert(stalled < 1.0); /* all of it while the device still sleeps */
+
+    /* queued behind the slow call: a TCP call, then an HTTP POST whose thread waits */
+    it_send(t, "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":{\"name\":"
+               "\"slow\",\"arguments\":{\"ms\":10}}}\n");
+    char *line = it_read_line(c, 5); /* the stdio call first */
+    ck_assert_msg(line && strstr(line, "\"id\":20") && strstr(line, "\\\"slept\\\":2000"), "%s",
+                  line ? line : "(nothing)");
+    ck_assert(it_now() - t0 > 1.5);
+    free(line);
+    line = it_read_line(t, 5);
+    ck_assert_msg(line && strstr(line, "\"id\":5") && strstr(line, "\\\"slept\\\":10"), "%s",
+                  line ? line : "(nothing)");
+    free(line);
+    resp = http_post(br.http, sid,
+                     "{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"tools/call\",\"params\":{\"name\":"
+                     "\"slow\",\"arguments\":{\"ms\":300}}}",
+                     5);
+    ck_assert_msg(strstr(resp, "\"id\":6") && strstr(resp, "\\\"slept\\\":300"), "%s", resp);
+    free(resp);
+    ck_assert_int_eq(atomic_load(&f.overlaps), 0);
+    it_conn_close(t2);
+    it_conn_close(t);
+    finish(&br, c);
+    fake_stop(&f);
+}
+END_TEST
+
+/* stdin ends while a call still waits on the device: its answer is written, then the exit. */
+START_TEST(bridge_stdio_answers_before_exiting)
+{
+    fake_t f;
+    fake_start(&f);
+    char url[96];
+    snprintf(url, sizeof url, "tcp:127.0.0.1:%d", f.port);
+    const char *devices[] = {url, NULL};
+    it_proc_t br;
+    it_conn_t *c = start_bridge(&br, devices);
+    it_send(c, "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"slow\",\"params\":{\"ms\":300}}\n");
+    it_close_input(c);
+    char *line = it_read_line(c, 5);
+    ck_assert_msg(line && strstr(line, "\"id\":9,\"result\":{\"slept\":300}"), "%s",
+                  line ? line : "(nothing)");
+    free(line);
+    ck_assert_int_eq(it_wait_exit(&br), 0);
+    it_conn_close(c);
+    unlink(br.err_path);
+    fake_stop(&f);
+}
+END_TEST
+
+/* wait=1: a device that is not plugged in yet is waited for; its tools arrive with list_changed. */
+START_TEST(bridge_waits_for_a_device_plugged_in_later)
+{
+    fake_t probe; /* a port nobody listens on, for now */
+    fake_start(&probe);
+    int port = probe.port;
+    fake_stop(&probe);
+    char url[96];
+    snprintf(url, sizeof url, "tcp:127.0.0.1:%d?wait=1", port);
+    const char *devices[] = {url, NULL};
+    it_proc_t br;
+    it_conn_t *c = start_bridge(&br, devices);
+    char *err = it_stderr(&br);
+    ck_assert_msg(strstr(err, "waiting for it"), "%s", err);
+    free(err);
+    initialize(c);
+    size_t pages;
+    json_t *tools = all_tools(c, &pages);
+    ck_assert_uint_eq(json_array_size(tools), 0);
+    json_decref(tools);
+    json_t *r = call_tool(c, 10, "slow", "{\"ms\":1}");
+    ck_assert_int_eq(it_error_code(r), -32602);
+    json_decref(r);
+    fake_t f;
+    fake_start_on(&f, port); /* plugged in */
+    ck_assert_msg(wait_line(c, "notifications/tools/list_changed", IT_TIMEOUT),
+                  "no list_changed once the device came");
+    tools = all_tools(c, &pages);
+    ck_assert_ptr_nonnull(tool_named(tools, "slow"));
+    json_decref(tools);
+    r = call_tool(c, 11, "slow", "{\"ms\":1}");
+    ck_assert(!is_error_result(r));
+    json_decref(r);
+    finish(&br, c);
+    fake_stop(&f);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("it_bridge");
@@ -545,6 +742,9 @@ static Suite *suite(void)
     tcase_add_test(tc, bridge_scripted_device_noise_slow_answers_and_timeouts);
     tcase_add_test(tc, bridge_serialises_concurrent_clients);
     tcase_add_test(tc, bridge_device_unplugged_mid_call);
+    tcase_add_test(tc, bridge_slow_device_stalls_no_transport);
+    tcase_add_test(tc, bridge_stdio_answers_before_exiting);
+    tcase_add_test(tc, bridge_waits_for_a_device_plugged_in_later);
     suite_add_tcase(s, tc);
     return s;
 }

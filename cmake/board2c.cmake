@@ -220,6 +220,18 @@ function(_c_string out text path)
     set(${out} "\"${text}\"" PARENT_SCOPE)
 endfunction()
 
+# _rom_string(<out> <text> <path>): the name of a `static const char str_N[] FW_ROM` holding
+# text (appended to _strings_c): the board's texts stay in flash where the port keeps constant
+# data there (fw_config.h's FW_ROM; the core reads them in either space).
+set(_strings_c "")
+set(_string_n 0)
+macro(_rom_string out text path)
+    _c_string(_rom_lit "${text}" "${path}")
+    string(APPEND _strings_c "static const char str_${_string_n}[] FW_ROM = ${_rom_lit};\n")
+    set(${out} "str_${_string_n}")
+    math(EXPR _string_n "${_string_n} + 1")
+endmacro()
+
 # ---------------------------------------------------------------- the board file
 
 _c_escape(_file_c "${_file}" "") # for messages in the generated C
@@ -370,8 +382,8 @@ if(_pin_count GREATER 0)
                   "events on an adc_input need thresholds {\"high\", \"low\"} (raw counts)")
         endif()
 
-        _c_string(_name_c "${_pname}" "${_path}.name")
-        _c_string(_desc_c "${_desc}" "${_path}.description")
+        _rom_string(_name_c "${_pname}" "${_path}.name")
+        _rom_string(_desc_c "${_desc}" "${_path}.description")
         string(APPEND _pins_c
                "    {.number = ${_number},\n"
                "     .type = ${_type_c},\n"
@@ -535,9 +547,9 @@ get_filename_component(_h_name "${OUT_H}" NAME)
 set(_banner "generated from ${_file} by cmake/board2c.cmake; do not edit")
 string(REPLACE "*/" "* /" _banner "${_banner}")
 string(TOUPPER "MCPSIM_BOARD_${_stem}_H" _guard)
-_c_string(_device_c "${_device}" device)
-_c_string(_version_c "${_version}" version)
-_c_string(_platform_c "${_platform}" platform)
+_rom_string(_device_c "${_device}" device)
+_rom_string(_version_c "${_version}" version)
+_rom_string(_platform_c "${_platform}" platform)
 string(REPLACE "*/" "* /" _device_comment "${_device}")
 
 string(CONCAT _h "/* ${_h_name}: ${_banner}. */\n"
@@ -578,6 +590,7 @@ if(_chip_count GREATER 0)
                      "${_chip_count} I2C chips with a driver, more than FW_I2C_DEVICES_MAX\");\n")
 endif()
 string(APPEND _c "${_asserts}\n")
+string(APPEND _c "${_strings_c}\n")
 
 set(_pins_ref "NULL")
 if(_pin_count GREATER 0)

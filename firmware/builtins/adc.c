@@ -8,7 +8,7 @@ static fw_err_t adc_read_fn(fw_call_t *call)
     uint16_t raw = 0;
     fw_err_t err = fw_hal_adc_read(call->dev, pin->pin->number, &raw);
     if (err != FW_OK)
-        return fw_call_errorf(call, err, "adc_read on pin %u (%s) failed: %s",
+        return fw_call_errorf(call, err, FW_S("adc_read on pin %u (%s) failed: %s"),
                               (unsigned)pin->pin->number, pin->pin->name ? pin->pin->name : "",
                               fw_err_str(err));
     fw_jw_t *w = fw_call_result(call);
@@ -18,16 +18,21 @@ static fw_err_t adc_read_fn(fw_call_t *call)
     return FW_OK;
 }
 
-static const fw_param_t adc_read_params[] = {
-    {.name = "pin",
+/* Names in flash where constant data stays there (FW_ROM). */
+static const char s_pin[] FW_ROM = "pin";
+static const char s_adc_read[] FW_ROM = "adc_read";
+static const char s_adc[] FW_ROM = "adc";
+
+static const fw_param_t adc_read_params[] FW_ROM = {
+    {.name = s_pin,
      .type = FW_PARAM_PIN,
      .required = true,
      .description = FW_DESC("The analog input to read"),
      .pin_types = FW_PINMASK(FW_PIN_ADC_INPUT)},
 };
 
-static const fw_tool_t adc_tools[] = {
-    {.name = "adc_read",
+static const fw_tool_t adc_tools[] FW_ROM = {
+    {.name = s_adc_read,
      .description =
          FW_DESC("Take one analog reading of an adc_input pin. Returns the raw count (0 to "
                  "2^bits-1 of the board's ADC) and the voltage: \"volts\" (2 decimals) or "
@@ -38,4 +43,4 @@ static const fw_tool_t adc_tools[] = {
      .handler = adc_read_fn},
 };
 
-const fw_toolset_t fw_builtin_adc = {"adc", adc_tools, FW_ARRAY_LEN(adc_tools)};
+const fw_toolset_t fw_builtin_adc = {s_adc, adc_tools, FW_ARRAY_LEN(adc_tools)};

@@ -6,6 +6,15 @@
 
 #define DIGITAL_PINS (FW_PINMASK(FW_PIN_DIGITAL_OUTPUT) | FW_PINMASK(FW_PIN_DIGITAL_INPUT))
 
+/* Names in flash where constant data stays there (FW_ROM). */
+static const char s_pin[] FW_ROM = "pin";
+static const char s_value[] FW_ROM = "value";
+static const char s_mode[] FW_ROM = "mode";
+static const char s_gpio_write[] FW_ROM = "gpio_write";
+static const char s_gpio_read[] FW_ROM = "gpio_read";
+static const char s_pin_mode[] FW_ROM = "pin_mode";
+static const char s_gpio[] FW_ROM = "gpio";
+
 static const char *const mode_names[] = {"input", "input_pullup", "input_pulldown", "output", NULL};
 /* hal_pin_mode_t of each entry of mode_names. */
 static const uint8_t mode_values[] = {HAL_PIN_INPUT, HAL_PIN_INPUT_PULLUP, HAL_PIN_INPUT_PULLDOWN,
@@ -13,8 +22,8 @@ static const uint8_t mode_values[] = {HAL_PIN_INPUT, HAL_PIN_INPUT_PULLUP, HAL_P
 
 static fw_err_t hw_error(fw_call_t *call, const char *op, const fw_pin_def_t *def, fw_err_t err)
 {
-    return fw_call_errorf(call, err, "%s on pin %u (%s) failed: %s", op, (unsigned)def->number,
-                          def->name ? def->name : "", fw_err_str(err));
+    return fw_call_errorf(call, err, FW_S("%s on pin %u (%s) failed: %s"), op,
+                          (unsigned)def->number, def->name ? def->name : "", fw_err_str(err));
 }
 
 static fw_err_t gpio_write_fn(fw_call_t *call)
@@ -22,7 +31,7 @@ static fw_err_t gpio_write_fn(fw_call_t *call)
     const fw_arg_t *pin = fw_call_arg(call, "pin");
     bool level = fw_call_arg(call, "value")->i != 0;
     fw_err_t err = fw_hal_gpio_write(call->dev, pin->pin->number, level);
-    if (err != FW_OK) return hw_error(call, "gpio_write", pin->pin, err);
+    if (err != FW_OK) return hw_error(call, FW_S("gpio_write"), pin->pin, err);
     fw_device_pin_note_level(call->dev, pin->pin_index, level);
     fw_jw_t *w = fw_call_result(call);
     fw_write_pin_id(w, pin->pin);
@@ -35,7 +44,7 @@ static fw_err_t gpio_read_fn(fw_call_t *call)
     const fw_arg_t *pin = fw_call_arg(call, "pin");
     bool level = false;
     fw_err_t err = fw_hal_gpio_read(call->dev, pin->pin->number, &level);
-    if (err != FW_OK) return hw_error(call, "gpio_read", pin->pin, err);
+    if (err != FW_OK) return hw_error(call, FW_S("gpio_read"), pin->pin, err);
     fw_device_pin_note_level(call->dev, pin->pin_index, level);
     fw_jw_t *w = fw_call_result(call);
     fw_write_pin_id(w, pin->pin);
@@ -55,10 +64,10 @@ static fw_err_t pin_mode_fn(fw_call_t *call)
     const fw_arg_t *pin = fw_call_arg(call, "pin");
     size_t m = mode_index(fw_call_arg(call, "mode")->str);
     if (m >= FW_ARRAY_LEN(mode_values)) /* the schema's enum already refused it */
-        return fw_call_param_error(call, "mode", "unknown mode");
+        return fw_call_param_error(call, FW_S("mode"), FW_S("unknown mode"));
     hal_pin_mode_t mode = (hal_pin_mode_t)mode_values[m];
     fw_err_t err = fw_hal_gpio_mode(call->dev, pin->pin->number, mode);
-    if (err != FW_OK) return hw_error(call, "pin_mode", pin->pin, err);
+    if (err != FW_OK) return hw_error(call, FW_S("pin_mode"), pin->pin, err);
     fw_device_pin_note_mode(call->dev, pin->pin_index, mode);
     const fw_pin_state_t *st = fw_device_pin_state(call->dev, pin->pin_index);
     fw_jw_t *w = fw_call_result(call);
@@ -68,33 +77,33 @@ static fw_err_t pin_mode_fn(fw_call_t *call)
     return FW_OK;
 }
 
-static const fw_param_t gpio_write_params[] = {
-    {.name = "pin",
+static const fw_param_t gpio_write_params[] FW_ROM = {
+    {.name = s_pin,
      .type = FW_PARAM_PIN,
      .required = true,
      .description = FW_DESC("The digital output to drive"),
      .pin_types = FW_PINMASK(FW_PIN_DIGITAL_OUTPUT)},
-    {.name = "value",
+    {.name = s_value,
      .type = FW_PARAM_BOOLEAN,
      .required = true,
      .description = FW_DESC("true = HIGH, false = LOW")},
 };
 
-static const fw_param_t gpio_read_params[] = {
-    {.name = "pin",
+static const fw_param_t gpio_read_params[] FW_ROM = {
+    {.name = s_pin,
      .type = FW_PARAM_PIN,
      .required = true,
      .description = FW_DESC("The digital pin to read"),
      .pin_types = DIGITAL_PINS},
 };
 
-static const fw_param_t pin_mode_params[] = {
-    {.name = "pin",
+static const fw_param_t pin_mode_params[] FW_ROM = {
+    {.name = s_pin,
      .type = FW_PARAM_PIN,
      .required = true,
      .description = FW_DESC("The digital pin to reconfigure"),
      .pin_types = DIGITAL_PINS},
-    {.name = "mode",
+    {.name = s_mode,
      .type = FW_PARAM_STRING,
      .required = true,
      .description = FW_DESC("\"output\", or \"input\" / \"input_pullup\" / \"input_pulldown\" (no, "
@@ -102,15 +111,15 @@ static const fw_param_t pin_mode_params[] = {
      .enum_values = mode_names},
 };
 
-static const fw_tool_t gpio_tools[] = {
-    {.name = "gpio_write",
+static const fw_tool_t gpio_tools[] FW_ROM = {
+    {.name = s_gpio_write,
      .description =
          FW_DESC("Drive a digital output pin HIGH (value true) or LOW (value false). The pin "
                  "must be a digital_output; pin_mode can turn a digital input into one."),
      .params = gpio_write_params,
      .param_count = FW_ARRAY_LEN(gpio_write_params),
      .handler = gpio_write_fn},
-    {.name = "gpio_read",
+    {.name = s_gpio_read,
      .description =
          FW_DESC("Read the logic level of a digital pin: the level at an input, or the level "
                  "an output drives. value true = HIGH, false = LOW."),
@@ -120,12 +129,12 @@ static const fw_tool_t gpio_tools[] = {
      .handler = gpio_read_fn},
 };
 
-const fw_toolset_t fw_builtin_gpio = {"gpio", gpio_tools, FW_ARRAY_LEN(gpio_tools)};
+const fw_toolset_t fw_builtin_gpio = {s_gpio, gpio_tools, FW_ARRAY_LEN(gpio_tools)};
 
 /* pin_mode is a set of its own: MCP/U's tool set has no run-time reconfiguration, and the
    mcpu-min profile leaves it out of its standard list. */
-static const fw_tool_t pin_mode_tools[] = {
-    {.name = "pin_mode",
+static const fw_tool_t pin_mode_tools[] FW_ROM = {
+    {.name = s_pin_mode,
      .description =
          FW_DESC("Reconfigure a digital pin at run time: mode \"output\" makes it a "
                  "digital_output (for gpio_write); \"input\", \"input_pullup\" or "
@@ -135,4 +144,4 @@ static const fw_tool_t pin_mode_tools[] = {
      .handler = pin_mode_fn},
 };
 
-const fw_toolset_t fw_builtin_pin_mode = {"pin_mode", pin_mode_tools, FW_ARRAY_LEN(pin_mode_tools)};
+const fw_toolset_t fw_builtin_pin_mode = {s_pin_mode, pin_mode_tools, FW_ARRAY_LEN(pin_mode_tools)};

@@ -34,7 +34,7 @@ static void write_hex_addr(fw_jw_t *w, unsigned addr)
 
 static void write_bytes(fw_jw_t *w, const char *key, const uint8_t *bytes, size_t n)
 {
-    fw_jw_key(w, key);
+    (fw_jw_key)(w, key);
     fw_jw_arr_begin(w);
     for (size_t i = 0; i < n; i++) fw_jw_i64(w, bytes[i]);
     fw_jw_arr_end(w);

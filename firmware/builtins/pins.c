@@ -18,7 +18,7 @@ static fw_err_t no_capability(fw_call_t *call, const fw_pin_def_t *def, const ch
 
 static void kv_u64(fw_jw_t *w, const char *key, uint64_t v)
 {
-    fw_jw_key(w, key);
+    (fw_jw_key)(w, key);
     fw_jw_u64(w, v);
 }
 

@@ -10,7 +10,7 @@ static fw_err_t pwm_write_fn(fw_call_t *call)
     uint32_t freq_hz = freq->present ? (uint32_t)freq->i : 0u;
     fw_err_t err = fw_hal_pwm_write(call->dev, pin->pin->number, duty, freq_hz);
     if (err != FW_OK)
-        return fw_call_errorf(call, err, "pwm_write on pin %u (%s) failed: %s",
+        return fw_call_errorf(call, err, FW_S("pwm_write on pin %u (%s) failed: %s"),
                               (unsigned)pin->pin->number, pin->pin->name ? pin->pin->name : "",
                               fw_err_str(err));
     fw_device_pin_note_duty(call->dev, pin->pin_index, duty);
@@ -21,13 +21,20 @@ static fw_err_t pwm_write_fn(fw_call_t *call)
     return FW_OK;
 }
 
-static const fw_param_t pwm_write_params[] = {
-    {.name = "pin",
+/* Names in flash where constant data stays there (FW_ROM). */
+static const char s_pin[] FW_ROM = "pin";
+static const char s_duty[] FW_ROM = "duty";
+static const char s_frequency[] FW_ROM = "frequency";
+static const char s_pwm_write[] FW_ROM = "pwm_write";
+static const char s_pwm[] FW_ROM = "pwm";
+
+static const fw_param_t pwm_write_params[] FW_ROM = {
+    {.name = s_pin,
      .type = FW_PARAM_PIN,
      .required = true,
      .description = FW_DESC("The PWM output to set"),
      .pin_types = FW_PINMASK(FW_PIN_PWM_OUTPUT)},
-    {.name = "duty",
+    {.name = s_duty,
      .type = FW_PARAM_INTEGER,
      .required = true,
      .has_min = true,
@@ -36,7 +43,7 @@ static const fw_param_t pwm_write_params[] = {
          FW_DESC("Duty cycle 0..255: 0 = always low, 128 = about half, 255 = always high"),
      .min = 0,
      .max = 255},
-    {.name = "frequency",
+    {.name = s_frequency,
      .type = FW_PARAM_INTEGER,
      .has_min = true,
      .has_max = true,
@@ -45,8 +52,8 @@ static const fw_param_t pwm_write_params[] = {
      .max = 40000000},
 };
 
-static const fw_tool_t pwm_tools[] = {
-    {.name = "pwm_write",
+static const fw_tool_t pwm_tools[] FW_ROM = {
+    {.name = s_pwm_write,
      .description =
          FW_DESC("Set the PWM duty cycle (0..255) of a pwm_output pin, e.g. to dim an LED or "
                  "drive a motor; optionally set its frequency in Hz."),
@@ -55,4 +62,4 @@ static const fw_tool_t pwm_tools[] = {
      .handler = pwm_write_fn},
 };
 
-const fw_toolset_t fw_builtin_pwm = {"pwm", pwm_tools, FW_ARRAY_LEN(pwm_tools)};
+const fw_toolset_t fw_builtin_pwm = {s_pwm, pwm_tools, FW_ARRAY_LEN(pwm_tools)};

@@ -17,17 +17,17 @@ static hal_device_info_t chip_info(const fw_device_t *dev)
 /* A board's text member, "" when the board leaves it out (as get_info writes it). */
 static void kv_board_str(fw_jw_t *w, const char *key, const char *s)
 {
-    fw_jw_kv_str(w, key, s != NULL ? s : "");
+    (fw_jw_kv_str)(w, key, s != NULL ? s : "");
 }
 
 /* Members the port does not know (0, "" or NULL) are left out. */
 static void write_chip(fw_jw_t *w, hal_device_info_t info)
 {
-    if (info.chip != NULL && info.chip[0] != 0) fw_jw_kv_str(w, "chip", info.chip);
+    if (info.chip != NULL && fw_rd8(info.chip) != 0) fw_jw_kv_str(w, "chip", info.chip);
     if (info.cpu_mhz) fw_jw_kv_i64(w, "cpu_mhz", info.cpu_mhz);
     if (info.ram_bytes) fw_jw_kv_i64(w, "ram_bytes", info.ram_bytes);
     if (info.flash_bytes) fw_jw_kv_i64(w, "flash_bytes", info.flash_bytes);
-    if (info.unique_id != NULL && info.unique_id[0] != 0)
+    if (info.unique_id != NULL && fw_rd8(info.unique_id) != 0)
         fw_jw_kv_str(w, "unique_id", info.unique_id);
 }
 

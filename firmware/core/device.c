@@ -8,8 +8,8 @@
 
 /* ---------------------------------------------------------------- pin registry */
 
-static const char *const pin_type_names[FW_PIN_TYPE_COUNT] = {"digital_output", "digital_input",
-                                                              "pwm_output", "adc_input"};
+static const char pin_type_names[FW_PIN_TYPE_COUNT][15] FW_ROM = {"digital_output", "digital_input",
+                                                                  "pwm_output", "adc_input"};
 
 const char *fw_pin_type_name(fw_pin_type_t type)
 {
@@ -27,7 +27,7 @@ int fw_device_pin_index(const fw_device_t *dev, uint16_t number)
 int fw_pin_lookup_name(const fw_device_t *dev, const char *name)
 {
     for (int i = 0; i < dev->board->pin_count; i++)
-        if (strcmp(dev->board->pins[i].name, name) == 0) return i;
+        if (fw_streq(dev->board->pins[i].name, name)) return i;
     uint32_t number = 0;
     size_t n = 0;
     for (; n < 5 && name[n] >= '0' && name[n] <= '9'; n++)
@@ -55,7 +55,7 @@ uint8_t fw_device_i2c_buses(const fw_device_t *dev)
 
 static bool nonempty(const char *s)
 {
-    return s != NULL && s[0] != 0;
+    return s != NULL && fw_rd8(s) != 0;
 }
 
 static fw_err_t check_pin(const fw_pin_def_t *p)
@@ -82,7 +82,7 @@ static fw_err_t check_pins(const fw_board_t *b)
         if (err != FW_OK) return err;
         for (size_t j = 0; j < i; j++)
             if (b->pins[j].number == b->pins[i].number ||
-                strcmp(b->pins[j].name, b->pins[i].name) == 0)
+                fw_streq(b->pins[j].name, b->pins[i].name))
                 return FW_ERR_ARG;
     }
     return FW_OK;
@@ -126,10 +126,31 @@ static fw_err_t check_board(const fw_board_t *b)
 
 /* ---------------------------------------------------------------- tool registry */
 
+#if FW_ROM_SPLIT
+const char *fw_tool_name(const fw_tool_t *t)
+{
+    const char *name;
+    fw_rom_copy(&name, &t->name, sizeof name);
+    return name;
+}
+
+const fw_tool_t *fw_tool_load(fw_device_t *dev, const fw_tool_t *t)
+{
+    fw_rom_copy(&dev->tool_ram, t, sizeof dev->tool_ram);
+    size_t n = dev->tool_ram.param_count;
+    if (n > FW_PARAMS_MAX) n = FW_PARAMS_MAX; /* refused by params_valid */
+    if (dev->tool_ram.params != NULL) {
+        fw_rom_copy(dev->param_ram, dev->tool_ram.params, n * sizeof dev->param_ram[0]);
+        dev->tool_ram.params = dev->param_ram;
+    }
+    return &dev->tool_ram;
+}
+#endif
+
 static bool is_core_method(const fw_device_t *dev, const char *name)
 {
     for (size_t i = 0; i < fw_mcpu_method_count; i++)
-        if (strcmp(fw_mcpu_methods[i].name, name) == 0) return true;
+        if (fw_streq(fw_tool_name(&fw_mcpu_methods[i]), name)) return true;
     return dev->layer != NULL && dev->layer->method_named != NULL && dev->layer->method_named(name);
 }
 
@@ -149,27 +170,27 @@ static bool params_valid(const fw_tool_t *tool)
 #endif
         if (!FW_WITH_PARAM_BYTES && p->type == FW_PARAM_BYTES) return false;
         for (size_t j = 0; j < i; j++)
-            if (strcmp(tool->params[j].name, p->name) == 0) return false;
+            if (fw_streq(tool->params[j].name, p->name)) return false;
     }
     return true;
 }
 
-fw_err_t fw_device_add_tool(fw_device_t *dev, const fw_tool_t *tool)
+fw_err_t fw_device_add_tool(fw_device_t *dev, const fw_tool_t *rom_tool)
 {
-    if (dev == NULL || tool == NULL || !nonempty(tool->name) || tool->handler == NULL ||
-        !params_valid(tool))
-        return FW_ERR_ARG;
+    if (dev == NULL || rom_tool == NULL) return FW_ERR_ARG;
+    const fw_tool_t *tool = fw_tool_load(dev, rom_tool); /* the descriptor, readable */
+    if (!nonempty(tool->name) || tool->handler == NULL || !params_valid(tool)) return FW_ERR_ARG;
     if (fw_device_find_tool(dev, tool->name) != NULL || is_core_method(dev, tool->name))
         return FW_ERR_EXISTS;
     if (dev->tool_count >= FW_TOOLS_MAX) return FW_ERR_NO_SPACE;
-    dev->tools[dev->tool_count++] = tool;
+    dev->tools[dev->tool_count++] = rom_tool;
     return FW_OK;
 }
 
 const fw_tool_t *fw_device_find_tool(const fw_device_t *dev, const char *name)
 {
     for (size_t i = 0; i < dev->tool_count; i++)
-        if (strcmp(dev->tools[i]->name, name) == 0) return dev->tools[i];
+        if (fw_streq(fw_tool_name(dev->tools[i]), name)) return dev->tools[i];
     return NULL;
 }
 
@@ -464,16 +485,16 @@ void fw_adc_write_scaled_as(fw_jw_t *w, const fw_board_t *board, uint32_t raw,
 {
     uint32_t mv = fw_adc_to_mv(board, raw);
     if (board->adc_report == FW_ADC_REPORT_MV) {
-        fw_jw_kv_i64(w, mv_key, mv);
+        (fw_jw_kv_i64)(w, mv_key, mv);
         return;
     }
-    fw_jw_key(w, volts_key);
+    (fw_jw_key)(w, volts_key);
     fw_jw_hundredths(w, (int64_t)((mv + 5u) / 10u));
 }
 
 void fw_adc_write_scaled(fw_jw_t *w, const fw_board_t *board, uint32_t raw)
 {
-    fw_adc_write_scaled_as(w, board, raw, "volts", "mv");
+    fw_adc_write_scaled_as(w, board, raw, FW_S("volts"), FW_S("mv"));
 }
 
 /* t32 is taken as the latest time at or before now with those low 32 bits. */

@@ -48,21 +48,22 @@ static void trim_partial_utf8(out_t *o)
     }
 }
 
+/* s may be in flash (fw_rd8). */
 static void emit_str(out_t *o, const char *s)
 {
-    while (*s != '\0') {
-        emit(o, *s++);
+    for (char c; (c = (char)fw_rd8(s)) != '\0'; s++) {
+        emit(o, c);
     }
 }
 
 /* v in base 10 or 16, at least min_digits digits. */
 static void emit_uint(out_t *o, unsigned v, unsigned base, unsigned min_digits)
 {
-    static const char digits[] = "0123456789abcdef";
+    static const char digits[] FW_ROM = "0123456789abcdef";
     char tmp[sizeof(unsigned) * 8];
     unsigned n = 0;
     do {
-        tmp[n++] = digits[v % base];
+        tmp[n++] = (char)fw_rd8(&digits[v % base]);
         v /= base;
     } while (v != 0);
     while (n < min_digits) {
@@ -90,7 +91,7 @@ static void convert(out_t *o, char c, va_list *ap)
     switch (c) {
     case 's':
         s = va_arg(*ap, const char *);
-        emit_str(o, s != NULL ? s : "(null)");
+        emit_str(o, s != NULL ? s : FW_S("(null)"));
         break;
     case 'd':
         emit_int(o, va_arg(*ap, int));
@@ -111,6 +112,7 @@ static void convert(out_t *o, char c, va_list *ap)
     }
 }
 
+/* fmt (and each %s argument) may be in flash: read through fw_rd8. */
 size_t fw_vfmt(char *out, size_t cap, const char *fmt, va_list ap)
 {
     if (out == NULL || cap == 0) {
@@ -119,13 +121,18 @@ size_t fw_vfmt(char *out, size_t cap, const char *fmt, va_list ap)
     out_t o = {out, cap, 0, false};
     va_list aq;
     va_copy(aq, ap);
-    for (const char *p = fmt; p != NULL && *p != '\0'; p++) {
-        if (*p != '%') {
-            emit(&o, *p);
-        } else if (p[1] == '\0') {
+    for (const char *p = fmt; p != NULL; p++) {
+        char c = (char)fw_rd8(p);
+        if (c == '\0') {
+            break;
+        }
+        if (c != '%') {
+            emit(&o, c);
+        } else if ((c = (char)fw_rd8(p + 1)) == '\0') {
             emit(&o, '%');
         } else {
-            convert(&o, *++p, &aq);
+            p++;
+            convert(&o, c, &aq);
         }
     }
     va_end(aq);
@@ -135,6 +142,39 @@ size_t fw_vfmt(char *out, size_t cap, const char *fmt, va_list ap)
     out[o.len] = '\0';
     return o.len;
 }
+
+#if FW_ROM_SPLIT
+size_t fw_strlen(const char *s)
+{
+    size_t n = 0;
+    while (fw_rd8(s + n) != 0) {
+        n++;
+    }
+    return n;
+}
+
+bool fw_streq(const char *a, const char *b)
+{
+    for (;; a++, b++) {
+        uint8_t c = fw_rd8(a);
+        if (c != fw_rd8(b)) {
+            return false;
+        }
+        if (c == 0) {
+            return true;
+        }
+    }
+}
+
+void fw_rom_copy(void *dst, const void *src, size_t n)
+{
+    uint8_t *d = dst;
+    const uint8_t *s = src;
+    while (n-- > 0) {
+        *d++ = fw_rd8(s++);
+    }
+}
+#endif
 
 size_t fw_fmt(char *out, size_t cap, const char *fmt, ...)
 {

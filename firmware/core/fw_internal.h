@@ -3,6 +3,7 @@
 #define FW_INTERNAL_H
 
 #include <stdarg.h>
+#include <string.h>
 
 #include "fw_device.h"
 
@@ -48,6 +49,44 @@ size_t fw_framer_push(fw_framer_t *fr, const uint8_t *data, size_t len, fw_frame
 
 /* Writes the formatted text (the fw_call_errorf format subset) into out, always NUL-terminated,
    truncated to cap-1 bytes. Returns the length written. */
+/* Strings and descriptors that may be in flash (fw_config.h's FW_ROM; fmt.c): length,
+   equality and a copy into RAM, reading through fw_rd8; plain C where flash is not separate. */
+#if FW_ROM_SPLIT
+size_t fw_strlen(const char *s);
+bool fw_streq(const char *a, const char *b);
+void fw_rom_copy(void *dst, const void *src, size_t n);
+/* Declares `const type *name` pointing at a RAM copy of *src (a descriptor in flash or RAM). */
+#define FW_ROM_LOAD(type, name, src)                                                               \
+    type name##_rom_copy_;                                                                         \
+    fw_rom_copy(&name##_rom_copy_, (src), sizeof name##_rom_copy_);                                \
+    const type *name = &name##_rom_copy_
+#else
+#define fw_strlen(s) strlen(s)
+#define fw_streq(a, b) (strcmp((a), (b)) == 0)
+#define fw_rom_copy(dst, src, n) memcpy((dst), (src), (n))
+#define FW_ROM_LOAD(type, name, src) const type *name = (src)
+#endif
+
+/* Keeps a function out of its callers, so that its locals (a message buffer on an error path)
+   are on the stack only while it runs, not in every caller's frame: where RAM is scarcest (a
+   part whose constant data is apart, FW_ROM_SPLIT); elsewhere the compiler decides. */
+#if FW_ROM_SPLIT
+#define FW_NOINLINE __attribute__((noinline))
+#else
+#define FW_NOINLINE
+#endif
+
+/* A tool descriptor (in flash or RAM) as the call path reads it: where flash is separate, a
+   copy in dev->tool_ram with its parameters in dev->param_ram (valid until the next load);
+   elsewhere t itself. fw_tool_name reads just its name pointer. */
+#if FW_ROM_SPLIT
+const fw_tool_t *fw_tool_load(fw_device_t *dev, const fw_tool_t *t);
+const char *fw_tool_name(const fw_tool_t *t);
+#else
+#define fw_tool_load(dev, t) ((void)(dev), (t))
+#define fw_tool_name(t) ((t)->name)
+#endif
+
 size_t fw_vfmt(char *out, size_t cap, const char *fmt, va_list ap);
 size_t fw_fmt(char *out, size_t cap, const char *fmt, ...);
 

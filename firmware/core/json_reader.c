@@ -283,8 +283,8 @@ static fw_err_t scan_number(parser_t *ps, uint8_t *flags)
 
 static fw_err_t scan_literal(parser_t *ps, const char *lit)
 {
-    for (; *lit != '\0'; lit++) {
-        fw_err_t err = expect_byte(ps, (uint8_t)*lit);
+    for (; fw_rd8(lit) != '\0'; lit++) {
+        fw_err_t err = expect_byte(ps, fw_rd8(lit));
         if (err != FW_OK) {
             return err;
         }
@@ -369,7 +369,7 @@ static void close_container(parser_t *ps)
 }
 
 /* Spellings of the literals, indexed by fw_json_type_t. */
-static const char *const literals[] = {"null", "false", "true"};
+static const char literals[][6] FW_ROM = {"null", "false", "true"};
 
 /* A scalar: number or literal. */
 static fw_err_t parse_scalar(parser_t *ps, bool member)
@@ -529,7 +529,7 @@ static const fw_json_tok_t *tok_of(const fw_json_doc_t *doc, uint32_t tok, fw_js
     return &doc->toks[tok];
 }
 
-int32_t fw_json_obj_get(const fw_json_doc_t *doc, uint32_t obj, const char *key)
+int32_t(fw_json_obj_get)(const fw_json_doc_t *doc, uint32_t obj, const char *key)
 {
     const fw_json_tok_t *t = tok_of(doc, obj, FW_JSON_OBJECT);
     if (t == NULL || key == NULL) {
@@ -537,7 +537,7 @@ int32_t fw_json_obj_get(const fw_json_doc_t *doc, uint32_t obj, const char *key)
     }
     uint32_t k = obj + 1;
     for (uint32_t i = 0; i < t->count; i++) {
-        if (fw_json_str_eq(doc, k, key)) {
+        if ((fw_json_str_eq)(doc, k, key)) {
             return (int32_t)(k + 1);
         }
         k = doc->toks[k + 1].next;
@@ -636,7 +636,7 @@ static unsigned decode_char(const uint8_t *s, uint32_t *pos, uint8_t u[4])
     return utf8_encode(cp, u);
 }
 
-bool fw_json_str_eq(const fw_json_doc_t *doc, uint32_t tok, const char *s)
+bool(fw_json_str_eq)(const fw_json_doc_t *doc, uint32_t tok, const char *s)
 {
     const fw_json_tok_t *t = tok_of(doc, tok, FW_JSON_STRING);
     if (t == NULL || s == NULL) {
@@ -647,23 +647,24 @@ bool fw_json_str_eq(const fw_json_doc_t *doc, uint32_t tok, const char *s)
     size_t j = 0;
     if ((t->flags & FW_JSON_F_ESCAPED) == 0) {
         for (uint32_t i = t->start; i < t->end; i++, j++) {
-            if (want[j] != buf[i]) { /* also stops at the end of s: buf[i] is never NUL */
+            if (fw_rd8(want + j) != buf[i]) { /* also stops at the end of s: buf[i] is never NUL */
                 return false;
             }
         }
-        return want[j] == '\0';
+        return fw_rd8(want + j) == '\0';
     }
     uint32_t pos = t->start;
     while (pos < t->end) {
         uint8_t u[4];
         unsigned n = decode_char(buf, &pos, u);
         for (unsigned k = 0; k < n; k++, j++) {
-            if (want[j] != u[k] || want[j] == '\0') { /* a decoded \u0000 never matches */
+            uint8_t c = fw_rd8(want + j);
+            if (c != u[k] || c == '\0') { /* a decoded \u0000 never matches */
                 return false;
             }
         }
     }
-    return want[j] == '\0';
+    return fw_rd8(want + j) == '\0';
 }
 
 int32_t fw_json_str_decode(const fw_json_doc_t *doc, uint32_t tok, char *out, size_t cap)

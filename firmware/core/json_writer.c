@@ -9,6 +9,7 @@
  * that it is an object. A sink whose write is NULL discards the bytes (total still counts them).
  */
 _Static_assert(FW_JW_DEPTH_MAX >= 1 && FW_JW_DEPTH_MAX <= 31, "depth bits must fit uint32_t");
+_Static_assert(FW_JW_DEPTH_MAX < sizeof(fw_jw_mask_t) * 8, "depth bits must fit fw_jw_mask_t");
 _Static_assert(FW_JW_BUF_SIZE >= 1, "the writer needs a buffer");
 
 /* Longest number text: sign, 20 integer digits, point, 14 fraction digits, "e-308". */
@@ -29,14 +30,15 @@ static void flush_buf(fw_jw_t *w)
     w->used = 0;
 }
 
-/* Appends bytes, handing the buffer to the sink each time it fills. */
+/* Appends bytes (in flash or RAM: fw_rom_copy), handing the buffer to the sink each time it
+   fills. */
 static void put(fw_jw_t *w, const char *s, size_t n)
 {
     w->total += n;
     while (n > 0) {
         size_t room = sizeof w->buf - w->used;
         size_t k = n < room ? n : room;
-        memcpy(w->buf + w->used, s, k);
+        fw_rom_copy(w->buf + w->used, s, k);
         w->used += k;
         s += k;
         n -= k;
@@ -54,29 +56,29 @@ static void put_ch(fw_jw_t *w, char c)
 /* The escape of byte c (< 0x20, '"' or '\\'), RFC 8259 section 7. */
 static void put_escape(fw_jw_t *w, unsigned char c)
 {
-    static const char hex[] = "0123456789abcdef";
-    char e[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 0xf]};
+    static const char hex[] FW_ROM = "0123456789abcdef";
+    char e[6] = {'\\', 'u', '0', '0', (char)fw_rd8(&hex[c >> 4]), (char)fw_rd8(&hex[c & 0xf])};
     switch (c) {
     case '"':
-        put(w, "\\\"", 2);
+        put(w, FW_S("\\\""), 2);
         return;
     case '\\':
-        put(w, "\\\\", 2);
+        put(w, FW_S("\\\\"), 2);
         return;
     case '\n':
-        put(w, "\\n", 2);
+        put(w, FW_S("\\n"), 2);
         return;
     case '\r':
-        put(w, "\\r", 2);
+        put(w, FW_S("\\r"), 2);
         return;
     case '\t':
-        put(w, "\\t", 2);
+        put(w, FW_S("\\t"), 2);
         return;
     case '\b':
-        put(w, "\\b", 2);
+        put(w, FW_S("\\b"), 2);
         return;
     case '\f':
-        put(w, "\\f", 2);
+        put(w, FW_S("\\f"), 2);
         return;
     default:
         put(w, e, sizeof e);
@@ -89,7 +91,7 @@ static void put_escaped(fw_jw_t *w, const char *s, size_t n)
 {
     size_t start = 0;
     for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
+        unsigned char c = fw_rd8(s + i);
         if (c >= 0x20 && c != '"' && c != '\\') {
             continue;
         }
@@ -121,14 +123,14 @@ static bool in_object(const fw_jw_t *w)
 /* Writes the separator a new element at the current level needs; false when none may come. */
 static bool next_element(fw_jw_t *w)
 {
-    uint32_t bit = 1u << w->depth;
+    fw_jw_mask_t bit = (fw_jw_mask_t)(1u << w->depth);
     if (!(w->first_mask & bit)) {
         if (w->depth == 0) {
             return misuse(w); /* a document holds one value */
         }
         put_ch(w, ',');
     }
-    w->first_mask &= ~bit;
+    w->first_mask &= (fw_jw_mask_t)~bit;
     return true;
 }
 
@@ -158,9 +160,9 @@ static void open_container(fw_jw_t *w, bool object)
         return;
     }
     w->depth++;
-    uint32_t bit = 1u << w->depth;
+    fw_jw_mask_t bit = (fw_jw_mask_t)(1u << w->depth);
     w->first_mask |= bit;
-    w->obj_mask = object ? (w->obj_mask | bit) : (w->obj_mask & ~bit);
+    w->obj_mask = (fw_jw_mask_t)(object ? (w->obj_mask | bit) : (w->obj_mask & ~bit));
     put_ch(w, object ? '{' : '[');
 }
 
@@ -202,14 +204,14 @@ void fw_jw_arr_end(fw_jw_t *w)
     close_container(w, false);
 }
 
-void fw_jw_key(fw_jw_t *w, const char *key)
+void(fw_jw_key)(fw_jw_t *w, const char *key)
 {
     if (key == NULL || w->in_str || !in_object(w) || w->want_value) {
         misuse(w);
         return;
     }
     next_element(w);
-    put_quoted(w, key, strlen(key));
+    put_quoted(w, key, fw_strlen(key));
     put_ch(w, ':');
     w->want_value = true;
 }
@@ -235,7 +237,7 @@ void fw_jw_str(fw_jw_t *w, const char *s)
         misuse(w);
         return;
     }
-    fw_jw_strn(w, s, strlen(s));
+    fw_jw_strn(w, s, fw_strlen(s));
 }
 
 void fw_jw_str_begin(fw_jw_t *w)
@@ -280,6 +282,10 @@ fw_sink_t fw_jw_string_sink(fw_jw_t *w)
 
 /* ---------------------------------------------------------------- numbers */
 
+/* 8- and 16-bit parts print digits by bytes (u64_digits); the rest divide by 10 like this. */
+#define DIGITS_BY_BYTES (UINTPTR_MAX <= 0xffffu)
+
+#if FW_WITH_FLOAT || !DIGITS_BY_BYTES
 /*
  * v / 10 with *rem = v % 10, by shifts and adds (Hacker's Delight's divu10 carried to 64 bits):
  * the estimate is floor(v / 10) or one less, fixed by one correction step (checked against the
@@ -302,18 +308,45 @@ static uint64_t divu10(uint64_t v, unsigned *rem)
     *rem = (unsigned)r;
     return q;
 }
+#endif
 
-/* Decimal digits of v written backwards ending at end; returns the first digit. */
+/*
+ * Decimal digits of v written backwards ending at end; returns the first digit. On an 8- or
+ * 16-bit part each digit is the remainder of a long division of v's eight bytes by 10, most
+ * significant byte first: every step divides a number below 2560, so no 64-bit arithmetic is
+ * linked (libgcc's 64-bit shifts and adds of divu10 cost 600 bytes of flash on an AVR).
+ */
 static char *u64_digits(char *end, uint64_t v)
 {
+#if DIGITS_BY_BYTES
+    uint8_t b[8];
+    for (unsigned i = 8; i-- > 0;) {
+        b[i] = (uint8_t)v;
+        v >>= 8;
+    }
+    bool more;
+    do {
+        unsigned rem = 0;
+        more = false;
+        for (unsigned i = 0; i < 8; i++) {
+            unsigned x = (rem << 8) | b[i];
+            b[i] = (uint8_t)(x / 10u);
+            rem = x % 10u;
+            more |= b[i] != 0;
+        }
+        *--end = (char)('0' + rem);
+    } while (more);
+#else
     do {
         unsigned digit;
         v = divu10(v, &digit);
         *--end = (char)('0' + digit);
     } while (v != 0);
+#endif
     return end;
 }
 
+#if FW_WITH_FLOAT
 /* Appends the digits of v at p; returns the new end. */
 static char *append_u64(char *p, uint64_t v)
 {
@@ -323,6 +356,7 @@ static char *append_u64(char *p, uint64_t v)
     memcpy(p, first, n);
     return p + n;
 }
+#endif
 
 size_t fw_i64_text(char out[21], int64_t v)
 {
@@ -347,18 +381,14 @@ void fw_jw_u64(fw_jw_t *w, uint64_t v)
 
 void fw_jw_i64(fw_jw_t *w, int64_t v)
 {
-    char tmp[21];
-    /* 0 - (uint64_t)v is the magnitude even for INT64_MIN. */
-    uint64_t mag = v < 0 ? 0u - (uint64_t)v : (uint64_t)v;
-    char *first = u64_digits(tmp + sizeof tmp, mag);
-    if (v < 0) {
-        *--first = '-';
-    }
+    char text[21];
+    size_t n = fw_i64_text(text, v);
     if (begin_value(w)) {
-        put(w, first, (size_t)(tmp + sizeof tmp - first));
+        put(w, text, n);
     }
 }
 
+#if FW_WITH_FLOAT
 /* Fixed notation of a rounded value into p: [-]int[.frac], frac zero-padded to d digits. */
 static char *append_fixed(char *p, bool neg, uint64_t ip, uint64_t fp, unsigned d)
 {
@@ -377,6 +407,7 @@ static char *append_fixed(char *p, bool neg, uint64_t ip, uint64_t fp, unsigned 
     }
     return p;
 }
+#endif
 
 /* Drops trailing fraction zeros (and a bare point) of the number text [start, p). */
 static char *trim_fraction(char *start, char *p)
@@ -527,7 +558,7 @@ void fw_jw_double(fw_jw_t *w, double v)
         return;
     }
     if (!is_finite(v)) {
-        put(w, "null", 4);
+        put(w, FW_S("null"), 4);
         return;
     }
     put(w, num, (size_t)(append_double(num, v) - num));
@@ -546,7 +577,7 @@ void fw_jw_fixed(fw_jw_t *w, double v, unsigned decimals)
         return;
     }
     if (!is_finite(v)) {
-        put(w, "null", 4);
+        put(w, FW_S("null"), 4);
         return;
     }
     bool neg = v < 0;
@@ -564,24 +595,37 @@ void fw_jw_fixed(fw_jw_t *w, double v, unsigned decimals)
 
 #endif
 
+/* The digits of |scaled| with the point set `decimals` digits from the right (zeros padded
+   in front as needed): text only, no arithmetic on the value. */
 void fw_jw_decimal(fw_jw_t *w, int64_t scaled, unsigned decimals, bool trim)
 {
-    char num[NUM_MAX];
+    char num[NUM_MAX], digits[20];
     if (decimals > 9u) {
         misuse(w);
         return;
     }
     if (!begin_value(w)) return;
-    bool neg = scaled < 0;
-    uint64_t ip = neg ? 0u - (uint64_t)scaled : (uint64_t)scaled, fp = 0, unit = 1;
-    for (unsigned k = 0; k < decimals; k++, unit *= 10u) {
-        unsigned digit;
-        ip = divu10(ip, &digit);
-        fp += digit * unit;
+    uint64_t mag = scaled < 0 ? 0u - (uint64_t)scaled : (uint64_t)scaled;
+    char *first = u64_digits(digits + sizeof digits, mag);
+    size_t n = (size_t)(digits + sizeof digits - first);
+    char *p = num;
+    if (mag != 0 && scaled < 0) *p++ = '-';
+    if (n > decimals) {
+        memcpy(p, first, n - decimals);
+        p += n - decimals;
+        first += n - decimals;
+        n = decimals;
+    } else {
+        *p++ = '0';
     }
-    char *end = append_fixed(num, neg, ip, fp, decimals);
-    if (trim) end = trim_fraction(num, end);
-    put(w, num, (size_t)(end - num));
+    if (decimals > 0) {
+        *p++ = '.';
+        for (size_t z = n; z < decimals; z++) *p++ = '0';
+        memcpy(p, first, n);
+        p += n;
+    }
+    if (trim) p = trim_fraction(num, p);
+    put(w, num, (size_t)(p - num));
 }
 
 void fw_jw_hundredths(fw_jw_t *w, int64_t hundredths)
@@ -594,14 +638,14 @@ void fw_jw_hundredths(fw_jw_t *w, int64_t hundredths)
 void fw_jw_bool(fw_jw_t *w, bool v)
 {
     if (begin_value(w)) {
-        put(w, v ? "true" : "false", v ? 4u : 5u);
+        put(w, v ? FW_S("true") : FW_S("false"), v ? 4u : 5u);
     }
 }
 
 void fw_jw_null(fw_jw_t *w)
 {
     if (begin_value(w)) {
-        put(w, "null", 4);
+        put(w, FW_S("null"), 4);
     }
 }
 
@@ -616,21 +660,21 @@ void fw_jw_raw(fw_jw_t *w, const char *json, size_t n)
     }
 }
 
-void fw_jw_kv_str(fw_jw_t *w, const char *key, const char *s)
+void(fw_jw_kv_str)(fw_jw_t *w, const char *key, const char *s)
 {
-    fw_jw_key(w, key);
+    (fw_jw_key)(w, key);
     fw_jw_str(w, s);
 }
 
-void fw_jw_kv_i64(fw_jw_t *w, const char *key, int64_t v)
+void(fw_jw_kv_i64)(fw_jw_t *w, const char *key, int64_t v)
 {
-    fw_jw_key(w, key);
+    (fw_jw_key)(w, key);
     fw_jw_i64(w, v);
 }
 
-void fw_jw_kv_bool(fw_jw_t *w, const char *key, bool v)
+void(fw_jw_kv_bool)(fw_jw_t *w, const char *key, bool v)
 {
-    fw_jw_key(w, key);
+    (fw_jw_key)(w, key);
     fw_jw_bool(w, v);
 }
 

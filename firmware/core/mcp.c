@@ -130,14 +130,14 @@ static uint8_t client_caps(const fw_mcp_req_t *q, int32_t caps)
 
 static void empty_obj(fw_jw_t *w, const char *key)
 {
-    fw_jw_key(w, key);
+    (fw_jw_key)(w, key);
     fw_jw_obj_begin(w);
     fw_jw_obj_end(w);
 }
 
 static void list_changed(fw_jw_t *w, const char *key, bool subscribe)
 {
-    fw_jw_key(w, key);
+    (fw_jw_key)(w, key);
     fw_jw_obj_begin(w);
     if (subscribe) fw_jw_kv_bool(w, "subscribe", true);
     fw_jw_kv_bool(w, "listChanged", false);

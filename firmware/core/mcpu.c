@@ -15,7 +15,7 @@ void fw_write_device_info(fw_jw_t *w, const fw_board_t *b)
     fw_jw_kv_str(w, "version", or_empty(b->version));
     fw_jw_kv_str(w, "platform", or_empty(b->platform));
     fw_jw_kv_i64(w, "pin_count", b->pin_count);
-    fw_jw_kv_str(w, "core_version", FW_CORE_VERSION);
+    fw_jw_kv_str(w, "core_version", FW_S(FW_CORE_VERSION));
 }
 
 static fw_err_t get_info(fw_call_t *call)
@@ -28,7 +28,8 @@ static fw_err_t get_info(fw_call_t *call)
 
 bool fw_tool_listed(const fw_tool_t *t, bool with_user_tools)
 {
-    return with_user_tools || !(t->flags & FW_TOOL_USER_ONLY);
+    uint8_t flags = fw_rd8(&t->flags);
+    return with_user_tools || !(flags & FW_TOOL_USER_ONLY);
 }
 
 /* MCP/U's flags: readOnly and destructive only when set, and the polling suggestion. */
@@ -59,8 +60,9 @@ static void write_annotations(fw_jw_t *w, const fw_tool_t *t)
 #endif
 
 /* MCP requires inputSchema, so a board's omit_schemas applies to MCP/U only. */
-void fw_write_tool(fw_jw_t *w, const fw_board_t *b, const fw_tool_t *t, bool mcp)
+void fw_write_tool(fw_jw_t *w, const fw_board_t *b, const fw_tool_t *rom_tool, bool mcp)
 {
+    FW_ROM_LOAD(fw_tool_t, t, rom_tool);
     fw_jw_obj_begin(w);
     fw_jw_kv_str(w, "name", t->name);
     fw_jw_kv_str(w, "description", or_empty(t->description));
@@ -173,20 +175,25 @@ static fw_err_t list_tools(fw_call_t *call)
 
 /* ---------------------------------------------------------------- the method table */
 
-static const fw_param_t list_tools_params[] = {
-    {.name = "with_user_tools",
+/* Names in flash where constant data stays there (FW_ROM). */
+static const char s_with_user_tools[] FW_ROM = "with_user_tools";
+static const char s_get_info[] FW_ROM = "get_info";
+static const char s_list_tools[] FW_ROM = "list_tools";
+
+static const fw_param_t list_tools_params[] FW_ROM = {
+    {.name = s_with_user_tools,
      .type = FW_PARAM_BOOLEAN,
      .has_default = true,
      .def_int = 0,
      .description = FW_DESC("also list tools meant for the device's user only")},
 };
 
-const fw_tool_t fw_mcpu_methods[] = {
-    {.name = "get_info",
+const fw_tool_t fw_mcpu_methods[] FW_ROM = {
+    {.name = s_get_info,
      .description = FW_DESC("Device name, firmware version, platform and pin count"),
      .flags = FW_TOOL_READ_ONLY,
      .handler = get_info},
-    {.name = "list_tools",
+    {.name = s_list_tools,
      .description = FW_DESC("Tools with their input schemas, and the pin registry"),
      .params = list_tools_params,
      .param_count = FW_ARRAY_LEN(list_tools_params),

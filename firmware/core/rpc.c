@@ -23,7 +23,7 @@ static void resp_init(fw_resp_t *r, fw_jw_t *w, bool *batch_open)
     memset(r, 0, sizeof *r);
     r->w = w;
     r->batch_open = batch_open;
-    r->id = "null";
+    r->id = FW_S("null");
     r->id_len = 4;
 }
 
@@ -55,7 +55,7 @@ static void resp_begin(fw_resp_t *r)
         *r->batch_open = true;
     }
     fw_jw_obj_begin(r->w);
-    fw_jw_kv_str(r->w, "jsonrpc", "2.0");
+    fw_jw_kv_str(r->w, "jsonrpc", FW_S("2.0"));
     fw_jw_key(r->w, "id");
     if (r->id != NULL) {
         fw_jw_raw(r->w, r->id, r->id_len);
@@ -165,10 +165,10 @@ static bool resp_finish(fw_device_t *dev, fw_resp_t *r, fw_err_t err)
 
 /* ---------------------------------------------------------------- handler API */
 
-const fw_arg_t *fw_call_arg(const fw_call_t *call, const char *name)
+const fw_arg_t *(fw_call_arg)(const fw_call_t *call, const char *name)
 {
     for (size_t i = 0; i < call->tool->param_count; i++)
-        if (strcmp(call->tool->params[i].name, name) == 0) return &call->args[i];
+        if (fw_streq(call->tool->params[i].name, name)) return &call->args[i];
     return NULL;
 }
 
@@ -204,16 +204,16 @@ fw_err_t fw_call_param_error(fw_call_t *call, const char *path, const char *fmt,
         fw_issue_t *is = &r->issues[r->issue_count++];
         va_list ap;
         va_start(ap, fmt);
-        fw_fmt(is->path, sizeof is->path, "%s", path != NULL ? path : "");
+        fw_fmt(is->path, sizeof is->path, FW_S("%s"), path != NULL ? path : FW_S(""));
         fw_vfmt(is->message, sizeof is->message, fmt, ap);
         va_end(ap);
     } else if (r->issues_dropped < UINT8_MAX) {
         r->issues_dropped++;
     }
     unsigned more = (unsigned)r->issue_count + r->issues_dropped - 1u;
-    size_t len = fw_fmt(r->message, sizeof r->message, "invalid params: %s: %s", r->issues[0].path,
-                        r->issues[0].message);
-    if (more > 0) fw_fmt(r->message + len, sizeof r->message - len, " (and %u more)", more);
+    size_t len = fw_fmt(r->message, sizeof r->message, FW_S("invalid params: %s: %s"),
+                        r->issues[0].path, r->issues[0].message);
+    if (more > 0) fw_fmt(r->message + len, sizeof r->message - len, FW_S(" (and %u more)"), more);
     r->err = FW_ERR_INVALID_PARAMS;
     return FW_ERR_INVALID_PARAMS;
 }
@@ -262,9 +262,10 @@ fw_err_t fw_rpc_run_tool(fw_call_t *call, const fw_tool_t *tool, const fw_json_d
 static const fw_tool_t *find_method(const fw_device_t *dev, const fw_json_doc_t *doc, uint32_t tok)
 {
     for (size_t i = 0; i < fw_mcpu_method_count; i++)
-        if (fw_json_str_eq(doc, tok, fw_mcpu_methods[i].name)) return &fw_mcpu_methods[i];
+        if ((fw_json_str_eq)(doc, tok, fw_tool_name(&fw_mcpu_methods[i])))
+            return &fw_mcpu_methods[i];
     for (size_t i = 0; i < dev->tool_count; i++)
-        if (fw_json_str_eq(doc, tok, dev->tools[i]->name)) return dev->tools[i];
+        if ((fw_json_str_eq)(doc, tok, fw_tool_name(dev->tools[i]))) return dev->tools[i];
     return NULL;
 }
 
@@ -276,8 +277,18 @@ static const char *tok_name(const fw_json_doc_t *doc, uint32_t tok, char *out, s
     size_t n = cap - 4;
     while (n > 0 && ((unsigned char)doc->buf[t->start + n] & 0xC0u) == 0x80u) n--;
     memcpy(out, doc->buf + t->start, n);
-    memcpy(out + n, "...", 4);
+    fw_rom_copy(out + n, FW_S("..."), 4);
     return out;
+}
+
+/* Not inlined: its buffer would sit in dispatch's frame under every call. */
+FW_NOINLINE static bool method_not_found(fw_device_t *dev, const fw_json_doc_t *doc,
+                                         uint32_t method, fw_resp_t *r)
+{
+    char name[48];
+    resp_fail(r, FW_ERR_METHOD_NOT_FOUND, FW_S("method '%s' not found"),
+              tok_name(doc, method, name, sizeof name));
+    return resp_error(dev, r, FW_ERR_METHOD_NOT_FOUND);
 }
 
 /*
@@ -294,12 +305,8 @@ static bool dispatch(fw_device_t *dev, const fw_json_doc_t *doc, uint32_t req, f
                          ? layer->method_find(doc, (uint32_t)method)
                          : NULL;
     const fw_tool_t *tool = lm != NULL ? NULL : find_method(dev, doc, (uint32_t)method);
-    if (lm == NULL && tool == NULL) {
-        char name[48];
-        resp_fail(r, FW_ERR_METHOD_NOT_FOUND, "method '%s' not found",
-                  tok_name(doc, (uint32_t)method, name, sizeof name));
-        return resp_error(dev, r, FW_ERR_METHOD_NOT_FOUND);
-    }
+    if (lm == NULL && tool == NULL) return method_not_found(dev, doc, (uint32_t)method, r);
+    if (tool != NULL) tool = fw_tool_load(dev, tool); /* its descriptor, readable */
     fw_call_t *call = &dev->call;
     memset(call, 0, sizeof *call);
     call->dev = dev;
@@ -343,23 +350,23 @@ static const char *envelope_problem(const fw_json_doc_t *doc, uint32_t req)
     int32_t method = fw_json_obj_get(doc, req, "method");
     int32_t id = fw_json_obj_get(doc, req, "id");
     int32_t params = fw_json_obj_get(doc, req, "params");
-    if (version < 0) return "'jsonrpc' is missing (it must be \"2.0\")";
-    if (!fw_json_str_eq(doc, (uint32_t)version, "2.0")) return "'jsonrpc' must be \"2.0\"";
-    if (method < 0) return "'method' is missing";
-    if (doc->toks[method].type != FW_JSON_STRING) return "'method' must be a string";
+    if (version < 0) return FW_S("'jsonrpc' is missing (it must be \"2.0\")");
+    if (!fw_json_str_eq(doc, (uint32_t)version, "2.0")) return FW_S("'jsonrpc' must be \"2.0\"");
+    if (method < 0) return FW_S("'method' is missing");
+    if (doc->toks[method].type != FW_JSON_STRING) return FW_S("'method' must be a string");
     if (id >= 0 && !valid_id_type(doc->toks[id].type))
-        return "'id' must be a string, a number or null";
+        return FW_S("'id' must be a string, a number or null");
     if (params >= 0 && doc->toks[params].type != FW_JSON_OBJECT &&
         doc->toks[params].type != FW_JSON_ARRAY)
-        return "'params' must be an object or an array";
+        return FW_S("'params' must be an object or an array");
     return NULL;
 }
 
 static const char *type_name(uint8_t type)
 {
-    static const char *const names[] = {"null",   "boolean", "boolean", "number",
-                                        "string", "array",   "object"};
-    return type < FW_ARRAY_LEN(names) ? names[type] : "?";
+    static const char names[][8] FW_ROM = {"null",   "boolean", "boolean", "number",
+                                           "string", "array",   "object"};
+    return type < FW_ARRAY_LEN(names) ? names[type] : FW_S("?");
 }
 
 /*
@@ -389,7 +396,7 @@ static bool handle_one(fw_device_t *dev, const fw_json_doc_t *doc, uint32_t req,
     dev->scratch_used = 0;
     if (doc->toks[req].type != FW_JSON_OBJECT) {
         dev->counters.requests++;
-        resp_fail(r, FW_ERR_INVALID_REQUEST, "request must be a JSON object (got %s)",
+        resp_fail(r, FW_ERR_INVALID_REQUEST, FW_S("request must be a JSON object (got %s)"),
                   type_name(doc->toks[req].type));
         return resp_error(dev, r, FW_ERR_INVALID_REQUEST);
     }
@@ -401,7 +408,7 @@ static bool handle_one(fw_device_t *dev, const fw_json_doc_t *doc, uint32_t req,
     if (id >= 0 && valid_id_type(doc->toks[id].type)) take_id(r, doc, (uint32_t)id);
     const char *problem = envelope_problem(doc, req);
     if (problem != NULL) {
-        resp_fail(r, FW_ERR_INVALID_REQUEST, "%s", problem);
+        resp_fail(r, FW_ERR_INVALID_REQUEST, FW_S("%s"), problem);
         return resp_error(dev, r, FW_ERR_INVALID_REQUEST);
     }
     if (id >= 0 && dev->layer != NULL && dev->layer->take_cancelled != NULL &&
@@ -435,17 +442,17 @@ static bool reject_unparsed(fw_device_t *dev, fw_jw_t *w, const fw_json_doc_t *d
 {
     if (err == FW_ERR_JSON_NOMEM && doc->len > FW_MSG_MAX - 1u)
         return reject_message(dev, w, FW_ERR_JSON_NOMEM,
-                              "request of %u bytes is over FW_MSG_MAX (at most %u)",
+                              FW_S("request of %u bytes is over FW_MSG_MAX (at most %u)"),
                               (unsigned)doc->len, (unsigned)FW_MSG_MAX - 1u);
     if (err == FW_ERR_JSON_NOMEM)
         return reject_message(dev, w, FW_ERR_JSON_NOMEM,
-                              "request has more than %u JSON tokens (FW_JSON_TOKENS_MAX)",
+                              FW_S("request has more than %u JSON tokens (FW_JSON_TOKENS_MAX)"),
                               (unsigned)FW_JSON_TOKENS_MAX);
     if (err == FW_ERR_JSON_DEPTH)
         return reject_message(dev, w, FW_ERR_JSON_DEPTH,
-                              "request nests deeper than %u levels (FW_JSON_DEPTH_MAX)",
+                              FW_S("request nests deeper than %u levels (FW_JSON_DEPTH_MAX)"),
                               (unsigned)FW_JSON_DEPTH_MAX);
-    return reject_message(dev, w, FW_ERR_JSON_INVALID, "parse error at byte %u",
+    return reject_message(dev, w, FW_ERR_JSON_INVALID, FW_S("parse error at byte %u"),
                           (unsigned)doc->err_pos);
 }
 
@@ -456,10 +463,10 @@ static bool handle_batch(fw_device_t *dev, const fw_json_doc_t *doc, fw_jw_t *w)
     bool open = false;
     if (n == 0)
         return reject_message(dev, w, FW_ERR_INVALID_REQUEST,
-                              "empty batch: a batch array must hold at least one request");
+                              FW_S("empty batch: a batch array must hold at least one request"));
     if (n > FW_BATCH_MAX)
         return reject_message(dev, w, FW_ERR_BATCH_TOO_LARGE,
-                              "batch has %u requests; at most %u are allowed (FW_BATCH_MAX)",
+                              FW_S("batch has %u requests; at most %u are allowed (FW_BATCH_MAX)"),
                               (unsigned)n, (unsigned)FW_BATCH_MAX);
     for (uint32_t i = 0, e = 1; i < n; i++, e = doc->toks[e].next)
         handle_one(dev, doc, e, w, &open);
@@ -472,7 +479,7 @@ static bool handle_batch(fw_device_t *dev, const fw_json_doc_t *doc, fw_jw_t *w)
 {
     (void)doc;
     return reject_message(dev, w, FW_ERR_INVALID_REQUEST,
-                          "batches are not supported by this build (FW_WITH_BATCH 0)");
+                          FW_S("batches are not supported by this build (FW_WITH_BATCH 0)"));
 }
 #endif
 
@@ -529,13 +536,14 @@ bool fw_device_handle(fw_device_t *dev, const char *msg, size_t len, fw_sink_t o
 
 /* ---------------------------------------------------------------- byte streams */
 
-static void write_overlong(fw_device_t *dev, const fw_msg_sink_t *out)
+/* Not inlined: its writer would sit in fw_rpc_feed's frame under every request's. */
+FW_NOINLINE static void write_overlong(fw_device_t *dev, const fw_msg_sink_t *out)
 {
     fw_jw_t w;
     fw_jw_init(&w, (fw_sink_t){out->write, out->ctx});
     dev->counters.overlong_lines++;
     reject_message(dev, &w, FW_ERR_LINE_TOO_LONG,
-                   "line exceeds %u bytes (FW_LINE_MAX); discarded up to the next newline",
+                   FW_S("line exceeds %u bytes (FW_LINE_MAX); discarded up to the next newline"),
                    (unsigned)FW_LINE_MAX);
     fw_jw_flush(&w);
     fw_msg_sink_end(out);

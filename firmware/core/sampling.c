@@ -218,7 +218,7 @@ static uint64_t avg_hundredths(const fw_pin_sampling_t *st)
 
 static void kv_u64(fw_jw_t *w, const char *key, uint64_t v)
 {
-    fw_jw_key(w, key);
+    (fw_jw_key)(w, key);
     fw_jw_u64(w, v);
 }
 

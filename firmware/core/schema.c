@@ -78,9 +78,9 @@ static const char *num_text(char *out, size_t cap, double v)
 
 static const char *json_type_name(uint8_t type)
 {
-    static const char *const names[] = {"null",   "boolean", "boolean", "number",
-                                        "string", "array",   "object"};
-    return type < FW_ARRAY_LEN(names) ? names[type] : "?";
+    static const char names[][8] FW_ROM = {"null",   "boolean", "boolean", "number",
+                                           "string", "array",   "object"};
+    return type < FW_ARRAY_LEN(names) ? names[type] : FW_S("?");
 }
 
 /* The raw text of a token, cut to fit out (for "got 2.5" in messages). */
@@ -112,7 +112,7 @@ static fw_err_t issue(const bind_ctx_t *b, const char *fmt, const char *a)
 static fw_err_t wrong_type(const bind_ctx_t *b, const char *want)
 {
     const char *got = json_type_name(b->doc->toks[b->tok].type);
-    return fw_call_param_error(b->call, b->param->name, "must be %s (got %s)", want, got);
+    return fw_call_param_error(b->call, b->param->name, FW_S("must be %s (got %s)"), want, got);
 }
 
 /* min/max of INTEGER values and of STRING/BYTES lengths. */
@@ -122,11 +122,11 @@ static fw_err_t check_range(const bind_ctx_t *b, fw_int_t v, const char *unit)
     char num[21];
     if (p->has_min && v < p->min)
         return fw_call_param_error(b->call, p->name,
-                                   unit ? "must have at least %s %s" : "must be >= %s",
+                                   unit ? FW_S("must have at least %s %s") : FW_S("must be >= %s"),
                                    int_text(num, p->min), unit);
     if (p->has_max && v > p->max)
         return fw_call_param_error(b->call, p->name,
-                                   unit ? "must have at most %s %s" : "must be <= %s",
+                                   unit ? FW_S("must have at most %s %s") : FW_S("must be <= %s"),
                                    int_text(num, p->max), unit);
     return FW_OK;
 }
@@ -138,24 +138,25 @@ static fw_err_t check_num_range(const bind_ctx_t *b, double v)
     const fw_param_t *p = b->param;
     char num[32];
     if (p->has_min && v < p->number->min)
-        return fw_call_param_error(b->call, p->name, "must be >= %s",
+        return fw_call_param_error(b->call, p->name, FW_S("must be >= %s"),
                                    num_text(num, sizeof num, p->number->min));
     if (p->has_max && v > p->number->max)
-        return fw_call_param_error(b->call, p->name, "must be <= %s",
+        return fw_call_param_error(b->call, p->name, FW_S("must be <= %s"),
                                    num_text(num, sizeof num, p->number->max));
     return FW_OK;
 }
 #endif
 
-static fw_err_t bind_integer(const bind_ctx_t *b)
+FW_NOINLINE static fw_err_t bind_integer(const bind_ctx_t *b)
 {
     const fw_json_tok_t *t = &b->doc->toks[b->tok];
     char text[24];
-    if (t->type != FW_JSON_NUMBER) return wrong_type(b, "an integer");
+    if (t->type != FW_JSON_NUMBER) return wrong_type(b, FW_S("an integer"));
     if (!(t->flags & FW_JSON_F_INTEGER))
-        return issue(b, "must be an integer (got %s)", tok_text(text, sizeof text, b->doc, b->tok));
+        return issue(b, FW_S("must be an integer (got %s)"),
+                     tok_text(text, sizeof text, b->doc, b->tok));
     if (get_int(b->doc, b->tok, &b->arg->i) != FW_OK)
-        return issue(b, "%s does not fit a " STR(FW_INT_BITS) "-bit integer",
+        return issue(b, FW_S("%s does not fit a " STR(FW_INT_BITS) "-bit integer"),
                      tok_text(text, sizeof text, b->doc, b->tok));
     return check_range(b, b->arg->i, NULL);
 }
@@ -164,9 +165,9 @@ static fw_err_t bind_integer(const bind_ctx_t *b)
 static fw_err_t bind_number(const bind_ctx_t *b)
 {
     char text[24];
-    if (b->doc->toks[b->tok].type != FW_JSON_NUMBER) return wrong_type(b, "a number");
+    if (b->doc->toks[b->tok].type != FW_JSON_NUMBER) return wrong_type(b, FW_S("a number"));
     if (fw_json_get_double(b->doc, b->tok, &b->arg->num) != FW_OK || !is_finite(b->arg->num))
-        return issue(b, "%s is out of range", tok_text(text, sizeof text, b->doc, b->tok));
+        return issue(b, FW_S("%s is out of range"), tok_text(text, sizeof text, b->doc, b->tok));
     double v = b->arg->num;
     b->arg->i = v > -9.2e18 && v < 9.2e18 ? (fw_int_t)v : 0;
     return check_num_range(b, v);
@@ -212,10 +213,10 @@ const fw_number_ops_t fw_number_ops = {
 };
 #endif
 
-static fw_err_t bind_boolean(const bind_ctx_t *b)
+FW_NOINLINE static fw_err_t bind_boolean(const bind_ctx_t *b)
 {
     uint8_t type = b->doc->toks[b->tok].type;
-    if (type != FW_JSON_TRUE && type != FW_JSON_FALSE) return wrong_type(b, "true or false");
+    if (type != FW_JSON_TRUE && type != FW_JSON_FALSE) return wrong_type(b, FW_S("true or false"));
     b->arg->i = type == FW_JSON_TRUE;
     return FW_OK;
 }
@@ -229,8 +230,8 @@ static char *decode_to_scratch(const bind_ctx_t *b, size_t *len)
     int32_t n = s ? fw_json_str_decode(b->doc, b->tok, s, raw + 1) : FW_ERR_NO_SPACE;
     if (n < 0) {
         fw_call_param_error(b->call, b->param->name,
-                            "is too long for the argument buffer (FW_SCRATCH_SIZE %u bytes per "
-                            "call)",
+                            FW_S("is too long for the argument buffer (FW_SCRATCH_SIZE %u bytes "
+                                 "per call)"),
                             (unsigned)FW_SCRATCH_SIZE);
         return NULL;
     }
@@ -251,7 +252,7 @@ static const char *enum_list(char *out, size_t cap, const char *const *values)
     size_t len = 0;
     out[0] = 0;
     for (size_t i = 0; values[i] != NULL; i++)
-        len += fw_fmt(out + len, cap - len, i ? ", %s" : "%s", values[i]);
+        len += fw_fmt(out + len, cap - len, i ? FW_S(", %s") : FW_S("%s"), values[i]);
     return out;
 }
 
@@ -260,19 +261,20 @@ static fw_err_t check_enum(const bind_ctx_t *b, const char *s)
     const char *const *values = b->param->enum_values;
     if (values == NULL) return FW_OK;
     for (size_t i = 0; values[i] != NULL; i++)
-        if (strcmp(values[i], s) == 0) return FW_OK;
+        if (fw_streq(values[i], s)) return FW_OK;
     char list[80];
-    return issue(b, "must be one of: %s", enum_list(list, sizeof list, values));
+    return issue(b, FW_S("must be one of: %s"), enum_list(list, sizeof list, values));
 }
 
-static fw_err_t bind_string(const bind_ctx_t *b)
+FW_NOINLINE static fw_err_t bind_string(const bind_ctx_t *b)
 {
-    if (b->doc->toks[b->tok].type != FW_JSON_STRING) return wrong_type(b, "a string");
+    if (b->doc->toks[b->tok].type != FW_JSON_STRING) return wrong_type(b, FW_S("a string"));
     size_t len;
     char *s = decode_to_scratch(b, &len);
     if (s == NULL) return FW_ERR_INVALID_PARAMS;
-    if (memchr(s, 0, len) != NULL) return issue(b, "%s", "must not contain NUL characters");
-    fw_err_t err = check_range(b, (fw_int_t)utf8_chars(s, len), "characters");
+    if (memchr(s, 0, len) != NULL)
+        return issue(b, FW_S("%s"), FW_S("must not contain NUL characters"));
+    fw_err_t err = check_range(b, (fw_int_t)utf8_chars(s, len), FW_S("characters"));
     if (err == FW_OK) err = check_enum(b, s);
     b->arg->str = s;
     b->arg->len = len;
@@ -286,23 +288,25 @@ static const char *mask_text(char *out, size_t cap, uint8_t mask)
     out[0] = 0;
     for (unsigned t = 0; t < FW_PIN_TYPE_COUNT; t++)
         if (mask & FW_PINMASK(t))
-            len += fw_fmt(out + len, cap - len, len ? " or %s" : "%s",
+            len += fw_fmt(out + len, cap - len, len ? FW_S(" or %s") : FW_S("%s"),
                           fw_pin_type_name((fw_pin_type_t)t));
     return out;
 }
 
 /* The pin at registry index idx, if the parameter accepts its current type. */
-static fw_err_t bind_pin_index(const bind_ctx_t *b, int idx)
+FW_NOINLINE static fw_err_t bind_pin_index(const bind_ctx_t *b, int idx)
 {
     const fw_device_t *dev = b->call->dev;
     const fw_pin_def_t *def = &dev->board->pins[idx];
     uint8_t type = dev->pins[idx].type;
     uint8_t mask = b->param->pin_types;
     if (mask != 0 && !(mask & FW_PINMASK(type))) {
-        char need[64];
+        /* the message is cut at FW_ISSUE_TEXT_MAX anyway: the first type or two fit */
+        char need[FW_ISSUE_TEXT_MAX < 64 ? 32 : 64];
         return fw_call_param_error(
-            b->call, b->param->name, "pin %u (%s) is %s; this tool needs %s", (unsigned)def->number,
-            def->name, fw_pin_type_name((fw_pin_type_t)type), mask_text(need, sizeof need, mask));
+            b->call, b->param->name, FW_S("pin %u (%s) is %s; this tool needs %s"),
+            (unsigned)def->number, def->name, fw_pin_type_name((fw_pin_type_t)type),
+            mask_text(need, sizeof need, mask));
     }
     b->arg->i = def->number;
     b->arg->pin = def;
@@ -317,12 +321,13 @@ static fw_err_t bind_pin_number(const bind_ctx_t *b, fw_int_t number)
                   : -1;
     if (idx < 0) {
         char text[24];
-        return issue(b, "no pin %s on this board", tok_text(text, sizeof text, b->doc, b->tok));
+        return issue(b, FW_S("no pin %s on this board"),
+                     tok_text(text, sizeof text, b->doc, b->tok));
     }
     return bind_pin_index(b, idx);
 }
 
-static fw_err_t bind_pin(const bind_ctx_t *b)
+FW_NOINLINE static fw_err_t bind_pin(const bind_ctx_t *b)
 {
     const fw_json_tok_t *t = &b->doc->toks[b->tok];
     fw_int_t number;
@@ -330,18 +335,18 @@ static fw_err_t bind_pin(const bind_ctx_t *b)
         return bind_pin_number(b, number);
     if (t->type == FW_JSON_NUMBER) {
         char text[24];
-        return issue(b, "must be a pin number or name (got %s)",
+        return issue(b, FW_S("must be a pin number or name (got %s)"),
                      tok_text(text, sizeof text, b->doc, b->tok));
     }
-    if (t->type != FW_JSON_STRING) return wrong_type(b, "a pin number or name");
+    if (t->type != FW_JSON_STRING) return wrong_type(b, FW_S("a pin number or name"));
     size_t len;
     char *name = decode_to_scratch(b, &len);
     if (name == NULL) return FW_ERR_INVALID_PARAMS;
     int idx = memchr(name, 0, len) ? -1 : fw_pin_lookup_name(b->call->dev, name);
     if (idx < 0) {
         char shown[24];
-        fw_fmt(shown, sizeof shown, "%s", name);
-        return issue(b, "no pin named '%s' on this board", shown);
+        fw_fmt(shown, sizeof shown, FW_S("%s"), name);
+        return issue(b, FW_S("no pin named '%s' on this board"), shown);
     }
     return bind_pin_index(b, idx);
 }
@@ -356,8 +361,8 @@ static fw_err_t bind_byte_items(const bind_ctx_t *b, uint8_t *out)
         if (t->type == FW_JSON_NUMBER) (void)get_int(b->doc, e, &v);
         if (v < 0 || v > 255) {
             char path[sizeof((fw_issue_t *)0)->path];
-            fw_fmt(path, sizeof path, "%s[%u]", b->param->name, (unsigned)i);
-            return fw_call_param_error(b->call, path, "%s", "must be an integer 0..255");
+            fw_fmt(path, sizeof path, FW_S("%s[%u]"), b->param->name, (unsigned)i);
+            return fw_call_param_error(b->call, path, FW_S("must be an integer 0..255"));
         }
         out[i] = (uint8_t)v;
     }
@@ -367,14 +372,14 @@ static fw_err_t bind_byte_items(const bind_ctx_t *b, uint8_t *out)
 static fw_err_t bind_bytes(const bind_ctx_t *b)
 {
     const fw_json_tok_t *t = &b->doc->toks[b->tok];
-    if (t->type != FW_JSON_ARRAY) return wrong_type(b, "an array of bytes");
-    fw_err_t err = check_range(b, (fw_int_t)t->count, "items");
+    if (t->type != FW_JSON_ARRAY) return wrong_type(b, FW_S("an array of bytes"));
+    fw_err_t err = check_range(b, (fw_int_t)t->count, FW_S("items"));
     if (err != FW_OK) return err;
     uint8_t *out = fw_scratch_alloc(b->call->dev, t->count);
     if (out == NULL)
         return fw_call_param_error(b->call, b->param->name,
-                                   "is too long for the argument buffer (FW_SCRATCH_SIZE %u "
-                                   "bytes per call)",
+                                   FW_S("is too long for the argument buffer (FW_SCRATCH_SIZE "
+                                        "%u bytes per call)"),
                                    (unsigned)FW_SCRATCH_SIZE);
     err = bind_byte_items(b, out);
     b->arg->bytes = out;
@@ -437,7 +442,7 @@ static int param_index(const bind_state_t *s, uint32_t key)
 {
     const fw_tool_t *tool = s->call->tool;
     for (int i = 0; i < tool->param_count; i++)
-        if (fw_json_str_eq(s->doc, key, tool->params[i].name)) return i;
+        if ((fw_json_str_eq)(s->doc, key, tool->params[i].name)) return i;
     return -1;
 }
 
@@ -451,9 +456,9 @@ static void unknown_member(bind_state_t *s, uint32_t key)
         n = n < sizeof path - 4 ? n : sizeof path - 4;
         while (n > 0 && ((unsigned char)s->doc->buf[t->start + n] & 0xC0u) == 0x80u) n--;
         memcpy(path, s->doc->buf + t->start, n);
-        memcpy(path + n, "...", 4);
+        fw_rom_copy(path + n, FW_S("..."), 4);
     }
-    note(s, fw_call_param_error(s->call, path, "%s", "unknown parameter"));
+    note(s, fw_call_param_error(s->call, path, FW_S("unknown parameter")));
 }
 
 static void bind_object(bind_state_t *s, uint32_t obj)
@@ -465,8 +470,8 @@ static void bind_object(bind_state_t *s, uint32_t obj)
         if (i < 0) {
             unknown_member(s, key);
         } else if (s->seen & (1u << i)) {
-            note(s, fw_call_param_error(s->call, s->call->tool->params[i].name, "%s",
-                                        "given more than once"));
+            note(s, fw_call_param_error(s->call, s->call->tool->params[i].name,
+                                        FW_S("given more than once")));
         } else {
             s->seen |= 1u << i;
             note(s, bind_value(s->call, s->doc, (size_t)i, key + 1));
@@ -480,7 +485,8 @@ static void bind_array(bind_state_t *s, uint32_t arr)
     const fw_tool_t *tool = s->call->tool;
     uint32_t e = arr + 1;
     if (toks[arr].count > tool->param_count) {
-        note(s, fw_call_param_error(s->call, "params", "takes at most %u parameters (got %u)",
+        note(s, fw_call_param_error(s->call, FW_S("params"),
+                                    FW_S("takes at most %u parameters (got %u)"),
                                     (unsigned)tool->param_count, (unsigned)toks[arr].count));
     }
     for (uint32_t i = 0; i < toks[arr].count && i < tool->param_count; i++, e = toks[e].next) {
@@ -506,7 +512,7 @@ static fw_err_t fill_default(fw_call_t *call, size_t idx)
                       ? fw_device_pin_index(call->dev, (uint16_t)p->def_int)
                       : -1;
         if (pin < 0)
-            return fw_call_param_error(call, p->name, "default pin %d is not on this board",
+            return fw_call_param_error(call, p->name, FW_S("default pin %d is not on this board"),
                                        (int)p->def_int);
         bind_ctx_t b = {call, NULL, p, a, 0};
         fw_err_t err = bind_pin_index(&b, pin);
@@ -523,7 +529,7 @@ static void fill_missing(bind_state_t *s)
         const fw_param_t *p = &tool->params[i];
         if (s->seen & (1u << i)) continue;
         if (p->required)
-            note(s, fw_call_param_error(s->call, p->name, "%s", "required parameter missing"));
+            note(s, fw_call_param_error(s->call, p->name, FW_S("required parameter missing")));
         else if (p->has_default)
             note(s, fill_default(s->call, i));
     }
@@ -538,7 +544,7 @@ fw_err_t fw_schema_bind(fw_call_t *call, const fw_json_doc_t *doc, int32_t param
     } else if (params >= 0 && doc->toks[params].type == FW_JSON_ARRAY) {
         bind_array(&s, (uint32_t)params);
     } else if (params >= 0) {
-        note(&s, fw_call_param_error(call, "params", "%s", "must be an object or an array"));
+        note(&s, fw_call_param_error(call, FW_S("params"), FW_S("must be an object or an array")));
     }
     fill_missing(&s);
     return s.failed ? FW_ERR_INVALID_PARAMS : FW_OK;
@@ -548,50 +554,62 @@ fw_err_t fw_schema_bind(fw_call_t *call, const fw_json_doc_t *doc, int32_t param
 
 static const char *schema_type(uint8_t type)
 {
-    static const char *const names[] = {"integer", "number",  "boolean",
-                                        "string",  "integer", "array"};
-    return type < FW_ARRAY_LEN(names) ? names[type] : "null";
+    static const char names[][8] FW_ROM = {"integer", "number",  "boolean",
+                                           "string",  "integer", "array"};
+    return type < FW_ARRAY_LEN(names) ? names[type] : FW_S("null");
 }
 
 static void kv_int(fw_jw_t *w, const char *key, fw_int_t v)
 {
-    fw_jw_key(w, key);
+    (fw_jw_key)(w, key);
     fw_jw_i64(w, v);
 }
 
 static void chunk(fw_jw_t *w, const char *s)
 {
-    fw_jw_str_chunk(w, s, strlen(s));
+    fw_jw_str_chunk(w, s, fw_strlen(s));
 }
 
-/* A PIN's description says that a name works too, and which pin types it takes. */
+/* A PIN's description says that a name works too, and which pin types it takes (the text
+   mask_text gives; streamed where RAM is scarcest, without the buffer on the listing's
+   stack). */
 static void write_pin_description(fw_jw_t *w, const fw_param_t *p)
 {
-    char types[64];
     fw_jw_key(w, "description");
     fw_jw_str_begin(w);
     if (p->description != NULL) {
         chunk(w, p->description);
-        chunk(w, " ");
+        chunk(w, FW_S(" "));
     }
-    chunk(w, "(a pin number, or a pin name from the pin registry");
+    chunk(w, FW_S("(a pin number, or a pin name from the pin registry"));
     if (p->pin_types != 0) {
-        chunk(w, "; pin type ");
+        chunk(w, FW_S("; pin type "));
+#if FW_ROM_SPLIT
+        bool first = true;
+        for (unsigned t = 0; t < FW_PIN_TYPE_COUNT; t++) {
+            if (!(p->pin_types & FW_PINMASK(t))) continue;
+            if (!first) chunk(w, FW_S(" or "));
+            chunk(w, fw_pin_type_name((fw_pin_type_t)t));
+            first = false;
+        }
+#else
+        char types[64];
         chunk(w, mask_text(types, sizeof types, p->pin_types));
+#endif
     }
-    chunk(w, ")");
+    chunk(w, FW_S(")"));
     fw_jw_str_end(w);
 }
 
 static void write_ranges(fw_jw_t *w, const fw_param_t *p)
 {
-    static const char *const keys[][2] = {
+    static const char keys[][2][10] FW_ROM = {
         [FW_PARAM_INTEGER] = {"minimum", "maximum"},
         [FW_PARAM_NUMBER] = {"minimum", "maximum"},
         [FW_PARAM_STRING] = {"minLength", "maxLength"},
         [FW_PARAM_BYTES] = {"minItems", "maxItems"},
     };
-    if (p->type >= FW_ARRAY_LEN(keys) || keys[p->type][0] == NULL) return;
+    if (p->type >= FW_ARRAY_LEN(keys) || fw_rd8(keys[p->type][0]) == 0) return;
 #if FW_WITH_FLOAT
     if (p->type == FW_PARAM_NUMBER) {
         p->number->ops->write_ranges(w, p);
@@ -621,7 +639,7 @@ static void write_default(fw_jw_t *w, const fw_param_t *p)
 
 static void write_property(fw_jw_t *w, const fw_param_t *p)
 {
-    fw_jw_key(w, p->name);
+    (fw_jw_key)(w, p->name);
     fw_jw_obj_begin(w);
     fw_jw_kv_str(w, "type", schema_type(p->type));
     if (p->type == FW_PARAM_PIN) {
@@ -632,7 +650,7 @@ static void write_property(fw_jw_t *w, const fw_param_t *p)
     if (FW_WITH_PARAM_BYTES && p->type == FW_PARAM_BYTES) {
         fw_jw_key(w, "items");
         fw_jw_obj_begin(w);
-        fw_jw_kv_str(w, "type", "integer");
+        fw_jw_kv_str(w, "type", FW_S("integer"));
         fw_jw_kv_i64(w, "minimum", 0);
         fw_jw_kv_i64(w, "maximum", 255);
         fw_jw_obj_end(w);
@@ -651,15 +669,20 @@ static void write_property(fw_jw_t *w, const fw_param_t *p)
 void fw_schema_write(fw_jw_t *w, const fw_tool_t *tool)
 {
     fw_jw_obj_begin(w);
-    fw_jw_kv_str(w, "type", "object");
+    fw_jw_kv_str(w, "type", FW_S("object"));
     fw_jw_key(w, "properties");
     fw_jw_obj_begin(w);
-    for (size_t i = 0; i < tool->param_count; i++) write_property(w, &tool->params[i]);
+    for (size_t i = 0; i < tool->param_count; i++) {
+        FW_ROM_LOAD(fw_param_t, p, &tool->params[i]);
+        write_property(w, p);
+    }
     fw_jw_obj_end(w);
     fw_jw_key(w, "required");
     fw_jw_arr_begin(w);
-    for (size_t i = 0; i < tool->param_count; i++)
-        if (tool->params[i].required) fw_jw_str(w, tool->params[i].name);
+    for (size_t i = 0; i < tool->param_count; i++) {
+        FW_ROM_LOAD(fw_param_t, p, &tool->params[i]);
+        if (p->required) fw_jw_str(w, p->name);
+    }
     fw_jw_arr_end(w);
     fw_jw_kv_bool(w, "additionalProperties", false);
     fw_jw_obj_end(w);

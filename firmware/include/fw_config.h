@@ -8,6 +8,31 @@
 #include FW_CONFIG_BOARD_HEADER
 #endif
 
+/* ---------------------------------------------------------------- constant data in flash */
+
+/*
+ * On a part whose flash is not in the data address space (an AVR: avr-gcc copies every const
+ * object into RAM at start unless told otherwise), the port names a header in FW_ROM_HEADER
+ * that defines, for the core:
+ *   FW_ROM        the storage attribute of a const object that stays in flash;
+ *   FW_S("text")  a string literal that stays in flash (usable inside functions only);
+ *   fw_rd8(p)     one byte of a const object, wherever it lives (flash or RAM: a pointer the
+ *                 core reads may point to either, so both kinds keep the plain C types);
+ *   FW_ROM_SPLIT  1.
+ * Everywhere else (the host, Cortex-M) they are the identity, and the core's code is plain C.
+ * The core reads strings and descriptor tables through fw_rd8 and the helpers built on it
+ * (fw_internal.h); FW_ROM_LOAD gives a descriptor's copy in RAM where flash is separate.
+ */
+#ifdef FW_ROM_HEADER
+#include FW_ROM_HEADER
+#endif
+#ifndef FW_ROM_SPLIT
+#define FW_ROM_SPLIT 0
+#define FW_ROM
+#define FW_S(s) (s)
+#define fw_rd8(p) (*(const unsigned char *)(p))
+#endif
+
 /* ---------------------------------------------------------------- profiles */
 
 /*
@@ -113,7 +138,7 @@
 
 /* JSON tokens available to parse one message (a batch shares one pool). */
 #ifndef FW_JSON_TOKENS_MAX
-#define FW_JSON_TOKENS_MAX (FW_MIN ? 40 : 192)
+#define FW_JSON_TOKENS_MAX (FW_MIN ? 24 : 192)
 #endif
 
 /* Deepest nesting of arrays/objects the reader accepts. */
@@ -123,7 +148,7 @@
 
 /* Bytes the JSON writer buffers before handing them to its sink. */
 #ifndef FW_JW_BUF_SIZE
-#define FW_JW_BUF_SIZE (FW_MIN ? 32 : 128)
+#define FW_JW_BUF_SIZE (FW_MIN ? 16 : 128)
 #endif
 
 /* Deepest nesting the JSON writer tracks (envelope + result structure). */

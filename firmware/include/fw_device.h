@@ -275,7 +275,13 @@ typedef struct fw_device {
     const struct fw_rpc_layer *layer; /* methods and hooks above JSON-RPC (MCP), or NULL */
     fw_resp_t resp;                   /* the response being written */
     fw_call_t call;                   /* the call being run (a tool, a method) */
-    struct fw_msg *msg;               /* the message being handled; NULL between messages */
+#if FW_ROM_SPLIT
+    /* The descriptor of the tool being run or registered, copied from flash (fw_tool_load):
+       its params point at param_ram. */
+    fw_tool_t tool_ram;
+    fw_param_t param_ram[FW_PARAMS_MAX];
+#endif
+    struct fw_msg *msg; /* the message being handled; NULL between messages */
 #if FW_WITH_SAMPLING
     fw_pin_sampling_t sampling[FW_SAMPLED_PINS_MAX]; /* the sampled pins' state, in order */
     uint8_t sampling_of[FW_PINS_MAX];                /* pin index -> sampling slot, or 0xff */

@@ -107,16 +107,24 @@ typedef struct fw_sink {
  * and flushed to the sink, so documents of any size need bounded memory. Misuse (a value where a
  * key is due, unbalanced ends, nesting past FW_JW_DEPTH_MAX) sets err and is otherwise ignored.
  */
+/* One bit per nesting level of the writer (the narrowest type that holds FW_JW_DEPTH_MAX + 1:
+   an 8-bit part works on it byte by byte). */
+#if FW_JW_DEPTH_MAX < 16
+typedef uint16_t fw_jw_mask_t;
+#else
+typedef uint32_t fw_jw_mask_t;
+#endif
+
 typedef struct fw_jw {
     fw_sink_t sink;
     char buf[FW_JW_BUF_SIZE];
     size_t used;
     size_t total; /* bytes written so far (flushed + buffered) */
     uint8_t depth;
-    uint32_t obj_mask;   /* bit d: level d is an object (else array) */
-    uint32_t first_mask; /* bit d: no element written yet at level d */
-    bool want_value;     /* a key was written; its value is due */
-    bool in_str;         /* a streamed string (fw_jw_str_begin) is open */
+    fw_jw_mask_t obj_mask;   /* bit d: level d is an object (else array) */
+    fw_jw_mask_t first_mask; /* bit d: no element written yet at level d */
+    bool want_value;         /* a key was written; its value is due */
+    bool in_str;             /* a streamed string (fw_jw_str_begin) is open */
     fw_err_t err;
 } fw_jw_t;
 
@@ -162,5 +170,18 @@ void fw_jw_str_end(fw_jw_t *w);
 fw_sink_t fw_jw_string_sink(fw_jw_t *w);
 /* Hands buffered bytes to the sink. Returns w->err. */
 fw_err_t fw_jw_flush(fw_jw_t *w);
+
+/* Where constant data stays in flash (fw_config.h's FW_ROM_SPLIT), a key given as a string
+   literal stays there too (and a key or text compared with a JSON string): these macros put it
+   there (FW_S) and call the function, which reads keys and values in either space. A key that is
+   not a literal is passed to the function itself: (fw_jw_key)(w, key). */
+#if FW_ROM_SPLIT
+#define fw_json_obj_get(doc, obj, key) (fw_json_obj_get)((doc), (obj), FW_S(key))
+#define fw_json_str_eq(doc, tok, s) (fw_json_str_eq)((doc), (tok), FW_S(s))
+#define fw_jw_key(w, key) (fw_jw_key)((w), FW_S(key))
+#define fw_jw_kv_str(w, key, s) (fw_jw_kv_str)((w), FW_S(key), (s))
+#define fw_jw_kv_i64(w, key, v) (fw_jw_kv_i64)((w), FW_S(key), (v))
+#define fw_jw_kv_bool(w, key, v) (fw_jw_kv_bool)((w), FW_S(key), (v))
+#endif
 
 #endif

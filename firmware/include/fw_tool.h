@@ -141,8 +141,13 @@ struct fw_call {
     void *priv;                   /* the core's response state; not for handlers */
 };
 
-/* Argument by parameter name (NULL if the tool declares no such parameter). */
+/* Argument by parameter name (NULL if the tool declares no such parameter). Where constant
+   data stays in flash (FW_ROM_SPLIT), a literal name stays there too (the function reads
+   either space); another name is passed to the function itself: (fw_call_arg)(call, name). */
 const fw_arg_t *fw_call_arg(const fw_call_t *call, const char *name);
+#if FW_ROM_SPLIT
+#define fw_call_arg(call, name) (fw_call_arg)((call), FW_S(name))
+#endif
 
 /* Starts the result object and returns the writer to fill it with members. */
 fw_jw_t *fw_call_result(fw_call_t *call);

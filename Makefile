@@ -32,7 +32,8 @@ AVR_CONFIGURE = $(CMAKE) -S . -B build-arm/avr -DCMAKE_TOOLCHAIN_FILE=$(CURDIR)/
 BUILD_CMD := env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL $(CMAKE) --build
 
 .PHONY: all build bootstrap test unit min asan tsan coverage cross bench run conformance clean \
-        format tidy help fuzz workflows docker-test interop layering port-qemu port-avr emulated
+        format tidy help fuzz workflows docker-test interop layering port-qemu port-avr emulated \
+        firmware-project docs action-test
 
 all: build
 
@@ -51,6 +52,9 @@ help:
 	@echo "                DEVICE=qemu   our Cortex-M3 port on QEMU's lm3s6965evb (any ELF: qemu:FILE.elf)"
 	@echo "                DEVICE=avr    our ATmega328P port on mcpsim-avr (any ELF: avr:FILE.elf)"
 	@echo "make emulated   both emulated ports through the portable conformance library"
+	@echo "make firmware-project  examples/firmware-project against an installed mcpsim; the Arduino sketch"
+	@echo "make docs       tools/check-docs: every command of README.md and docs/ (self-test, then run)"
+	@echo "make action-test  action.yml's steps as GitHub runs them, in a fresh container (slow)"
 	@echo "make format     clang-format -i the C sources; make tidy: clang-tidy"
 	@echo "make fuzz       libFuzzer runs of the core's harnesses (FUZZ_SECONDS each, default 60)"
 	@echo "make workflows  validate .github/workflows and action.yml (tools/check-workflows --self-test)"
@@ -76,6 +80,8 @@ test:
 	$(MAKE) --no-print-directory interop
 	$(MAKE) --no-print-directory cross
 	$(MAKE) --no-print-directory emulated
+	$(MAKE) --no-print-directory firmware-project
+	$(MAKE) --no-print-directory docs
 	$(MAKE) --no-print-directory workflows
 	$(MAKE) --no-print-directory tsan
 	$(MAKE) --no-print-directory asan
@@ -172,6 +178,24 @@ clean:
 FUZZ_SECONDS ?= 60
 fuzz: bootstrap
 	tools/fuzz all $(FUZZ_SECONDS)
+
+# A firmware team's repository (examples/firmware-project) built out of tree against mcpsim
+# installed in a temporary prefix, its scenarios and the library against its simulator; then the
+# Arduino library's example sketch compiled for the Uno (tools/build-arduino-uno reports its fit).
+firmware-project: build
+	tools/test-firmware-project --build-dir $(BUILD_DIR)
+	tools/build-arduino-uno --out $(BUILD_DIR)/arduino-uno
+
+# Every shell command in README.md and docs/: programs installed, options that exist, no paths
+# outside the repository, no placeholders; then the short self-contained ones are run.
+docs: build
+	tools/check-docs --self-test
+	tools/check-docs --run
+
+# The reusable action's steps as GitHub would run them, in fresh Debian 12 containers (podman or
+# docker; about 7 minutes): a passing run and a deliberately red one (tools/test-action).
+action-test: bootstrap
+	tools/test-action
 
 workflows: bootstrap
 	tools/check-workflows --self-test

@@ -404,11 +404,86 @@ static void gen_mcp(conf_library_t *lib)
                      json_pack("[o]", error_step("tools/call", params, FW_RPC_INVALID_PARAMS))));
 }
 
+/* ---------------------------------------------------------------- sampling counts */
+
+/*
+ * Counts that must be exact however long the device runs: 65,537 sampling intervals of the first
+ * pin that keeps a summary move its count, and the latest_seq of its buffer when it has one, by
+ * exactly 65,537 (a 16-bit counter would wrap). Virtual time only: the step is a sim.advance
+ * call, so a target whose control channel does not model it skips the check.
+ */
+#define SAMPLING_LAPS 65537
+
+static void gen_sampling(const conf_run_ctx_t *ctx, conf_library_t *lib)
+{
+    size_t i;
+    const json_t *pin;
+    json_array_foreach(json_object_get(ctx->manifest, "pins"), i, pin)
+    {
+        const json_t *caps = json_object_get(pin, "capabilities");
+        const json_t *sampling = json_object_get(pin, "sampling");
+        json_int_t interval = json_integer_value(json_object_get(sampling, "interval_ms"));
+        const char *name = json_string_value(json_object_get(pin, "name"));
+        const json_t *number = json_object_get(pin, "pin");
+        if (!json_is_true(json_object_get(caps, "summary")) || interval <= 0 || !name ||
+            !json_is_integer(number))
+            continue;
+        bool buffer = json_is_true(json_object_get(caps, "buffer"));
+        json_t *steps = json_array();
+        json_array_append_new(steps, json_pack("{s:{s:s, s:{s:O}}, s:{s:s}}", "send", "method",
+                                               "get_pin_summary", "params", "pin", number,
+                                               "capture", "before", "result.count"));
+        if (buffer)
+            json_array_append_new(steps,
+                                  json_pack("{s:{s:s, s:{s:O, s:i}}, s:{s:s}}", "send", "method",
+                                            "get_pin_buffer", "params", "pin", number, "limit", 1,
+                                            "capture", "seq", "result.latest_seq"));
+        json_array_append_new(steps, json_pack("{s:{s:s, s:{s:I}}}", "control", "method",
+                                               "sim.advance", "params", "ms",
+                                               (json_int_t)(interval * SAMPLING_LAPS)));
+        char want[64];
+        snprintf(want, sizeof want, "${before+%d}", SAMPLING_LAPS);
+        json_array_append_new(steps, json_pack("{s:{s:s, s:{s:O}}, s:{s:{s:s}}}", "send",
+                                               "method", "get_pin_summary", "params", "pin",
+                                               number, "expect", "result", "count", want));
+        if (buffer) {
+            snprintf(want, sizeof want, "${seq+%d}", SAMPLING_LAPS);
+            json_array_append_new(steps,
+                                  json_pack("{s:{s:s, s:{s:O, s:i}}, s:{s:{s:s}}}", "send",
+                                            "method", "get_pin_buffer", "params", "pin", number,
+                                            "limit", 1, "expect", "result", "latest_seq", want));
+        }
+        char sname[160], desc[320];
+        snprintf(sname, sizeof sname, "sampling/count-past-65535/%s", name);
+        snprintf(desc, sizeof desc,
+                 "After %d sampling intervals of %lld ms, the summary's count of pin %s has grown "
+                 "by exactly %d%s (no 16-bit wrap).",
+                 SAMPLING_LAPS, (long long)interval, name, SAMPLING_LAPS,
+                 buffer ? ", and so has its buffer's latest_seq" : "");
+        conf_scenario_t *sc = gen_new(sname, desc, "mcpsim extension: sampling (get_pin_summary "
+                                      "count, get_pin_buffer latest_seq)",
+                                      CONF_LEVEL_EXTENSION, steps);
+        json_object_set_new(sc->requires, "control", json_true());
+        json_object_set_new(sc->requires, "tools",
+                            buffer ? json_pack("[s, s]", "get_pin_summary", "get_pin_buffer")
+                                   : json_pack("[s]", "get_pin_summary"));
+        sc->needs_control = true;
+        json_decref(sc->control_methods);
+        sc->control_methods = json_pack("[s]", "sim.advance");
+        json_array_append_new(sc->tags, json_string("sampling"));
+        conf_library_add(lib, sc);
+        return; /* one pin is enough; each lap of virtual time costs the simulator work */
+    }
+}
+
 void conf_generate(const conf_run_ctx_t *ctx, conf_library_t *lib)
 {
     size_t first = lib->count;
     conf_generate_mcpu(ctx, lib);
-    if (!ctx->mcp) return;
+    if (!ctx->mcp) {
+        gen_sampling(ctx, lib);
+        return;
+    }
     for (size_t k = first; k < lib->count; k++) {
         conf_scenario_t *sc = lib->items[k];
         mcpify_steps(sc->steps);

@@ -184,3 +184,10 @@ size_t fw_fmt(char *out, size_t cap, const char *fmt, ...)
     va_end(ap);
     return n;
 }
+
+const char *fw_json_type_name(uint8_t type)
+{
+    static const char names[][8] FW_ROM = {"null",   "boolean", "boolean", "number",
+                                           "string", "array",   "object"};
+    return type < FW_ARRAY_LEN(names) ? names[type] : FW_S("?");
+}

@@ -87,6 +87,9 @@ const char *fw_tool_name(const fw_tool_t *t);
 #define fw_tool_name(t) ((t)->name)
 #endif
 
+/* The JSON type of a token as messages name it ("boolean" for true and false; fmt.c). */
+const char *fw_json_type_name(uint8_t type);
+
 size_t fw_vfmt(char *out, size_t cap, const char *fmt, va_list ap);
 size_t fw_fmt(char *out, size_t cap, const char *fmt, ...);
 

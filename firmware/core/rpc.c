@@ -362,13 +362,6 @@ static const char *envelope_problem(const fw_json_doc_t *doc, uint32_t req)
     return NULL;
 }
 
-static const char *type_name(uint8_t type)
-{
-    static const char names[][8] FW_ROM = {"null",   "boolean", "boolean", "number",
-                                           "string", "array",   "object"};
-    return type < FW_ARRAY_LEN(names) ? names[type] : FW_S("?");
-}
-
 /*
  * A response from the client. When it is the answer a deferred tools/call waits for, that
  * call's response is written now (outside a batch it is a message of its own, not this one's
@@ -397,7 +390,7 @@ static bool handle_one(fw_device_t *dev, const fw_json_doc_t *doc, uint32_t req,
     if (doc->toks[req].type != FW_JSON_OBJECT) {
         dev->counters.requests++;
         resp_fail(r, FW_ERR_INVALID_REQUEST, FW_S("request must be a JSON object (got %s)"),
-                  type_name(doc->toks[req].type));
+                  fw_json_type_name(doc->toks[req].type));
         return resp_error(dev, r, FW_ERR_INVALID_REQUEST);
     }
     int32_t id = fw_json_obj_get(doc, req, "id");

@@ -76,13 +76,6 @@ static const char *num_text(char *out, size_t cap, double v)
 }
 #endif
 
-static const char *json_type_name(uint8_t type)
-{
-    static const char names[][8] FW_ROM = {"null",   "boolean", "boolean", "number",
-                                           "string", "array",   "object"};
-    return type < FW_ARRAY_LEN(names) ? names[type] : FW_S("?");
-}
-
 /* The raw text of a token, cut to fit out (for "got 2.5" in messages). */
 static const char *tok_text(char *out, size_t cap, const fw_json_doc_t *doc, uint32_t tok)
 {
@@ -111,7 +104,7 @@ static fw_err_t issue(const bind_ctx_t *b, const char *fmt, const char *a)
 
 static fw_err_t wrong_type(const bind_ctx_t *b, const char *want)
 {
-    const char *got = json_type_name(b->doc->toks[b->tok].type);
+    const char *got = fw_json_type_name(b->doc->toks[b->tok].type);
     return fw_call_param_error(b->call, b->param->name, FW_S("must be %s (got %s)"), want, got);
 }
 
@@ -603,21 +596,24 @@ static void write_pin_description(fw_jw_t *w, const fw_param_t *p)
 
 static void write_ranges(fw_jw_t *w, const fw_param_t *p)
 {
-    static const char keys[][2][10] FW_ROM = {
-        [FW_PARAM_INTEGER] = {"minimum", "maximum"},
-        [FW_PARAM_NUMBER] = {"minimum", "maximum"},
-        [FW_PARAM_STRING] = {"minLength", "maxLength"},
-        [FW_PARAM_BYTES] = {"minItems", "maxItems"},
-    };
-    if (p->type >= FW_ARRAY_LEN(keys) || fw_rd8(keys[p->type][0]) == 0) return;
+    /* The keys of each type's range, one after another; at[type] is 1 + the offset of its
+       minimum's key (its maximum's follows), 0 for a type without a range. */
+    static const char keys[] FW_ROM = "minimum\0maximum\0minLength\0maxLength\0minItems\0maxItems";
+    static const uint8_t at[] FW_ROM = {[FW_PARAM_INTEGER] = 1,
+                                        [FW_PARAM_NUMBER] = 1,
+                                        [FW_PARAM_STRING] = 17,
+                                        [FW_PARAM_BYTES] = 37};
+    uint8_t k = p->type < FW_ARRAY_LEN(at) ? fw_rd8(&at[p->type]) : 0;
+    if (k == 0) return;
 #if FW_WITH_FLOAT
     if (p->type == FW_PARAM_NUMBER) {
         p->number->ops->write_ranges(w, p);
         return;
     }
 #endif
-    if (p->has_min) kv_int(w, keys[p->type][0], p->min);
-    if (p->has_max) kv_int(w, keys[p->type][1], p->max);
+    const char *min_key = keys + k - 1;
+    if (p->has_min) kv_int(w, min_key, p->min);
+    if (p->has_max) kv_int(w, min_key + fw_strlen(min_key) + 1, p->max);
 }
 
 static void write_default(fw_jw_t *w, const fw_param_t *p)

@@ -40,9 +40,10 @@ target_compile_definitions(fw_atmega328p PRIVATE F_CPU=16000000UL
 # LTO over the core, the board and the port in one partition, whose stack usage lands beside
 # the image (fw_atmega328p.elf.ltrans0.ltrans.su, -save-temps=obj). The .mmcu section (simavr's
 # chip description) is linked far outside flash: simavr reads it, no programmer loads it, and
-# tools/avr-size-check counts .text and .data only.
+# tools/avr-size-check counts .text and .data only; --undefined keeps it from --gc-sections.
 target_compile_options(fw_atmega328p PRIVATE -flto ${_fw_stack_flags})
 target_link_options(fw_atmega328p PRIVATE
     -flto -flto-partition=one ${_fw_stack_flags} -save-temps=obj
     -T${_m328}/atmega328p.ld -Wl,--section-start=.mmcu=0x910000
+    -Wl,--undefined=fw_mmcu_name -Wl,--undefined=fw_mmcu_frequency
     -Wl,-Map=${CMAKE_BINARY_DIR}/bin/fw_atmega328p.map)

@@ -343,12 +343,31 @@ static const char *default_mcpsim(const options_t *o, char *buf, size_t cap)
     return "mcpsim";
 }
 
+/* The default library: the build's source tree, or, for an installed runner whose source tree
+   is gone, PREFIX/share/mcpsim/scenarios beside PREFIX/bin/conformance. */
+static const char *default_scenarios(char *buf, size_t cap)
+{
+    if (access(CONF_SCENARIOS_DIR, R_OK) == 0) return CONF_SCENARIOS_DIR;
+    ssize_t n = readlink("/proc/self/exe", buf, cap - 1);
+    if (n > 0) {
+        buf[n] = 0;
+        char *slash = strrchr(buf, '/');
+        if (slash && (size_t)(slash - buf) + 32 < cap) {
+            strcpy(slash, "/../share/mcpsim/scenarios");
+            if (access(buf, R_OK) == 0) return buf;
+        }
+    }
+    return CONF_SCENARIOS_DIR;
+}
+
 static int load_library(const options_t *o, conf_library_t *lib)
 {
     conf_buf_t errors = {0};
     int bad = 0;
+    char dir[PATH_MAX];
     const char *env = getenv("CONFORMANCE_SCENARIOS");
-    if (o->n_paths == 0) bad = conf_load_path(lib, env && *env ? env : CONF_SCENARIOS_DIR, &errors);
+    if (o->n_paths == 0)
+        bad = conf_load_path(lib, env && *env ? env : default_scenarios(dir, sizeof dir), &errors);
     for (size_t i = 0; i < o->n_paths; i++)
         bad += conf_load_path(lib, o->scenario_paths[i], &errors);
     if (bad) fprintf(stderr, "%s%d scenario file(s) refused\n", conf_buf_str(&errors), bad);

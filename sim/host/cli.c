@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "log.h"
 #include "ws.h"
@@ -444,6 +445,22 @@ static bool try_dir(const char *dir, size_t dir_len, const char *name, char *out
     return n > 0 && (size_t)n < cap && is_file(out);
 }
 
+/* The boards of an installed mcpsim: PREFIX/share/mcpsim/boards beside PREFIX/bin/mcpsim (the
+   build's own MCPSIM_BOARDS_DIR names the source tree, which an installed copy may not have). */
+static bool installed_boards_dir(char *out, size_t cap)
+{
+    char exe[1024];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0) return false;
+    exe[n] = 0;
+    char *slash = strrchr(exe, '/');
+    if (!slash) return false;
+    *slash = 0;
+    int k = snprintf(out, cap, "%s/../share/mcpsim/boards", exe);
+    struct stat st;
+    return k > 0 && (size_t)k < cap && stat(out, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 /* Calls fn(name, dir, ctx) for every NAME.json of every board directory, in lookup order. */
 static void each_board(void (*fn)(const char *name, const char *dir, void *ctx), void *ctx)
 {
@@ -457,6 +474,7 @@ static void each_board(void (*fn)(const char *name, const char *dir, void *ctx),
         p += len + (p[len] == ':');
     }
     snprintf(dirs[n++], sizeof dirs[0], "%s", MCPSIM_BOARDS_DIR);
+    if (installed_boards_dir(dirs[n], sizeof dirs[0])) n++;
     if (strcmp(MCPSIM_BOARDS_DIR, SYSTEM_BOARDS_DIR) != 0)
         snprintf(dirs[n++], sizeof dirs[0], "%s", SYSTEM_BOARDS_DIR);
     for (size_t i = 0; i < n; i++) {
@@ -537,6 +555,10 @@ int host_board_path(const char *arg, char *out, size_t cap, char *err, size_t ec
     }
     if (try_dir(MCPSIM_BOARDS_DIR, strlen(MCPSIM_BOARDS_DIR), arg, out, cap, searched,
                 sizeof searched))
+        return 0;
+    char installed[1024];
+    if (installed_boards_dir(installed, sizeof installed) &&
+        try_dir(installed, strlen(installed), arg, out, cap, searched, sizeof searched))
         return 0;
     if (strcmp(MCPSIM_BOARDS_DIR, SYSTEM_BOARDS_DIR) != 0 &&
         try_dir(SYSTEM_BOARDS_DIR, strlen(SYSTEM_BOARDS_DIR), arg, out, cap, searched,

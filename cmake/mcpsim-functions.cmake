@@ -70,9 +70,6 @@ function(mcpsim_add_simulator name)
     add_executable(${name} ${A_SOURCES} "${main_c}")
     target_include_directories(${name} PRIVATE ${A_INCLUDE_DIRECTORIES})
     target_link_libraries(${name} PRIVATE mcpsim::mcpsim_main mcpsim::mcpsim_host ${A_LINK_LIBRARIES})
-    # GNU ld and lld: references to the library's catalogs go to the wrappers in ${name}_main.c.
-    target_link_options(${name} PRIVATE "LINKER:--wrap=fw_app_tool_find"
-                        "LINKER:--wrap=sim_model_find" "LINKER:--wrap=sim_model_names")
     foreach(b IN LISTS boards)
         add_custom_command(TARGET ${name} POST_BUILD
             COMMAND "${CMAKE_COMMAND}" "-DSIM=$<TARGET_FILE:${name}>" "-DBOARD=${b}"

@@ -484,12 +484,27 @@ static bool device_item(loader_t *L, const json_t *item, size_t i)
     return true;
 }
 
+/* A product's application tools (sim_register_app_tools), looked up before mcpsim's. */
+static const fw_tool_t *const *registered_tools;
+
+void sim_register_app_tools(const fw_tool_t *const *tools)
+{
+    registered_tools = tools;
+}
+
+static const fw_tool_t *app_tool_find(const char *name)
+{
+    for (size_t i = 0; registered_tools != NULL && registered_tools[i] != NULL; i++)
+        if (strcmp(registered_tools[i]->name, name) == 0) return registered_tools[i];
+    return fw_app_tool_find(name);
+}
+
 static bool app_item(loader_t *L, const json_t *item, size_t i)
 {
     if (!json_is_string(item))
         return sim_cfg_fail(&L->e, "", "must be a string, not %s", sim_cfg_kind(item));
     const char *name = json_string_value(item);
-    const fw_tool_t *tool = fw_app_tool_find(name);
+    const fw_tool_t *tool = app_tool_find(name);
     if (tool == NULL) return sim_cfg_fail(&L->e, "", "unknown application tool \"%s\"", name);
     for (size_t j = 0; j < i; j++)
         if (L->b->app_tools[j] == tool)

@@ -1,6 +1,7 @@
 /* i2c_bus.c: the simulated I2C controllers: address decoding, bus timing and fault injection. */
 #include "i2c_bus.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,8 +17,18 @@ struct sim_i2c {
 static const sim_model_ops_t *const models[] = {&sim_model_tmp102, &sim_model_at24c,
                                                 &sim_model_regmap};
 
+/* A product's models (sim_register_models), looked up before mcpsim's. */
+static const sim_model_ops_t *const *registered;
+
+void sim_register_models(const sim_model_ops_t *const *list)
+{
+    registered = list;
+}
+
 const sim_model_ops_t *sim_model_find(const char *name)
 {
+    for (size_t i = 0; name != NULL && registered != NULL && registered[i] != NULL; i++)
+        if (strcmp(registered[i]->name, name) == 0) return registered[i];
     for (size_t i = 0; name != NULL && i < sizeof models / sizeof models[0]; i++)
         if (strcmp(models[i]->name, name) == 0) return models[i];
     return NULL;
@@ -25,7 +36,16 @@ const sim_model_ops_t *sim_model_find(const char *name)
 
 const char *sim_model_names(void)
 {
-    return "tmp102, at24c, regmap";
+    static char names[512];
+    size_t len = 0;
+    names[0] = 0;
+    for (size_t i = 0; registered != NULL && registered[i] != NULL; i++) {
+        int n = snprintf(names + len, sizeof names - len, "%s, ", registered[i]->name);
+        if (n < 0 || (size_t)n >= sizeof names - len) break;
+        len += (size_t)n;
+    }
+    snprintf(names + len, sizeof names - len, "%s", "tmp102, at24c, regmap");
+    return names;
 }
 
 sim_i2c_t *sim_i2c_create(unsigned bus_count, const sim_faults_t *faults)

@@ -26,6 +26,14 @@ typedef struct sim_board sim_board_t;
  *err naming file, line, column and what is wrong. */
 sim_board_t *sim_board_load(const char *path, sim_error_t *err);
 
+/*
+ * A product's own application tools, for its own simulator (mcpsim_add_simulator): a board
+ * file's "app_tools" may then name them like the ones of firmware/apps/. tools is
+ * NULL-terminated and must outlive the process; they are looked up before mcpsim's. Call before
+ * any board is loaded; a later call replaces the earlier list. (Models: sim_register_models.)
+ */
+void sim_register_app_tools(const fw_tool_t *const *tools);
+
 /* Same, from text already in memory (name is used as the file name in errors). */
 sim_board_t *sim_board_load_text(const char *name, const char *text, size_t len, sim_error_t *err);
 

@@ -57,10 +57,17 @@ typedef struct sim_model_ops {
 
 extern const sim_model_ops_t sim_model_tmp102, sim_model_at24c, sim_model_regmap;
 
-/* The model of that name, or NULL. */
+/* The model of that name (a product's registered models first, then mcpsim's), or NULL. */
 const sim_model_ops_t *sim_model_find(const char *name);
 
-/* "tmp102, at24c, regmap" (for messages). */
+/* "tmp102, at24c, regmap" and the registered ones (for messages). */
 const char *sim_model_names(void);
+
+/*
+ * A product's own I2C device models, for its own simulator (mcpsim_add_simulator): board files
+ * may then name them in "i2c" like mcpsim's. models is NULL-terminated and must outlive the
+ * process; call before any board is loaded. A later call replaces the earlier list.
+ */
+void sim_register_models(const sim_model_ops_t *const *models);
 
 #endif

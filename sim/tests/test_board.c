@@ -392,6 +392,37 @@ START_TEST(bad_board_is_refused_at_its_position)
 }
 END_TEST
 
+/* A product's own application tool, registered as a product's simulator does. */
+static fw_err_t product_tool_fn(fw_call_t *call)
+{
+    (void)call;
+    return FW_OK;
+}
+
+static const fw_tool_t product_tool = {.name = "product_tool",
+                                       .description = "a product's own tool",
+                                       .handler = product_tool_fn};
+
+START_TEST(registered_app_tools_are_found)
+{
+    static const char text[] = "{\"device\": \"x\", \"pins\": [], "
+                               "\"app_tools\": [\"product_tool\", \"read_touch\"]}";
+    /* Unknown until registered, */
+    ck_assert_ptr_nonnull(strstr(load_error(text), "unknown application tool \"product_tool\""));
+    /* then found before mcpsim's own catalog, which stays reachable. */
+    static const fw_tool_t *const tools[] = {&product_tool, NULL};
+    sim_register_app_tools(tools);
+    sim_error_t err;
+    sim_board_t *b = sim_board_load_text("product.json", text, strlen(text), &err);
+    sim_register_app_tools(NULL);
+    ck_assert_ptr_nonnull(b);
+    const fw_board_t *f = sim_board_fw(b);
+    ck_assert_ptr_eq(f->app_tools[0], &product_tool);
+    ck_assert_ptr_eq(f->app_tools[1], &fw_app_read_touch);
+    sim_board_free(b);
+}
+END_TEST
+
 START_TEST(too_many_pins)
 {
     char text[4096] = "{\"device\": \"x\", \"pins\": [";
@@ -530,6 +561,7 @@ static Suite *board_suite(void)
     tcase_add_test(ok, every_board_file_is_generated);
     tcase_add_test(ok, uno_is_an_avr_profile);
     tcase_add_test(ok, esp32_demo_enables_its_app_tools);
+    tcase_add_test(ok, registered_app_tools_are_found);
     tcase_add_test(ok, greenhouse_has_i2c_chips_and_a_wire);
     tcase_add_test(ok, defaults_and_firmware_view);
 #endif

@@ -220,14 +220,15 @@ function(_c_string out text path)
     set(${out} "\"${text}\"" PARENT_SCOPE)
 endfunction()
 
-# _rom_string(<out> <text> <path>): the name of a `static const char str_N[] FW_ROM` holding
-# text (appended to _strings_c): the board's texts stay in flash where the port keeps constant
-# data there (fw_config.h's FW_ROM; the core reads them in either space).
+# _rom_string(<out> <text> <path>): the name of a `static const char str_N[] FW_ROM_STR`
+# holding text (appended to _strings_c): the board's texts stay in flash where the port keeps
+# constant data there (fw_config.h's FW_ROM_STR: a port may store equal strings once; the core
+# reads them in either space). _c_escape refuses control characters, so no NUL is inside.
 set(_strings_c "")
 set(_string_n 0)
 macro(_rom_string out text path)
     _c_string(_rom_lit "${text}" "${path}")
-    string(APPEND _strings_c "static const char str_${_string_n}[] FW_ROM = ${_rom_lit};\n")
+    string(APPEND _strings_c "static const char str_${_string_n}[] FW_ROM_STR = ${_rom_lit};\n")
     set(${out} "str_${_string_n}")
     math(EXPR _string_n "${_string_n} + 1")
 endmacro()

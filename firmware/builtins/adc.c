@@ -19,9 +19,9 @@ static fw_err_t adc_read_fn(fw_call_t *call)
 }
 
 /* Names in flash where constant data stays there (FW_ROM). */
-static const char s_pin[] FW_ROM = "pin";
-static const char s_adc_read[] FW_ROM = "adc_read";
-static const char s_adc[] FW_ROM = "adc";
+static const char s_pin[] FW_ROM_STR = "pin";
+static const char s_adc_read[] FW_ROM_STR = "adc_read";
+static const char s_adc[] FW_ROM_STR = "adc";
 
 static const fw_param_t adc_read_params[] FW_ROM = {
     {.name = s_pin,

@@ -7,13 +7,13 @@
 #define DIGITAL_PINS (FW_PINMASK(FW_PIN_DIGITAL_OUTPUT) | FW_PINMASK(FW_PIN_DIGITAL_INPUT))
 
 /* Names in flash where constant data stays there (FW_ROM). */
-static const char s_pin[] FW_ROM = "pin";
-static const char s_value[] FW_ROM = "value";
-static const char s_mode[] FW_ROM = "mode";
-static const char s_gpio_write[] FW_ROM = "gpio_write";
-static const char s_gpio_read[] FW_ROM = "gpio_read";
-static const char s_pin_mode[] FW_ROM = "pin_mode";
-static const char s_gpio[] FW_ROM = "gpio";
+static const char s_pin[] FW_ROM_STR = "pin";
+static const char s_value[] FW_ROM_STR = "value";
+static const char s_mode[] FW_ROM_STR = "mode";
+static const char s_gpio_write[] FW_ROM_STR = "gpio_write";
+static const char s_gpio_read[] FW_ROM_STR = "gpio_read";
+static const char s_pin_mode[] FW_ROM_STR = "pin_mode";
+static const char s_gpio[] FW_ROM_STR = "gpio";
 
 static const char *const mode_names[] = {"input", "input_pullup", "input_pulldown", "output", NULL};
 /* hal_pin_mode_t of each entry of mode_names. */

@@ -22,11 +22,11 @@ static fw_err_t pwm_write_fn(fw_call_t *call)
 }
 
 /* Names in flash where constant data stays there (FW_ROM). */
-static const char s_pin[] FW_ROM = "pin";
-static const char s_duty[] FW_ROM = "duty";
-static const char s_frequency[] FW_ROM = "frequency";
-static const char s_pwm_write[] FW_ROM = "pwm_write";
-static const char s_pwm[] FW_ROM = "pwm";
+static const char s_pin[] FW_ROM_STR = "pin";
+static const char s_duty[] FW_ROM_STR = "duty";
+static const char s_frequency[] FW_ROM_STR = "frequency";
+static const char s_pwm_write[] FW_ROM_STR = "pwm_write";
+static const char s_pwm[] FW_ROM_STR = "pwm";
 
 static const fw_param_t pwm_write_params[] FW_ROM = {
     {.name = s_pin,

@@ -151,7 +151,8 @@ static bool is_core_method(const fw_device_t *dev, const char *name)
 {
     for (size_t i = 0; i < fw_mcpu_method_count; i++)
         if (fw_streq(fw_tool_name(&fw_mcpu_methods[i]), name)) return true;
-    return dev->layer != NULL && dev->layer->method_named != NULL && dev->layer->method_named(name);
+    const fw_rpc_layer_t *layer = FW_LAYER(dev);
+    return layer != NULL && layer->method_named != NULL && layer->method_named(name);
 }
 
 static bool params_valid(const fw_tool_t *tool)
@@ -313,7 +314,8 @@ fw_err_t fw_device_init(fw_device_t *dev, const fw_board_t *board, const hal_api
 
 void fw_layer_observe(fw_device_t *dev)
 {
-    if (dev->layer != NULL && dev->layer->observe != NULL) dev->layer->observe(dev);
+    const fw_rpc_layer_t *layer = FW_LAYER(dev);
+    if (layer != NULL && layer->observe != NULL) layer->observe(dev);
 }
 
 void fw_device_poll(fw_device_t *dev)
@@ -510,10 +512,11 @@ uint64_t fw_time_unwrap(uint64_t now, uint32_t t32)
 /* The log belongs to the layer that can deliver it (MCP's notifications/message). */
 void fw_log(fw_device_t *dev, fw_log_level_t level, const char *fmt, ...)
 {
-    if (dev->layer == NULL || dev->layer->vlog == NULL) return;
+    const fw_rpc_layer_t *layer = FW_LAYER(dev);
+    if (layer == NULL || layer->vlog == NULL) return;
     va_list ap;
     va_start(ap, fmt);
-    dev->layer->vlog(dev, level, fmt, ap);
+    layer->vlog(dev, level, fmt, ap);
     va_end(ap);
 }
 #endif

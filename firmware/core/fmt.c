@@ -59,7 +59,7 @@ static void emit_str(out_t *o, const char *s)
 /* v in base 10 or 16, at least min_digits digits. */
 static void emit_uint(out_t *o, unsigned v, unsigned base, unsigned min_digits)
 {
-    static const char digits[] FW_ROM = "0123456789abcdef";
+    static const char digits[] FW_ROM_STR = "0123456789abcdef";
     char tmp[sizeof(unsigned) * 8];
     unsigned n = 0;
     do {

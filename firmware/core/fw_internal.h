@@ -182,6 +182,14 @@ typedef struct fw_rpc_layer {
     void (*vlog)(fw_device_t *dev, fw_log_level_t level, const char *fmt, va_list ap);
 } fw_rpc_layer_t;
 
+/* The device's layer: none in a build without MCP (the only layer there is), where the compiler
+   then drops every hook's call and test. */
+#if FW_WITH_MCP
+#define FW_LAYER(dev) ((dev)->layer)
+#else
+#define FW_LAYER(dev) ((void)(dev), (const fw_rpc_layer_t *)NULL)
+#endif
+
 #if FW_WITH_MCP
 /* The MCP layer (mcp.c) and the start of its state in a freshly initialised device (the
    implicit session, log and change tracking). */

@@ -56,7 +56,7 @@ static void put_ch(fw_jw_t *w, char c)
 /* The escape of byte c (< 0x20, '"' or '\\'), RFC 8259 section 7. */
 static void put_escape(fw_jw_t *w, unsigned char c)
 {
-    static const char hex[] FW_ROM = "0123456789abcdef";
+    static const char hex[] FW_ROM_STR = "0123456789abcdef";
     char e[6] = {'\\', 'u', '0', '0', (char)fw_rd8(&hex[c >> 4]), (char)fw_rd8(&hex[c & 0xf])};
     switch (c) {
     case '"':

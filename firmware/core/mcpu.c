@@ -176,9 +176,9 @@ static fw_err_t list_tools(fw_call_t *call)
 /* ---------------------------------------------------------------- the method table */
 
 /* Names in flash where constant data stays there (FW_ROM). */
-static const char s_with_user_tools[] FW_ROM = "with_user_tools";
-static const char s_get_info[] FW_ROM = "get_info";
-static const char s_list_tools[] FW_ROM = "list_tools";
+static const char s_with_user_tools[] FW_ROM_STR = "with_user_tools";
+static const char s_get_info[] FW_ROM_STR = "get_info";
+static const char s_list_tools[] FW_ROM_STR = "list_tools";
 
 static const fw_param_t list_tools_params[] FW_ROM = {
     {.name = s_with_user_tools,

@@ -177,7 +177,7 @@ const fw_arg_t *(fw_call_arg)(const fw_call_t *call, const char *name)
 fw_jw_t *fw_call_result(fw_call_t *call)
 {
     fw_resp_t *r = call->priv;
-    const fw_rpc_layer_t *layer = call->dev->layer;
+    const fw_rpc_layer_t *layer = FW_LAYER(call->dev);
     if (layer != NULL && layer->result_begins != NULL) layer->result_begins(call->dev);
     if (r->tool_w == NULL && call->dev->msg != NULL) call->dev->msg->live = false;
     if (r->tool_w == NULL) return fw_resp_result(r);
@@ -300,7 +300,7 @@ static bool dispatch(fw_device_t *dev, const fw_json_doc_t *doc, uint32_t req, f
 {
     int32_t method = fw_json_obj_get(doc, req, "method");
     int32_t params = fw_json_obj_get(doc, req, "params");
-    const fw_rpc_layer_t *layer = dev->layer;
+    const fw_rpc_layer_t *layer = FW_LAYER(dev);
     const void *lm = layer != NULL && layer->method_find != NULL
                          ? layer->method_find(doc, (uint32_t)method)
                          : NULL;
@@ -370,7 +370,7 @@ static const char *envelope_problem(const fw_json_doc_t *doc, uint32_t req)
 static bool handle_answer(fw_device_t *dev, const fw_json_doc_t *doc, uint32_t msg, fw_resp_t *r)
 {
     bool taken = false;
-    const fw_rpc_layer_t *layer = dev->layer;
+    const fw_rpc_layer_t *layer = FW_LAYER(dev);
     fw_err_t err = FW_OK;
     if (layer != NULL && layer->answer != NULL) err = layer->answer(dev, doc, msg, r, &taken);
     if (!taken) return false;
@@ -404,8 +404,9 @@ static bool handle_one(fw_device_t *dev, const fw_json_doc_t *doc, uint32_t req,
         resp_fail(r, FW_ERR_INVALID_REQUEST, FW_S("%s"), problem);
         return resp_error(dev, r, FW_ERR_INVALID_REQUEST);
     }
-    if (id >= 0 && dev->layer != NULL && dev->layer->take_cancelled != NULL &&
-        dev->layer->take_cancelled(dev, r->id, r->id_len))
+    const fw_rpc_layer_t *layer = FW_LAYER(dev);
+    if (id >= 0 && layer != NULL && layer->take_cancelled != NULL &&
+        layer->take_cancelled(dev, r->id, r->id_len))
         return false; /* the layer cancelled it: a cancelled request gets no response */
     if (id >= 0) return dispatch(dev, doc, req, r);
     fw_jw_t discard; /* a notification runs, but what it writes goes nowhere */
@@ -500,8 +501,8 @@ bool fw_rpc_handle(fw_device_t *dev, void *session, const char *msg, size_t len,
     fw_json_doc_t doc;
     bool answered;
     dev->msg = &m;
-    if (dev->layer != NULL && dev->layer->msg_begin != NULL)
-        dev->layer->msg_begin(dev, &m, session);
+    const fw_rpc_layer_t *layer = FW_LAYER(dev);
+    if (layer != NULL && layer->msg_begin != NULL) layer->msg_begin(dev, &m, session);
     fw_jw_init(&w, (fw_sink_t){out.write, out.ctx});
     fw_err_t err = fw_json_parse(&doc, msg, len, dev->toks, FW_JSON_TOKENS_MAX, FW_JSON_DEPTH_MAX);
     m.doc = &doc;
@@ -515,7 +516,7 @@ bool fw_rpc_handle(fw_device_t *dev, void *session, const char *msg, size_t len,
     }
     fw_jw_flush(&w);
     if (answered && framed) fw_msg_sink_end(&out);
-    if (dev->layer != NULL && dev->layer->msg_end != NULL) dev->layer->msg_end(dev, &m);
+    if (layer != NULL && layer->msg_end != NULL) layer->msg_end(dev, &m);
     dev->msg = outer;
     dev->scratch_used = 0;
     /* a framed output tells apart a deferred call's response from this message's reply */

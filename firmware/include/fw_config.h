@@ -15,6 +15,9 @@
  * object into RAM at start unless told otherwise), the port names a header in FW_ROM_HEADER
  * that defines, for the core:
  *   FW_ROM        the storage attribute of a const object that stays in flash;
+ *   FW_ROM_STR    the attribute of a const char array holding one string (no NUL inside)
+ *                 that stays in flash: the port may store equal strings once (FW_ROM if not
+ *                 defined);
  *   FW_S("text")  a string literal that stays in flash (usable inside functions only);
  *   fw_rd8(p)     one byte of a const object, wherever it lives (flash or RAM: a pointer the
  *                 core reads may point to either, so both kinds keep the plain C types);
@@ -31,6 +34,9 @@
 #define FW_ROM
 #define FW_S(s) (s)
 #define fw_rd8(p) (*(const unsigned char *)(p))
+#endif
+#ifndef FW_ROM_STR
+#define FW_ROM_STR FW_ROM
 #endif
 
 /* ---------------------------------------------------------------- profiles */

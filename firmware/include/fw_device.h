@@ -272,7 +272,9 @@ typedef struct fw_device {
     fw_json_tok_t toks[FW_JSON_TOKENS_MAX];
     uint8_t scratch[FW_SCRATCH_SIZE];
     size_t scratch_used;
+#if FW_WITH_MCP
     const struct fw_rpc_layer *layer; /* methods and hooks above JSON-RPC (MCP), or NULL */
+#endif
     fw_resp_t resp;                   /* the response being written */
     fw_call_t call;                   /* the call being run (a tool, a method) */
 #if FW_ROM_SPLIT

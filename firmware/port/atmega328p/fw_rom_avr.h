@@ -15,7 +15,18 @@
 #include <stdint.h>
 
 #define FW_ROM PROGMEM
-#define FW_S(s) PSTR(s)
+/* FW_ROM_STR and FW_S: strings in flash like PROGMEM and PSTR, but in a section the linker
+   merges (flags "aMS", entry size 1): the same text used in many places, or the tail of a
+   longer one, is stored once. GCC writes the section's name after `.section` and its own flags
+   after it; the `;` starts an assembler comment on the AVR, so the flags written here are the
+   ones the assembler sees. Only for single strings: the linker splits the section at each NUL
+   (an array with NULs inside, like "a\0b", stays FW_ROM). */
+#define FW_ROM_STR __attribute__((section(".progmem.fwstr,\"aMS\",@progbits,1;")))
+#define FW_S(s) \
+    (__extension__({ \
+        static const char fw_s_[] FW_ROM_STR = (s); \
+        &fw_s_[0]; \
+    }))
 #define FW_ROM_SPLIT 1 /* constant data and RAM are separate spaces: readers use fw_rd8 */
 
 /* Out of line (fw_rom_avr.c): a call is 2 bytes where the test and both loads are 14. */

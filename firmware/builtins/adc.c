@@ -1,4 +1,5 @@
 /* adc.c: the built-in adc_read tool. */
+#include "builtins_internal.h"
 #include "fw_builtins.h"
 #include "fw_device.h"
 
@@ -7,10 +8,7 @@ static fw_err_t adc_read_fn(fw_call_t *call)
     const fw_arg_t *pin = fw_call_arg(call, "pin");
     uint16_t raw = 0;
     fw_err_t err = fw_hal_adc_read(call->dev, pin->pin->number, &raw);
-    if (err != FW_OK)
-        return fw_call_errorf(call, err, FW_S("adc_read on pin %u (%s) failed: %s"),
-                              (unsigned)pin->pin->number, pin->pin->name ? pin->pin->name : "",
-                              fw_err_str(err));
+    if (err != FW_OK) return fw_builtin_pin_failed(call, pin->pin, err);
     fw_jw_t *w = fw_call_result(call);
     fw_write_pin_id(w, pin->pin);
     fw_jw_kv_i64(w, "value", raw);

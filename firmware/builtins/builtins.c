@@ -1,6 +1,7 @@
 /* builtins.c: the standard lists of built-in tool sets a board names in fw_board_t.toolsets. */
 #include <stddef.h>
 
+#include "builtins_internal.h"
 #include "fw_builtins.h"
 
 /* The order is the order tools are listed in. The sampled-pin tools come with sampling;
@@ -27,3 +28,10 @@ const fw_toolset_t *const fw_builtins_i2c[] = {&fw_builtin_gpio, PIN_MODE_SET &f
                                                &fw_builtin_adc, PINS_SET SYSTEM_SET &fw_builtin_i2c,
                                                NULL};
 #endif
+
+/* "gpio_write on pin 13 (led) failed: hardware error": one formatter for every pin tool. */
+fw_err_t fw_builtin_pin_failed(fw_call_t *call, const fw_pin_def_t *def, fw_err_t err)
+{
+    return fw_call_errorf(call, err, FW_S("%s on pin %u (%s) failed: %s"), call->tool->name,
+                          (unsigned)def->number, def->name ? def->name : "", fw_err_str(err));
+}

@@ -1,6 +1,7 @@
 /* gpio.c: the built-in digital pin tools: gpio_write and gpio_read, and pin_mode. */
 #include <string.h>
 
+#include "builtins_internal.h"
 #include "fw_builtins.h"
 #include "fw_device.h"
 
@@ -20,23 +21,22 @@ static const char *const mode_names[] = {"input", "input_pullup", "input_pulldow
 static const uint8_t mode_values[] = {HAL_PIN_INPUT, HAL_PIN_INPUT_PULLUP, HAL_PIN_INPUT_PULLDOWN,
                                       HAL_PIN_OUTPUT};
 
-static fw_err_t hw_error(fw_call_t *call, const char *op, const fw_pin_def_t *def, fw_err_t err)
+/* What gpio_write and gpio_read answer once the HAL has written or read level (err). */
+static fw_err_t level_result(fw_call_t *call, const fw_arg_t *pin, bool level, fw_err_t err)
 {
-    return fw_call_errorf(call, err, FW_S("%s on pin %u (%s) failed: %s"), op,
-                          (unsigned)def->number, def->name ? def->name : "", fw_err_str(err));
+    if (err != FW_OK) return fw_builtin_pin_failed(call, pin->pin, err);
+    fw_device_pin_note_level(call->dev, pin->pin_index, level);
+    fw_jw_t *w = fw_call_result(call);
+    fw_write_pin_id(w, pin->pin);
+    fw_jw_kv_bool(w, "value", level);
+    return FW_OK;
 }
 
 static fw_err_t gpio_write_fn(fw_call_t *call)
 {
     const fw_arg_t *pin = fw_call_arg(call, "pin");
     bool level = fw_call_arg(call, "value")->i != 0;
-    fw_err_t err = fw_hal_gpio_write(call->dev, pin->pin->number, level);
-    if (err != FW_OK) return hw_error(call, FW_S("gpio_write"), pin->pin, err);
-    fw_device_pin_note_level(call->dev, pin->pin_index, level);
-    fw_jw_t *w = fw_call_result(call);
-    fw_write_pin_id(w, pin->pin);
-    fw_jw_kv_bool(w, "value", level);
-    return FW_OK;
+    return level_result(call, pin, level, fw_hal_gpio_write(call->dev, pin->pin->number, level));
 }
 
 static fw_err_t gpio_read_fn(fw_call_t *call)
@@ -44,12 +44,7 @@ static fw_err_t gpio_read_fn(fw_call_t *call)
     const fw_arg_t *pin = fw_call_arg(call, "pin");
     bool level = false;
     fw_err_t err = fw_hal_gpio_read(call->dev, pin->pin->number, &level);
-    if (err != FW_OK) return hw_error(call, FW_S("gpio_read"), pin->pin, err);
-    fw_device_pin_note_level(call->dev, pin->pin_index, level);
-    fw_jw_t *w = fw_call_result(call);
-    fw_write_pin_id(w, pin->pin);
-    fw_jw_kv_bool(w, "value", level);
-    return FW_OK;
+    return level_result(call, pin, level, err);
 }
 
 static size_t mode_index(const char *name)
@@ -67,7 +62,7 @@ static fw_err_t pin_mode_fn(fw_call_t *call)
         return fw_call_param_error(call, FW_S("mode"), FW_S("unknown mode"));
     hal_pin_mode_t mode = (hal_pin_mode_t)mode_values[m];
     fw_err_t err = fw_hal_gpio_mode(call->dev, pin->pin->number, mode);
-    if (err != FW_OK) return hw_error(call, FW_S("pin_mode"), pin->pin, err);
+    if (err != FW_OK) return fw_builtin_pin_failed(call, pin->pin, err);
     fw_device_pin_note_mode(call->dev, pin->pin_index, mode);
     const fw_pin_state_t *st = fw_device_pin_state(call->dev, pin->pin_index);
     fw_jw_t *w = fw_call_result(call);

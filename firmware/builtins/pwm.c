@@ -1,4 +1,5 @@
 /* pwm.c: the built-in pwm_write tool. */
+#include "builtins_internal.h"
 #include "fw_builtins.h"
 #include "fw_device.h"
 
@@ -9,10 +10,7 @@ static fw_err_t pwm_write_fn(fw_call_t *call)
     const fw_arg_t *freq = fw_call_arg(call, "frequency");
     uint32_t freq_hz = freq->present ? (uint32_t)freq->i : 0u;
     fw_err_t err = fw_hal_pwm_write(call->dev, pin->pin->number, duty, freq_hz);
-    if (err != FW_OK)
-        return fw_call_errorf(call, err, FW_S("pwm_write on pin %u (%s) failed: %s"),
-                              (unsigned)pin->pin->number, pin->pin->name ? pin->pin->name : "",
-                              fw_err_str(err));
+    if (err != FW_OK) return fw_builtin_pin_failed(call, pin->pin, err);
     fw_device_pin_note_duty(call->dev, pin->pin_index, duty);
     fw_jw_t *w = fw_call_result(call);
     fw_write_pin_id(w, pin->pin);

@@ -87,6 +87,14 @@ const char *fw_tool_name(const fw_tool_t *t);
 #define fw_tool_name(t) ((t)->name)
 #endif
 
+/* A string token as text for a message, in out (cap >= 5 bytes): decoded, or its raw bytes
+   cut with "..." when the decoded text does not fit (rpc.c). Returns out. */
+const char *fw_tok_name(const fw_json_doc_t *doc, uint32_t tok, char *out, size_t cap);
+
+/* Ends the text in s at n bytes or fewer with "..." and a NUL (s has room for n + 4), never
+   within a UTF-8 character: s[n] is the byte that followed. Returns the length with the dots. */
+size_t fw_cut_dots(char *s, size_t n);
+
 /* The JSON type of a token as messages name it ("boolean" for true and false; fmt.c). */
 const char *fw_json_type_name(uint8_t type);
 
@@ -105,6 +113,7 @@ fw_jw_t *fw_resp_result(fw_resp_t *r);
 /* Closes whatever w has open down to depth (a handler may leave a key, string or container). */
 void fw_jw_close_to(fw_jw_t *w, uint8_t depth);
 
+#if FW_WITH_MCP
 /*
  * Runs tool for an MCP tools/call on call (the tools/call request's own call: its tool and
  * args are replaced, its response collects the tool's error message and issues). Binds args
@@ -116,6 +125,7 @@ void fw_jw_close_to(fw_jw_t *w, uint8_t depth);
  */
 fw_err_t fw_rpc_run_tool(fw_call_t *call, const fw_tool_t *tool, const fw_json_doc_t *doc,
                          int32_t args, fw_jw_t *w, bool *started);
+#endif
 
 /* Logs a failed tool call at error level; invalid params (the client's mistake) are not
    logged. */

@@ -645,14 +645,7 @@ bool(fw_json_str_eq)(const fw_json_doc_t *doc, uint32_t tok, const char *s)
     const uint8_t *buf = (const uint8_t *)doc->buf;
     const uint8_t *want = (const uint8_t *)s;
     size_t j = 0;
-    if ((t->flags & FW_JSON_F_ESCAPED) == 0) {
-        for (uint32_t i = t->start; i < t->end; i++, j++) {
-            if (fw_rd8(want + j) != buf[i]) { /* also stops at the end of s: buf[i] is never NUL */
-                return false;
-            }
-        }
-        return fw_rd8(want + j) == '\0';
-    }
+    /* one loop for escaped and plain strings alike: decode_char takes a plain byte as it is */
     uint32_t pos = t->start;
     while (pos < t->end) {
         uint8_t u[4];

@@ -95,6 +95,8 @@ static void write_error_data(fw_jw_t *w, const fw_resp_t *r, fw_err_t err, int c
     fw_jw_obj_begin(w);
     if (issues) {
         write_issues(w, r);
+        /* issues past FW_ISSUES_MAX are counted, not listed */
+        if (r->issues_dropped > 0) fw_jw_kv_i64(w, "issues_omitted", r->issues_dropped);
     } else {
         fw_jw_kv_str(w, "error", fw_err_str(err));
     }
@@ -154,7 +156,9 @@ fw_jw_t *fw_resp_result(fw_resp_t *r)
 static bool resp_finish(fw_device_t *dev, fw_resp_t *r, fw_err_t err)
 {
     uint8_t base = resp_base_depth(r);
-    if (r->deferred) return false; /* answered when the client's answer arrives */
+#if FW_WITH_MCP
+    if (r->deferred) return false; /* answered when the client's answer arrives (MCP) */
+#endif
     if (!r->result_started && err != FW_OK) return resp_error(dev, r, err);
     result_begin(r); /* FW_OK without a result: an empty result object */
     if (err != FW_OK || r->w->depth != base + 2 || r->w->want_value || r->w->in_str)
@@ -177,13 +181,17 @@ const fw_arg_t *(fw_call_arg)(const fw_call_t *call, const char *name)
 fw_jw_t *fw_call_result(fw_call_t *call)
 {
     fw_resp_t *r = call->priv;
+#if FW_WITH_MCP
     const fw_rpc_layer_t *layer = FW_LAYER(call->dev);
     if (layer != NULL && layer->result_begins != NULL) layer->result_begins(call->dev);
     if (r->tool_w == NULL && call->dev->msg != NULL) call->dev->msg->live = false;
-    if (r->tool_w == NULL) return fw_resp_result(r);
-    if (!r->tool_started) fw_jw_obj_begin(r->tool_w);
-    r->tool_started = true;
-    return r->tool_w;
+    if (r->tool_w != NULL) { /* a tool inside MCP's tools/call (fw_rpc_run_tool) */
+        if (!r->tool_started) fw_jw_obj_begin(r->tool_w);
+        r->tool_started = true;
+        return r->tool_w;
+    }
+#endif
+    return fw_resp_result(r);
 }
 
 fw_err_t fw_call_errorf(fw_call_t *call, fw_err_t err, const char *fmt, ...)
@@ -211,9 +219,16 @@ fw_err_t fw_call_param_error(fw_call_t *call, const char *path, const char *fmt,
         r->issues_dropped++;
     }
     unsigned more = (unsigned)r->issue_count + r->issues_dropped - 1u;
-    size_t len = fw_fmt(r->message, sizeof r->message, FW_S("invalid params: %s: %s"),
+    /* " (and N more)" (13 + more digits than one) always fits whole: the first issue's text is
+       cut before it, ending with "..." */
+    size_t tail = more == 0 ? 0 : 13u + (more > 9u) + (more > 99u);
+    size_t room = sizeof r->message - tail; /* for the first issue's text and its NUL */
+    size_t len = fw_fmt(r->message, room + (tail > 0), FW_S("invalid params: %s: %s"),
                         r->issues[0].path, r->issues[0].message);
-    if (more > 0) fw_fmt(r->message + len, sizeof r->message - len, FW_S(" (and %u more)"), more);
+    if (tail > 0) {
+        if (len >= room) len = fw_cut_dots(r->message, room - 4);
+        fw_fmt(r->message + len, sizeof r->message - len, FW_S(" (and %u more)"), more);
+    }
     r->err = FW_ERR_INVALID_PARAMS;
     return FW_ERR_INVALID_PARAMS;
 }
@@ -229,6 +244,7 @@ void fw_log_tool_failure(fw_call_t *call, fw_err_t err)
     (void)why; /* a build without a log drops the entry */
 }
 
+#if FW_WITH_MCP
 /* A result that is not one balanced object (the writer must be back inside it) is a bug. */
 static bool tool_result_broken(const fw_jw_t *w, uint8_t depth)
 {
@@ -256,6 +272,7 @@ fw_err_t fw_rpc_run_tool(fw_call_t *call, const fw_tool_t *tool, const fw_json_d
     r->tool_started = false;
     return err;
 }
+#endif
 
 /* ---------------------------------------------------------------- one request */
 
@@ -269,16 +286,21 @@ static const fw_tool_t *find_method(const fw_device_t *dev, const fw_json_doc_t 
     return NULL;
 }
 
-/* A string token as text for a message: decoded, or its raw bytes cut with "..." if long. */
-static const char *tok_name(const fw_json_doc_t *doc, uint32_t tok, char *out, size_t cap)
+/* A string token as text for a message: decoded, or its raw bytes cut with "..." if long
+   (decoding fails only for want of room: the raw text is then longer than cap - 4). */
+const char *fw_tok_name(const fw_json_doc_t *doc, uint32_t tok, char *out, size_t cap)
 {
     if (fw_json_str_decode(doc, tok, out, cap) >= 0) return out;
-    const fw_json_tok_t *t = &doc->toks[tok];
-    size_t n = cap - 4;
-    while (n > 0 && ((unsigned char)doc->buf[t->start + n] & 0xC0u) == 0x80u) n--;
-    memcpy(out, doc->buf + t->start, n);
-    fw_rom_copy(out + n, FW_S("..."), 4);
+    memcpy(out, doc->buf + doc->toks[tok].start, cap - 3);
+    fw_cut_dots(out, cap - 4);
     return out;
+}
+
+size_t fw_cut_dots(char *s, size_t n)
+{
+    while (n > 0 && ((unsigned char)s[n] & 0xC0u) == 0x80u) n--;
+    fw_rom_copy(s + n, FW_S("..."), 4);
+    return n + 3;
 }
 
 /* Not inlined: its buffer would sit in dispatch's frame under every call. */
@@ -287,7 +309,7 @@ FW_NOINLINE static bool method_not_found(fw_device_t *dev, const fw_json_doc_t *
 {
     char name[48];
     resp_fail(r, FW_ERR_METHOD_NOT_FOUND, FW_S("method '%s' not found"),
-              tok_name(doc, method, name, sizeof name));
+              fw_tok_name(doc, method, name, sizeof name));
     return resp_error(dev, r, FW_ERR_METHOD_NOT_FOUND);
 }
 

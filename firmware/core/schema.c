@@ -113,15 +113,11 @@ static fw_err_t check_range(const bind_ctx_t *b, fw_int_t v, const char *unit)
 {
     const fw_param_t *p = b->param;
     char num[21];
-    if (p->has_min && v < p->min)
-        return fw_call_param_error(b->call, p->name,
-                                   unit ? FW_S("must have at least %s %s") : FW_S("must be >= %s"),
-                                   int_text(num, p->min), unit);
-    if (p->has_max && v > p->max)
-        return fw_call_param_error(b->call, p->name,
-                                   unit ? FW_S("must have at most %s %s") : FW_S("must be <= %s"),
-                                   int_text(num, p->max), unit);
-    return FW_OK;
+    bool low = p->has_min && v < p->min;
+    if (!low && !(p->has_max && v > p->max)) return FW_OK;
+    const char *fmt = low ? (unit ? FW_S("must have at least %s %s") : FW_S("must be >= %s"))
+                          : (unit ? FW_S("must have at most %s %s") : FW_S("must be <= %s"));
+    return fw_call_param_error(b->call, p->name, fmt, int_text(num, low ? p->min : p->max), unit);
 }
 
 #if FW_WITH_FLOAT
@@ -443,15 +439,8 @@ static void unknown_member(bind_state_t *s, uint32_t key)
 {
     char path[sizeof((fw_issue_t *)0)->path];
     if (fw_json_str_eq(s->doc, key, "_meta")) return; /* MCP request metadata, not an argument */
-    if (fw_json_str_decode(s->doc, key, path, sizeof path) < 0) {
-        const fw_json_tok_t *t = &s->doc->toks[key];
-        size_t n = t->end - t->start;
-        n = n < sizeof path - 4 ? n : sizeof path - 4;
-        while (n > 0 && ((unsigned char)s->doc->buf[t->start + n] & 0xC0u) == 0x80u) n--;
-        memcpy(path, s->doc->buf + t->start, n);
-        fw_rom_copy(path + n, FW_S("..."), 4);
-    }
-    note(s, fw_call_param_error(s->call, path, FW_S("unknown parameter")));
+    note(s, fw_call_param_error(s->call, fw_tok_name(s->doc, key, path, sizeof path),
+                                FW_S("unknown parameter")));
 }
 
 static void bind_object(bind_state_t *s, uint32_t obj)

@@ -331,16 +331,8 @@ static const char *default_mcpsim(const options_t *o, char *buf, size_t cap)
     if (env && *env) return env;
     if (CONF_MCPSIM_DEFAULT[0] && access(CONF_MCPSIM_DEFAULT, X_OK) == 0)
         return CONF_MCPSIM_DEFAULT;
-    ssize_t n = readlink("/proc/self/exe", buf, cap - 1);
-    if (n > 0) {
-        buf[n] = 0;
-        char *slash = strrchr(buf, '/');
-        if (slash && (size_t)(slash - buf) + 8 < cap) {
-            strcpy(slash + 1, "mcpsim");
-            if (access(buf, X_OK) == 0) return buf;
-        }
-    }
-    return "mcpsim";
+    const char *beside = conf_beside_exe("mcpsim", X_OK, buf, cap);
+    return beside ? beside : "mcpsim";
 }
 
 /* The default library: the build's source tree, or, for an installed runner whose source tree
@@ -348,16 +340,8 @@ static const char *default_mcpsim(const options_t *o, char *buf, size_t cap)
 static const char *default_scenarios(char *buf, size_t cap)
 {
     if (access(CONF_SCENARIOS_DIR, R_OK) == 0) return CONF_SCENARIOS_DIR;
-    ssize_t n = readlink("/proc/self/exe", buf, cap - 1);
-    if (n > 0) {
-        buf[n] = 0;
-        char *slash = strrchr(buf, '/');
-        if (slash && (size_t)(slash - buf) + 32 < cap) {
-            strcpy(slash, "/../share/mcpsim/scenarios");
-            if (access(buf, R_OK) == 0) return buf;
-        }
-    }
-    return CONF_SCENARIOS_DIR;
+    const char *installed = conf_beside_exe("../share/mcpsim/scenarios", R_OK, buf, cap);
+    return installed ? installed : CONF_SCENARIOS_DIR;
 }
 
 static int load_library(const options_t *o, conf_library_t *lib)

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 int64_t conf_now_ms(void)
 {
@@ -238,4 +239,15 @@ json_t *conf_json_string_lossy(const char *s)
     v = json_string(conf_buf_str(&b));
     conf_buf_free(&b);
     return v ? v : json_string("?");
+}
+
+const char *conf_beside_exe(const char *rel, int mode, char *buf, size_t cap)
+{
+    ssize_t n = readlink("/proc/self/exe", buf, cap - 1);
+    if (n <= 0) return NULL;
+    buf[n] = 0;
+    char *slash = strrchr(buf, '/');
+    if (!slash || (size_t)(slash - buf) + 1 + strlen(rel) + 1 > cap) return NULL;
+    strcpy(slash + 1, rel);
+    return access(buf, mode) == 0 ? buf : NULL;
 }

@@ -40,6 +40,11 @@ void *conf_xrealloc(void *p, size_t n);
 /* Whole file into memory (NUL-terminated); NULL with a message in err. */
 char *conf_read_file(const char *path, size_t *len, char *err, size_t cap);
 
+/* The path `rel` relative to the directory of the running executable (e.g. "mcpsim" beside the
+   runner, "../share/mcpsim/scenarios" of an installed one) in buf, when it exists with `mode`
+   (access(2): X_OK, R_OK); else NULL. */
+const char *conf_beside_exe(const char *rel, int mode, char *buf, size_t cap);
+
 /* Compact JSON text of any value (malloc'd); numbers with up to 15 significant digits. */
 char *conf_json_text(const json_t *v);
 /* Indented JSON text (malloc'd), for failure reports. */

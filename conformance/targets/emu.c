@@ -198,16 +198,8 @@ static const char *avr_emulator(char *buf, size_t cap)
     if (CONF_MCPSIM_AVR_DEFAULT[0] && access(CONF_MCPSIM_AVR_DEFAULT, X_OK) == 0)
         return CONF_MCPSIM_AVR_DEFAULT;
 #endif
-    ssize_t n = readlink("/proc/self/exe", buf, cap - 1);
-    if (n > 0) {
-        buf[n] = 0;
-        char *slash = strrchr(buf, '/');
-        if (slash && (size_t)(slash - buf) + 12 < cap) {
-            strcpy(slash + 1, "mcpsim-avr");
-            if (access(buf, X_OK) == 0) return buf;
-        }
-    }
-    return "mcpsim-avr";
+    const char *beside = conf_beside_exe("mcpsim-avr", X_OK, buf, cap);
+    return beside ? beside : "mcpsim-avr";
 }
 
 /*

@@ -38,12 +38,12 @@ typedef enum parse_state {
  */
 typedef struct parser {
     const uint8_t *s;
-    uint32_t len;
-    uint32_t pos;
+    fw_json_off_t len; /* below OFF_LIMIT (fw_json_parse): every pos fits */
+    fw_json_off_t pos;
     fw_json_tok_t *toks;
-    uint32_t cap;
-    uint32_t used;
-    uint32_t parent; /* innermost open container, or NO_PARENT */
+    uint16_t cap; /* at most TOKS_LIMIT */
+    uint16_t used;
+    uint16_t parent; /* innermost open container, or NO_PARENT */
     unsigned depth;  /* open containers */
     unsigned max_depth;
 } parser_t;
@@ -105,15 +105,15 @@ static fw_err_t expect_byte(parser_t *ps, uint8_t c)
 /* ---------------------------------------------------------------- strings */
 
 /* Four hex digits of a \u escape into *cp. */
-static fw_err_t scan_hex4(parser_t *ps, uint32_t *cp)
+static fw_err_t scan_hex4(parser_t *ps, uint16_t *cp)
 {
-    uint32_t v = 0;
+    uint16_t v = 0;
     for (int i = 0; i < 4; i++) {
         int d = hex_value(peek(ps));
         if (d < 0) {
             return FW_ERR_JSON_INVALID;
         }
-        v = (v << 4) | (uint32_t)d;
+        v = (uint16_t)((v << 4) | (unsigned)d);
         ps->pos++;
     }
     *cp = v;
@@ -124,9 +124,9 @@ static fw_err_t scan_hex4(parser_t *ps, uint32_t *cp)
    low surrogate and a low surrogate may not stand alone, so decoding always gives UTF-8. */
 static fw_err_t scan_unicode_escape(parser_t *ps)
 {
-    uint32_t esc = ps->pos - 2;
-    uint32_t cp;
-    uint32_t lo;
+    fw_json_off_t esc = ps->pos - 2;
+    uint16_t cp;
+    uint16_t lo;
     fw_err_t err = scan_hex4(ps, &cp);
     if (err != FW_OK) {
         return err;
@@ -351,7 +351,7 @@ static fw_err_t open_container(parser_t *ps, fw_json_type_t type, bool member)
         return err;
     }
     t->next = (uint16_t)ps->parent;
-    ps->parent = ps->used - 1;
+    ps->parent = (uint16_t)(ps->used - 1u);
     ps->depth++;
     ps->pos++;
     return FW_OK;
@@ -501,9 +501,9 @@ fw_err_t fw_json_parse(fw_json_doc_t *doc, const char *buf, size_t len, fw_json_
 #endif
     parser_t ps = {
         .s = (const uint8_t *)buf,
-        .len = (uint32_t)len,
+        .len = (fw_json_off_t)len,
         .toks = toks,
-        .cap = ntoks > TOKS_LIMIT ? TOKS_LIMIT : ntoks,
+        .cap = (uint16_t)(ntoks > TOKS_LIMIT ? TOKS_LIMIT : ntoks),
         .parent = NO_PARENT,
         .max_depth = max_depth,
     };
@@ -535,8 +535,8 @@ int32_t(fw_json_obj_get)(const fw_json_doc_t *doc, uint32_t obj, const char *key
     if (t == NULL || key == NULL) {
         return -1;
     }
-    uint32_t k = obj + 1;
-    for (uint32_t i = 0; i < t->count; i++) {
+    uint16_t k = (uint16_t)(obj + 1); /* token indexes are 16-bit (next) */
+    for (uint16_t i = 0; i < t->count; i++) {
         if ((fw_json_str_eq)(doc, k, key)) {
             return (int32_t)(k + 1);
         }
@@ -612,7 +612,7 @@ static uint8_t unescape_simple(uint8_t c)
 
 /* Decodes the character at s[*pos] of a string the parser validated into u; returns its length
    in bytes and advances *pos past it. */
-static unsigned decode_char(const uint8_t *s, uint32_t *pos, uint8_t u[4])
+static unsigned decode_char(const uint8_t *s, fw_json_off_t *pos, uint8_t u[4])
 {
     uint8_t c = s[*pos];
     if (c != '\\') {
@@ -646,7 +646,7 @@ bool(fw_json_str_eq)(const fw_json_doc_t *doc, uint32_t tok, const char *s)
     const uint8_t *want = (const uint8_t *)s;
     size_t j = 0;
     /* one loop for escaped and plain strings alike: decode_char takes a plain byte as it is */
-    uint32_t pos = t->start;
+    fw_json_off_t pos = t->start;
     while (pos < t->end) {
         uint8_t u[4];
         unsigned n = decode_char(buf, &pos, u);
@@ -668,7 +668,7 @@ int32_t fw_json_str_decode(const fw_json_doc_t *doc, uint32_t tok, char *out, si
     }
     const uint8_t *buf = (const uint8_t *)doc->buf;
     size_t n = 0;
-    uint32_t pos = t->start;
+    fw_json_off_t pos = t->start;
     while (pos < t->end) {
         uint8_t u[4];
         unsigned k = decode_char(buf, &pos, u);
@@ -702,7 +702,7 @@ fw_err_t fw_json_get_i64(const fw_json_doc_t *doc, uint32_t tok, int64_t *out)
     const uint64_t cutoff = (uint64_t)INT64_MAX / 10u;
     const uint64_t last = neg ? 8u : 7u;
     uint64_t mag = 0;
-    for (uint32_t i = t->start + (neg ? 1u : 0u); i < t->end; i++) {
+    for (fw_json_off_t i = (fw_json_off_t)(t->start + (neg ? 1u : 0u)); i < t->end; i++) {
         uint64_t d = (uint64_t)(doc->buf[i] - '0');
         if (mag > cutoff || (mag == cutoff && d > last)) {
             return FW_ERR_NO_SPACE;
@@ -728,7 +728,7 @@ fw_err_t fw_json_get_i32(const fw_json_doc_t *doc, uint32_t tok, int32_t *out)
     const uint32_t cutoff = (uint32_t)INT32_MAX / 10u;
     const uint32_t last = neg ? 8u : 7u;
     uint32_t mag = 0;
-    for (uint32_t i = t->start + (neg ? 1u : 0u); i < t->end; i++) {
+    for (fw_json_off_t i = (fw_json_off_t)(t->start + (neg ? 1u : 0u)); i < t->end; i++) {
         uint32_t d = (uint32_t)(doc->buf[i] - '0');
         if (mag > cutoff || (mag == cutoff && d > last)) {
             return FW_ERR_NO_SPACE;

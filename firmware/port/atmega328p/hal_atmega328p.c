@@ -82,10 +82,12 @@ void hal_atmega328p_init(hal_atmega328p_t *hal)
     TCCR0B = _BV(WGM02) | _BV(CS01) | _BV(CS00);
     OCR0A = 249;
     TIMSK0 = _BV(OCIE0A);
-    /* Timers 1 and 2: 8-bit phase-correct PWM at clk/64, 490 Hz (the Uno's analogWrite);
+    /* Timers 1 and 2: phase-correct PWM with TOP 255 at clk/64, 490 Hz (the Uno's analogWrite;
+       Timer1 with ICR1 as TOP, which pwm_write changes for another frequency on D9/D10);
        outputs connected only while a pin does PWM. */
-    TCCR1A = _BV(WGM10);
-    TCCR1B = _BV(CS11) | _BV(CS10);
+    TCCR1A = _BV(WGM11);
+    ICR1 = 255;
+    TCCR1B = _BV(WGM13) | _BV(CS11) | _BV(CS10);
     TCCR2A = _BV(WGM20);
     TCCR2B = _BV(CS22);
     /* ADC: AVcc reference, clk/128 (125 kHz). */
@@ -221,23 +223,74 @@ static fw_err_t gpio_read(void *ctx, uint16_t pin, bool *level)
 
 /* ---------------------------------------------------------------- PWM and ADC */
 
+/* Timer1 (D9 = OC1A, D10 = OC1B, one frequency for both) runs phase-correct PWM with ICR1 as
+   TOP (mode 10): f = F_CPU / (2 N TOP). t1_top is its TOP; t1_duty each output's duty, so that
+   a new TOP keeps both duties (OCR1x = duty * TOP / 255). */
+static uint16_t t1_top;
+static uint8_t t1_duty[2];
+
+static void t1_set_ocr(uint8_t ch)
+{
+    uint16_t v = (uint16_t)((uint32_t)t1_duty[ch] * t1_top / 255u);
+    if (ch)
+        OCR1B = v;
+    else
+        OCR1A = v;
+}
+
+/* Timer1 at freq_hz. 0 and 490 are its default, the Uno's analogWrite rate: clk/64, TOP 255
+   (490.2 Hz, OCR1x = duty). Else the smallest prescaler N (1, 8, 64, 256) whose TOP =
+   F_CPU / (2 N f) (truncated) fits 16 bits; a TOP below 255 (above 31372 Hz) would lose duty
+   steps: FW_ERR_UNSUPPORTED. No interrupt touches Timer1 or its 16-bit TEMP register. */
+static fw_err_t t1_rate(uint32_t freq_hz)
+{
+    uint8_t cs = 3; /* CS11 | CS10: clk/64 */
+    uint32_t top = 255;
+    if (freq_hz != 0 && freq_hz != 490u) {
+        uint32_t clk = HAL_AVR_F_CPU / 2u;
+        cs = 1; /* clk/1; then 8, 64, 256: F_CPU / 2 / 256 / 1 Hz fits 16 bits */
+        while ((top = clk / freq_hz) > 0xffffu) {
+            clk >>= cs < 3 ? 3 : 2;
+            cs++;
+        }
+        if (top < 255u) return FW_ERR_UNSUPPORTED;
+    }
+    TCCR1B = 0; /* stopped while TOP and the compare values change */
+    TCNT1 = 0;
+    ICR1 = (uint16_t)top;
+    t1_top = (uint16_t)top;
+    t1_set_ocr(0);
+    t1_set_ocr(1);
+    TCCR1B = (uint8_t)(_BV(WGM13) | cs);
+    return FW_OK;
+}
+
 /* duty 0 and 255 drive the pin low and high (no glitch of the timer's minimum pulse); others
-   connect the compare output. The timers run at fixed rates (490 Hz, D5 1 kHz): another
-   frequency is FW_ERR_UNSUPPORTED. */
+   connect the compare output. D9 and D10 take a frequency (Timer1's, shared: t1_rate; 0 is
+   its default 490 Hz); the other pins run at fixed rates (D3, D11 490 Hz, D5 1 kHz): another
+   frequency there is FW_ERR_UNSUPPORTED. */
 static fw_err_t pwm_write(void *ctx, uint16_t pin, uint8_t duty, uint32_t freq_hz)
 {
     pwm_out_t o;
     uint8_t m;
     volatile uint8_t *port = port_of(pin, &m);
     if (port == NULL || !pwm_of(pin, &o)) return FW_ERR_UNSUPPORTED;
-    if (freq_hz != 0 && freq_hz != (pin == 5 ? 1000u : 490u)) return FW_ERR_UNSUPPORTED;
+    bool t1 = o.tccr == _SFR_MEM_ADDR(TCCR1A);
+    if (t1) {
+        fw_err_t err = t1_rate(freq_hz);
+        if (err != FW_OK) return err;
+        t1_duty[pin - 9u] = duty;
+        t1_set_ocr((uint8_t)(pin - 9u));
+    } else if (freq_hz != 0 && freq_hz != (pin == 5 ? 1000u : 490u)) {
+        return FW_ERR_UNSUPPORTED;
+    }
     ATOMIC_BLOCK(ATOMIC_RESTORESTATE)
     {
         DDR_OF(port) |= m;
     }
     if (duty == 0 || duty == 255) return gpio_write(ctx, pin, duty == 255);
-    /* Timer0 counts to 249: scale the duty to its period. */
-    REG(o.ocr) = pin == 5 ? (uint8_t)(((uint16_t)duty * 250u) >> 8) : duty;
+    /* Timer0 counts to 249: scale the duty to its period; Timer1's is set by t1_rate. */
+    if (!t1) REG(o.ocr) = pin == 5 ? (uint8_t)(((uint16_t)duty * 250u) >> 8) : duty;
     ATOMIC_BLOCK(ATOMIC_RESTORESTATE)
     {
         REG(o.tccr) |= o.com;

@@ -45,6 +45,8 @@ reqs = [
     '{"jsonrpc":"2.0","id":9,"method":"pwm_write","params":{"pin":"led","duty":10}}',
     '{"jsonrpc":"2.0","id":10,"method":"pwm_write","params":{"pin":9,"duty":12.5,"bogus":1}}',
     '{"jsonrpc":"2.0","id":11,"method":"pwm_write","params":{"pin":9,"duty":10,"frequency":1000}}',
+    '{"jsonrpc":"2.0","id":111,"method":"pwm_write","params":{"pin":9,"duty":10,"frequency":40000}}',
+    '{"jsonrpc":"2.0","id":112,"method":"pwm_write","params":{"pin":3,"duty":10,"frequency":1000}}',
     '{"jsonrpc":"2.0","id":12,"method":"adc_read","params":{"pin":"sensor"}}',
     '{"jsonrpc":"2.0","id":13,"method":"adc_read","params":{"pin":2}}',
     '{"jsonrpc":"2.0","id":14,"method":"adc_read"}',

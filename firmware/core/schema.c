@@ -290,8 +290,10 @@ FW_NOINLINE static fw_err_t bind_pin_index(const bind_ctx_t *b, int idx)
     uint8_t type = dev->pins[idx].type;
     uint8_t mask = b->param->pin_types;
     if (mask != 0 && !(mask & FW_PINMASK(type))) {
-        /* the message is cut at FW_ISSUE_TEXT_MAX anyway: the first type or two fit */
-        char need[FW_ISSUE_TEXT_MAX < 64 ? 32 : 64];
+        /* the message is cut at FW_ISSUE_TEXT_MAX anyway: what comes before the types is at
+           least 40 characters ("pin 2 (a) is adc_input; this tool needs "), so with 56 no
+           more than 15 of them are ever shown, and 23 are kept */
+        char need[FW_ISSUE_TEXT_MAX < 64 ? 24 : 64];
         return fw_call_param_error(
             b->call, b->param->name, FW_S("pin %u (%s) is %s; this tool needs %s"),
             (unsigned)def->number, def->name, fw_pin_type_name((fw_pin_type_t)type),

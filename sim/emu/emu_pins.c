@@ -148,7 +148,10 @@ static bool pwm_info(emu_t *e, int pin, json_t *o)
     if (com == 3) duty = 1.0 - duty;
     double f = (double)e->avr->frequency / n / (fast ? top + 1.0 : 2.0 * top);
     json_object_set_new(o, "pwm", json_true());
-    json_object_set_new(o, "duty", json_integer(ocr));
+    /* duty on pwm_write's 0..255 scale (what the simulator's sim.get_pin reports), the
+       compare register's raw value beside it */
+    json_object_set_new(o, "duty", json_integer(lround(duty * 255)));
+    json_object_set_new(o, "ocr", json_integer(ocr));
     json_object_set_new(o, "top", json_integer(top));
     json_object_set_new(o, "duty_cycle", json_real(round(duty * 10000) / 10000));
     json_object_set_new(o, "frequency_hz", json_real(round(f * 100) / 100));

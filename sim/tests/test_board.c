@@ -557,11 +557,11 @@ static Suite *board_suite(void)
     tcase_add_loop_test(ok, shipped_boards_load_and_boot, 0, (int)generated_count());
     tcase_add_loop_test(ok, generated_board_matches_the_loaded_one, 0, (int)generated_count());
     tcase_add_test(ok, uno_min_samples_nothing);
+    tcase_add_test(ok, registered_app_tools_are_found);
 #if !FW_MIN
     tcase_add_test(ok, every_board_file_is_generated);
     tcase_add_test(ok, uno_is_an_avr_profile);
     tcase_add_test(ok, esp32_demo_enables_its_app_tools);
-    tcase_add_test(ok, registered_app_tools_are_found);
     tcase_add_test(ok, greenhouse_has_i2c_chips_and_a_wire);
     tcase_add_test(ok, defaults_and_firmware_view);
 #endif

@@ -33,7 +33,7 @@ BUILD_CMD := env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL $(CMAKE) --build
 
 .PHONY: all build bootstrap test unit min asan tsan coverage cross bench run conformance clean \
         format tidy help fuzz workflows docker-test interop layering port-qemu port-avr emulated \
-        firmware-project docs action-test
+        firmware-project docs action-test mutation
 
 all: build
 
@@ -55,6 +55,7 @@ help:
 	@echo "make firmware-project  examples/firmware-project against an installed mcpsim; the Arduino sketch"
 	@echo "make docs       tools/check-docs: every command of README.md and docs/ (self-test, then run)"
 	@echo "make action-test  action.yml's steps as GitHub runs them, in a fresh container (slow)"
+	@echo "make mutation   mutants of firmware/ and sim/ against the conformance library (MUTATION_ARGS)"
 	@echo "make format     clang-format -i the C sources; make tidy: clang-tidy"
 	@echo "make fuzz       libFuzzer runs of the core's harnesses (FUZZ_SECONDS each, default 60)"
 	@echo "make workflows  validate .github/workflows and action.yml (tools/check-workflows --self-test)"
@@ -196,6 +197,13 @@ docs: build
 # docker; about 7 minutes): a passing run and a deliberately red one (tools/test-action).
 action-test: bootstrap
 	tools/test-action
+
+# Mutation testing of the conformance library (docs/mutation.md): mechanically generated mutants
+# of firmware/ and sim/, each rebuilt in a private worktree and run through the library on every
+# transport; kill rate and survivors. Slow (tens of minutes); not part of `make test`.
+MUTATION_ARGS ?= --sample 300 --seed 8 --jobs 2
+mutation: bootstrap
+	nice -n 10 tools/mutation $(MUTATION_ARGS)
 
 workflows: bootstrap
 	tools/check-workflows --self-test

@@ -173,8 +173,8 @@ START_TEST(stdio_and_device_flags)
     ck_assert_int_eq(parse(stdio_only), 0);
     ck_assert(o.stdio);
     const char *bridge[] = {
-        "--device", "serial:/dev/ttyUSB0?baud=9600", "--device", "tcp:10.0.0.5:3000", "--http", "0",
-        NULL};
+        "--device", "serial:/dev/ttyUSB0?baud=9600", "--device", "tcp:10.0.0.5:3000", "--tcp", "0",
+        NULL}; /* --tcp: every profile has it (mcpu-min refuses --http, having no MCP) */
     ck_assert_int_eq(parse(bridge), 0);
     ck_assert_uint_eq(o.device_count, 2);
     ck_assert_str_eq(o.devices[1], "tcp:10.0.0.5:3000");

@@ -59,6 +59,9 @@ typedef struct emu {
     uint8_t rxq[EMU_RXQ_SIZE]; /* host -> chip, waiting for the receiver */
     size_t rx_head, rx_len;
     bool rx_xoff;      /* simavr's UART said its input FIFO is full */
+    void *uart0;       /* simavr's avr_uart_t of USART0 (its input FIFO), or NULL */
+    unsigned rx_stalls; /* slices in a row with a byte in simavr's FIFO and no RXC flag */
+    uint64_t rx_kicks;  /* receive-complete flags raised for a stalled FIFO (emu_uart_tick) */
     char *txq;         /* chip -> host, waiting for the pty */
     size_t tx_len, tx_cap;
     uint64_t tx_dropped;
@@ -88,6 +91,7 @@ typedef struct emu {
 int emu_uart_open(emu_t *e);
 void emu_uart_attach(emu_t *e);
 void emu_uart_feed(emu_t *e);
+void emu_uart_tick(emu_t *e);
 void emu_uart_close(emu_t *e);
 
 /* emu_pins.c */

@@ -43,17 +43,59 @@ static void flush_tx(emu_t *e)
     }
 }
 
-/* Pushes queued host bytes into the chip while its receiver accepts them. */
+/*
+ * Pushes queued host bytes into the chip while its receiver accepts them. simavr drops a byte
+ * pushed into a full input FIFO, and its XOFF irq only notifies when its value changes, so a
+ * second burst after the first XON could overrun it: the FIFO itself is asked before every
+ * byte, and the run loop calls this again while bytes wait (the XON irq is only a hint).
+ */
+/* simavr's uart_fifo_isfull, whose definition its header leaves to the UART module. */
+static bool fifo_full(const avr_uart_t *u)
+{
+    return ((u->input.write + 1u) & (uart_fifo_fifo_size - 1u)) == u->input.read;
+}
+
 void emu_uart_feed(emu_t *e)
 {
     if (!e->avr) return;
     avr_irq_t *in = avr_io_getirq(e->avr, AVR_IOCTL_UART_GETIRQ('0'), UART_IRQ_INPUT);
+    avr_uart_t *u = e->uart0;
+    if (u) e->rx_xoff = fifo_full(u);
     while (!e->rx_xoff && e->rx_len > 0) {
         uint8_t b = e->rxq[e->rx_head];
         e->rx_head = (e->rx_head + 1) % EMU_RXQ_SIZE;
         e->rx_len--;
         e->rx_bytes++;
         avr_raise_irq(in, b); /* may call on_xoff, which stops the loop */
+        if (u && fifo_full(u)) e->rx_xoff = true;
+    }
+}
+
+/*
+ * Once per slice of chip time (the run loop): what must not wait for an event that may not
+ * come. Output still queued is written (a pty that was full is polled for room, but a write
+ * that could go now should not wait for the next byte); host bytes waiting for room in the FIFO
+ * are fed; and a byte left in simavr's FIFO with no receive-complete flag for two slices in a
+ * row gets its flag raised: simavr's receive pump (a cycle timer started only when a byte lands
+ * in an empty FIFO) was seen to stop with a request's last byte still in the FIFO, which then
+ * waited for the host's next byte (a request answered only when the next one came).
+ */
+void emu_uart_tick(emu_t *e)
+{
+    if (e->tx_len > 0) {
+        flush_tx(e);
+        update_events(e);
+    }
+    if (e->rx_len > 0) emu_uart_feed(e);
+    avr_uart_t *u = e->uart0;
+    if (!u || !e->avr) return;
+    bool waiting = u->input.read != u->input.write && !avr_regbit_get(e->avr, u->rxc.raised);
+    if (!waiting) {
+        e->rx_stalls = 0;
+    } else if (++e->rx_stalls >= 2) {
+        e->rx_stalls = 0;
+        e->rx_kicks++;
+        avr_raise_interrupt(e->avr, &u->rxc);
     }
 }
 
@@ -100,11 +142,9 @@ static void on_output(struct avr_irq_t *irq, uint32_t value, void *param)
         e->txq = q;
         e->tx_cap = cap;
     }
+    /* Written out once per slice of chip time (emu_uart_tick), in one write: about ten bytes at
+       115200 baud, instead of one write per byte. */
     e->txq[e->tx_len++] = (char)value;
-    if (e->tx_len == 1) {
-        flush_tx(e);
-        update_events(e);
-    }
 }
 
 static void on_xon(struct avr_irq_t *irq, uint32_t value, void *param)
@@ -208,6 +248,10 @@ void emu_uart_attach(emu_t *e)
     avr_irq_register_notify(out, on_output, e);
     avr_irq_register_notify(xon, on_xon, e);
     avr_irq_register_notify(xoff, on_xoff, e);
+    /* USART0's module (its input FIFO), found among the chip's io modules by kind and name. */
+    for (avr_io_t *io = e->avr->io_port; io; io = io->next)
+        if (io->kind && strcmp(io->kind, "uart") == 0 && ((avr_uart_t *)io)->name == '0')
+            e->uart0 = io;
 }
 
 /* Flushes what the pty takes now, then closes it: a client sees EOF/hangup. */

@@ -98,6 +98,9 @@ json_t *emu_stats_json(const emu_t *e)
     json_object_set_new(o, "uart_rx_bytes", json_integer((json_int_t)e->rx_bytes));
     json_object_set_new(o, "uart_tx_bytes", json_integer((json_int_t)e->tx_bytes));
     json_object_set_new(o, "uart_tx_dropped", json_integer((json_int_t)e->tx_dropped));
+    json_object_set_new(o, "uart_rx_kicks", json_integer((json_int_t)e->rx_kicks));
+    json_object_set_new(o, "uart_rx_queued", json_integer((json_int_t)e->rx_len));
+    json_object_set_new(o, "uart_tx_queued", json_integer((json_int_t)e->tx_len));
     return o;
 }
 
@@ -274,6 +277,7 @@ static int run(emu_t *e)
         int rc = check_end(e);
         if (rc >= 0) return rc;
         emu_pins_refresh(e);
+        emu_uart_tick(e);
         if (e->quit) return EMU_EXIT_OK;
         if (!e->opts.realtime) {
             uv_run(&e->loop, UV_RUN_NOWAIT);

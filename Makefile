@@ -187,10 +187,12 @@ fuzz: bootstrap
 
 # A firmware team's repository (examples/firmware-project) built out of tree against mcpsim
 # installed in a temporary prefix, its scenarios and the library against its simulator; then the
-# Arduino library's example sketch compiled for the Uno (tools/build-arduino-uno reports its fit).
+# Arduino library's example sketch compiled for the Uno, required to fit, and the library run
+# against it under mcpsim-avr (tools/build-arduino-uno).
 firmware-project: build
 	tools/test-firmware-project --build-dir $(BUILD_DIR)
-	tools/build-arduino-uno --out $(BUILD_DIR)/arduino-uno
+	tools/build-arduino-uno --out $(BUILD_DIR)/arduino-uno --require-fit \
+	    --conformance $(BUILD_DIR)/bin/conformance --mcpsim-avr $(BUILD_DIR)/bin/mcpsim-avr
 
 # Every shell command in README.md and docs/: programs installed, options that exist, no paths
 # outside the repository, no placeholders; then the short self-contained ones are run.

@@ -27,7 +27,7 @@ static json_t *result_json(const conf_result_t *r)
     json_object_set_new(o, "actual", str_or_null(r->actual));
     if (r->status != CONF_PASS && r->status != CONF_SKIP)
         json_object_set_new(o, "transcript", str_or_null(r->transcript));
-    json_object_set(o, "steps", r->steps ? r->steps : json_array());
+    json_object_set_new(o, "steps", r->steps ? json_incref(r->steps) : json_array());
     return o;
 }
 

@@ -1,4 +1,5 @@
 /* runner.c: running scenarios against a target: the session, requirements, steps, results. */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "runner.h"
 
 #include <stdio.h>
@@ -11,6 +12,19 @@
 #define RESYNC_TIMEOUT_MS 1000
 #define CONTROL_TIMEOUT_MS 5000
 #define RAW_CHUNK_GAP_MS 2
+
+/* "scenario_dir": the absolute directory of the scenario's file, so a scenario can name a data
+   file beside it (a CSV waveform for the simulator's control channel). Generated checks have
+   no file and get ".". */
+static void set_scenario_dir(conf_vars_t *vars, const char *file)
+{
+    const char *slash = file ? strrchr(file, '/') : NULL;
+    char *dir = slash ? conf_strndup(file, (size_t)(slash - file)) : conf_strdup(".");
+    char *abs = realpath(dir[0] ? dir : "/", NULL);
+    conf_vars_set(vars, "scenario_dir", json_string(abs ? abs : dir));
+    free(abs);
+    free(dir);
+}
 
 const char *conf_status_name(conf_status_t s)
 {
@@ -954,6 +968,7 @@ void conf_run_scenario(conf_run_ctx_t *ctx, const conf_scenario_t *sc, conf_resu
     ctx->transcript = &transcript;
     exec_t x = {ctx, sc, {NULL, NULL}, r, {0}};
     conf_vars_init(&x.vars, &ctx->globals);
+    set_scenario_dir(&x.vars, sc->file);
     double t0 = conf_now_msf();
     bool ok = sc->check ? sc->check(ctx, sc, &x.why) : run_steps(&x, sc->steps, "");
     r->ms = conf_now_msf() - t0;

@@ -17,7 +17,8 @@ typedef struct sim_impl {
     conf_target_t inner; /* the tcp or serial target that carries the messages */
 } sim_impl_t;
 
-/* Parses "BOARD[?transport=tcp|serial|http|ws][&envelope=1]" into board and transport. */
+/* Parses "BOARD[?transport=tcp|serial|http|ws][&envelope=1][&fixtures=1]" into board and
+   transport (BOARD: a board name or a board file). */
 static int parse_spec(const char *spec, char *board, size_t cap, char *transport, char *err,
                       size_t ecap)
 {
@@ -38,14 +39,18 @@ static int parse_spec(const char *spec, char *board, size_t cap, char *transport
 }
 
 static int start(conf_target_t *t, sim_impl_t *s, const char *board, const char *transport,
-                 char *tcp, char *uart, size_t cap, char *err, size_t ecap)
+                 bool fixtures, char *tcp, char *uart, size_t cap, char *err, size_t ecap)
 {
     const char *exe = t->opts && t->opts->mcpsim ? t->opts->mcpsim : "mcpsim";
     bool serial = strcmp(transport, "serial") == 0;
     char flag[24];
     snprintf(flag, sizeof flag, "--%s", serial ? "pty" : transport);
-    const char *argv[] = {exe, "--board",     board,  "--clock", "virtual",           "--control",
-                          "0", "--log-level", "warn", flag,      serial ? NULL : "0", NULL};
+    const char *argv[13] = {exe, "--board", board, "--clock", "virtual", "--control", "0",
+                            "--log-level", "warn", flag};
+    size_t n = 10;
+    if (!serial) argv[n++] = "0";
+    if (fixtures) argv[n++] = "--conformance-fixtures"; /* sim/fixtures.c: tools, resources */
+    argv[n] = NULL;
     char why[1024];
     if (conf_child_start(&s->child, argv, why, sizeof why) != 0) {
         snprintf(err, ecap, "%s", why);
@@ -101,7 +106,10 @@ static int sim_open(conf_target_t *t, const char *spec, char *err, size_t cap)
     if (rc != CONF_EXIT_OK) return rc;
     sim_state_t *st = conf_xcalloc(1, sizeof *st);
     t->impl = st;
-    rc = start(t, &st->s, board, transport, tcp, uart, sizeof tcp, err, cap);
+    char fixtures[8] = "";
+    conf_query_get(strchr(spec, '?'), "fixtures", fixtures, sizeof fixtures);
+    rc = start(t, &st->s, board, transport, strcmp(fixtures, "1") == 0, tcp, uart, sizeof tcp, err,
+               cap);
     if (rc == CONF_EXIT_OK) {
         const conf_target_ops_t *ops = inner_kind(transport);
         inner_spec(transport, spec, tcp, uart, inner, sizeof inner);

@@ -1,9 +1,13 @@
 /* at24c.c: model of AT24C-family I2C EEPROMs (24C01 .. 24CM02) with page writes, the write
    cycle, and an optional backing file that keeps the content across runs. */
+#define _POSIX_C_SOURCE 200809L /* pwrite, fdatasync */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "at24c.h"
 #include "devices.h"
@@ -40,8 +44,8 @@ typedef struct at24c {
     uint32_t page_writes, nacks;
     char *backing;      /* resolved backing file path, or NULL */
     char *backing_name; /* as the board gave it */
-    bool dirty;         /* written since the backing file was saved */
-    bool save_due;      /* a write cycle is running whose end saves the file */
+    int fd;             /* the backing file, open for the model's lifetime; -1 without one */
+    uint32_t write_errors;
     char backing_err[200];
 } at24c_t;
 
@@ -61,46 +65,70 @@ static uint16_t default_page(uint32_t size)
 
 /* ---------------------------------------------------------------- backing file */
 
-/* Writes the whole memory to a temporary file and renames it over the backing file, so a crash
-   never leaves half a file. A failure is kept for the backend face to report. */
-static void save(at24c_t *m)
+/*
+ * Durability policy: the backing file is opened (created if missing) when the board is loaded
+ * and stays open. Every change reaches it with pwrite + fdatasync before the change is
+ * acknowledged: a page write at its STOP, before the transfer returns FW_OK (so before the
+ * driver's acknowledge polling, and the tool's "written", can see it), a control-channel write
+ * before its reply. A write that fails is logged, kept in backing_error, and the page write is
+ * answered with FW_ERR_HW: the tool reports an I2C hardware failure instead of "written".
+ */
+
+/* Writes mem[off .. off+n) to the file and syncs it; false with backing_err set on failure. */
+static bool persist(at24c_t *m, uint32_t off, uint32_t n)
 {
-    if (m->backing == NULL || !m->dirty) return;
-    size_t n = strlen(m->backing) + 5;
-    char *tmp = malloc(n);
-    FILE *f = tmp ? (snprintf(tmp, n, "%s.tmp", m->backing), fopen(tmp, "wb")) : NULL;
-    bool ok = f != NULL && fwrite(m->mem, 1, m->size, f) == m->size;
-    if (f != NULL && fclose(f) != 0) ok = false;
-    if (ok && rename(tmp, m->backing) != 0) ok = false;
-    if (ok) {
-        m->dirty = false;
-        m->backing_err[0] = 0;
-    } else {
-        snprintf(m->backing_err, sizeof m->backing_err, "cannot write %s: %s", m->backing,
-                 strerror(errno));
-        if (tmp) remove(tmp);
+    if (m->fd < 0) return true;
+    const uint8_t *p = m->mem + off;
+    size_t left = n;
+    off_t pos = off;
+    while (left > 0) {
+        ssize_t w = pwrite(m->fd, p, left, pos);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) goto fail;
+        p += w;
+        pos += w;
+        left -= (size_t)w;
     }
-    free(tmp);
+    if (fdatasync(m->fd) != 0) goto fail;
+    m->backing_err[0] = 0;
+    return true;
+fail:
+    m->write_errors++;
+    snprintf(m->backing_err, sizeof m->backing_err, "cannot write %s: %s", m->backing,
+             errno ? strerror(errno) : "short write");
+    /* the model has no logger of its own: one line in the host's log format */
+    char line[256];
+    snprintf(line, sizeof line, "mcpsim: error: at24c: %s (the write is refused)\n",
+             m->backing_err);
+    fputs(line, stderr);
+    return false;
 }
 
-/* Loads the backing file if it exists (a missing file is a blank chip, created on the first
-   write); a file larger than the chip is refused. */
+/* Opens the backing file for reading and writing, creating it (and refusing a path that cannot
+   be written, at start-up), loads it, and writes the whole chip when the file is shorter (a new
+   file: the blank chip), so that later page writes never leave holes. A file larger than the
+   chip is refused. */
 static bool load(at24c_t *m, sim_cfg_err_t *e)
 {
-    FILE *f = fopen(m->backing, "rb");
-    if (f == NULL) {
-        if (errno == ENOENT) return true;
-        return sim_cfg_fail(e, "backing_file", "cannot open %s: %s", m->backing, strerror(errno));
-    }
-    size_t n = fread(m->mem, 1, m->size, f);
-    int extra = fgetc(f);
-    bool bad = ferror(f);
-    fclose(f);
-    if (bad) return sim_cfg_fail(e, "backing_file", "cannot read %s", m->backing);
-    if (extra != EOF)
+    m->fd = open(m->backing, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (m->fd < 0)
+        return sim_cfg_fail(e, "backing_file", "cannot open %s for writing: %s", m->backing,
+                            strerror(errno));
+    struct stat st;
+    if (fstat(m->fd, &st) != 0 || !S_ISREG(st.st_mode))
+        return sim_cfg_fail(e, "backing_file", "%s is not a regular file", m->backing);
+    if ((uint64_t)st.st_size > m->size)
         return sim_cfg_fail(e, "backing_file", "%s holds more than the chip's %u bytes", m->backing,
                             (unsigned)m->size);
-    (void)n;
+    size_t have = 0;
+    while (have < (size_t)st.st_size) {
+        ssize_t r = pread(m->fd, m->mem + have, (size_t)st.st_size - have, (off_t)have);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) return sim_cfg_fail(e, "backing_file", "cannot read %s", m->backing);
+        have += (size_t)r;
+    }
+    if (have < m->size && !persist(m, 0, m->size))
+        return sim_cfg_fail(e, "backing_file", "%s", m->backing_err);
     return true;
 }
 
@@ -113,7 +141,8 @@ static uint32_t full_address(const at24c_t *m, const sim_xfer_t *x)
     return ((uint32_t)x->offset * m->span + word) & (m->size - 1u);
 }
 
-static void page_write(at24c_t *m, const sim_xfer_t *x)
+/* The page write lands at STOP; false when the backing file refused it. */
+static bool page_write(at24c_t *m, const sim_xfer_t *x)
 {
     const uint8_t *data = x->tx + m->addr_bytes;
     size_t n = x->tx_len - m->addr_bytes;
@@ -122,8 +151,12 @@ static void page_write(at24c_t *m, const sim_xfer_t *x)
     m->ptr = base + (uint32_t)((col + n) % m->page);
     m->busy_until = x->end_us + m->write_cycle_us;
     m->page_writes++;
-    m->dirty = true;
-    m->save_due = m->backing != NULL;
+    if (n >= m->page) return persist(m, base, m->page);
+    bool ok = true; /* only the bytes written, perhaps in two runs when they wrap */
+    uint32_t first = (uint32_t)(m->page - col < n ? m->page - col : n);
+    ok = persist(m, base + col, first);
+    if (ok && first < n) ok = persist(m, base, (uint32_t)(n - first));
+    return ok;
 }
 
 static fw_err_t at24c_transfer(void *model, const sim_xfer_t *x)
@@ -135,29 +168,13 @@ static fw_err_t at24c_transfer(void *model, const sim_xfer_t *x)
     }
     if (x->tx_len >= m->addr_bytes) {
         m->ptr = full_address(m, x);
-        if (x->tx_len > m->addr_bytes && x->rx_len == 0) page_write(m, x);
+        if (x->tx_len > m->addr_bytes && x->rx_len == 0 && !page_write(m, x)) return FW_ERR_HW;
     }
     for (size_t i = 0; i < x->rx_len; i++) {
         x->rx[i] = m->mem[m->ptr];
         m->ptr = (m->ptr + 1u) % m->size;
     }
     return FW_OK;
-}
-
-static uint64_t at24c_next_event(const void *model)
-{
-    const at24c_t *m = model;
-    return m->save_due ? m->busy_until : UINT64_MAX;
-}
-
-/* The end of a write cycle: the written page is final, so the backing file is saved (a failed
-   save is retried at the next write and at destroy, not in a loop). */
-static void at24c_run(void *model, uint64_t now_us)
-{
-    at24c_t *m = model;
-    if (!m->save_due || now_us < m->busy_until) return;
-    m->save_due = false;
-    save(m);
 }
 
 /* ---------------------------------------------------------------- configuration */
@@ -194,7 +211,7 @@ static void at24c_destroy(void *model)
 {
     at24c_t *m = model;
     if (m == NULL) return;
-    save(m);
+    if (m->fd >= 0) close(m->fd);
     free(m->mem);
     free(m->backing);
     free(m->backing_name);
@@ -223,6 +240,7 @@ static void *at24c_create(const json_t *cfg, const char *base_dir, sim_cfg_err_t
         sim_cfg_fail(e, "", "out of memory");
         return NULL;
     }
+    m->fd = -1;
     if (!sim_cfg_keys(cfg, keys, e) || !geometry(m, cfg, e)) {
         free(m);
         return NULL;
@@ -275,10 +293,11 @@ static json_t *at24c_get(void *model, const json_t *params, uint64_t now_us, sim
     json_object_set_new(o, "bytes", bytes_json(m->mem + offset, (size_t)count, enc == 0));
     if (m->backing_name) json_object_set_new(o, "backing_file", json_string(m->backing_name));
     if (m->backing_err[0]) json_object_set_new(o, "backing_error", json_string(m->backing_err));
+    if (m->backing_name) json_object_set_new(o, "write_errors", json_integer(m->write_errors));
     return o;
 }
 
-/* Backend writes are instantaneous (no write cycle) and saved at once. */
+/* Backend writes are instantaneous (no write cycle) and reach the file before the reply. */
 static bool at24c_set(void *model, const json_t *params, uint64_t now_us, sim_cfg_err_t *e)
 {
     static const char *const keys[] = {"offset", "bytes", "fill", NULL};
@@ -304,8 +323,7 @@ static bool at24c_set(void *model, const json_t *params, uint64_t now_us, sim_cf
                                 "%u-byte chip",
                                 n, offset, (unsigned)m->size);
     }
-    m->dirty = true;
-    save(m);
+    if (!persist(m, 0, m->size)) return sim_cfg_fail(e, "backing_file", "%s", m->backing_err);
     return true;
 }
 
@@ -335,7 +353,5 @@ const sim_model_ops_t sim_model_at24c = {
     .transfer = at24c_transfer,
     .get = at24c_get,
     .set = at24c_set,
-    .next_event_us = at24c_next_event,
-    .run = at24c_run,
     .fw_config = at24c_fw_config,
 };

@@ -1,8 +1,11 @@
 /* test_devices.c: the I2C device models at register level (TMP102, AT24C, regmap) and the bus
    in front of them (timing, address decoding, faults). */
 #define _POSIX_C_SOURCE 200809L /* mkdtemp for the backing files' temp directory */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
 
 #include "at24c.h"
 #include "i2c_bus.h"
@@ -310,18 +313,19 @@ START_TEST(at24c_backing_file_survives_restarts)
     ck_assert_ptr_nonnull(mkdtemp(tmpdir));
     const char *cfg = "{\"size\": 256, \"backing_file\": \"ee.bin\"}";
     void *m = create(&sim_model_at24c, cfg, tmpdir);
-    ck_assert_int_eq(file_size(tmp_path("ee.bin")), -1); /* a blank chip: no file yet */
+    ck_assert_int_eq(file_size(tmp_path("ee.bin")), 256); /* created at load: the blank chip */
     const uint8_t w[] = {0x10, 7, 8, 9};
     ee_write(m, 0, w, sizeof w, 0);
-    uint64_t end = sim_model_at24c.next_event_us(m);
-    ck_assert_uint_eq(end, sim_i2c_duration_us(4, 0) + 5000); /* saved when the cycle ends */
-    sim_model_at24c.run(m, end - 1);
-    ck_assert_int_eq(file_size(tmp_path("ee.bin")), -1);
-    sim_model_at24c.run(m, end);
-    ck_assert_int_eq(file_size(tmp_path("ee.bin")), 256);
-    ck_assert_uint_eq(sim_model_at24c.next_event_us(m), UINT64_MAX);
+    /* on disk when the transfer returned, before the write cycle ends */
+    FILE *f = fopen(tmp_path("ee.bin"), "rb");
+    uint8_t disk[256];
+    ck_assert_uint_eq(fread(disk, 1, sizeof disk, f), 256);
+    fclose(f);
+    ck_assert_int_eq(disk[0x10], 7);
+    ck_assert_int_eq(disk[0x12], 9);
+    ck_assert_int_eq(disk[0x13], 0xFF);
     const uint8_t w2[] = {0x20, 1};
-    ee_write(m, 0, w2, 2, 100000); /* destroyed mid-cycle: saved at destroy */
+    ee_write(m, 0, w2, 2, 100000);
     sim_model_at24c.destroy(m);
 
     m = create(&sim_model_at24c, cfg, tmpdir);
@@ -338,7 +342,7 @@ START_TEST(at24c_backing_file_survives_restarts)
     json_decref(s);
     sim_cfg_err_t e; /* backend writes are saved at once */
     ck_assert(set_state(&sim_model_at24c, m, "{\"offset\": 255, \"bytes\": \"ab\"}", &e));
-    FILE *f = fopen(tmp_path("ee.bin"), "rb");
+    f = fopen(tmp_path("ee.bin"), "rb");
     fseek(f, 255, SEEK_SET);
     ck_assert_int_eq(fgetc(f), 0xAB);
     fclose(f);
@@ -351,6 +355,46 @@ START_TEST(at24c_backing_file_survives_restarts)
     json_decref(j);
     ck_assert_str_eq(e.path, "backing_file");
     ck_assert_msg(strstr(e.msg, "holds more than the chip's 128 bytes") != NULL, "%s", e.msg);
+    remove(tmp_path("ee.bin"));
+    remove(tmpdir);
+}
+END_TEST
+
+/* A backing path that cannot be written is refused at load; a write the file refuses later is
+   a hardware fault the driver sees (and the state names it). */
+START_TEST(at24c_backing_file_errors)
+{
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/mcpsim-ee-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+    json_t *j = json_loads("{\"size\": 256, \"backing_file\": \"missing-dir/ee.bin\"}", 0, NULL);
+    sim_cfg_err_t e;
+    ck_assert_ptr_null(sim_model_at24c.create(j, tmpdir, &e));
+    json_decref(j);
+    ck_assert_str_eq(e.path, "backing_file");
+    ck_assert_msg(strstr(e.msg, "missing-dir/ee.bin for writing: No such file or directory"),
+                  "%s", e.msg);
+
+    void *m = create(&sim_model_at24c, "{\"size\": 256, \"backing_file\": \"ee.bin\"}", tmpdir);
+    signal(SIGXFSZ, SIG_IGN); /* the test runs in its own process (Check forks) */
+    struct rlimit old, rl = {16, 16};
+    ck_assert_int_eq(getrlimit(RLIMIT_FSIZE, &old), 0);
+    rl.rlim_max = old.rlim_max;
+    ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &rl), 0); /* writes past byte 16 now fail */
+    const uint8_t ok[] = {0x00, 1, 2};
+    uint8_t tx_bad[] = {0x40, 3};
+    /* no assertion until the limit is back: Check itself writes files */
+    fw_err_t first = sim_model_at24c.transfer(m, &(sim_xfer_t){0, ok, 3, NULL, 0, 0, 100});
+    fw_err_t second = sim_model_at24c.transfer(m, &(sim_xfer_t){0, tx_bad, 2, NULL, 0, 100000, 100100});
+    int restored = setrlimit(RLIMIT_FSIZE, &old);
+    ck_assert_int_eq(restored, 0);
+    ck_assert_int_eq(first, FW_OK);
+    ck_assert_int_eq(second, FW_ERR_HW);
+    json_t *s = get_state(&sim_model_at24c, m, "{\"count\": 0}", 200000);
+    ck_assert_int_eq(json_integer_value(json_object_get(s, "write_errors")), 1);
+    ck_assert_msg(strstr(json_string_value(json_object_get(s, "backing_error")), "cannot write"),
+                  "backing_error");
+    json_decref(s);
+    sim_model_at24c.destroy(m);
     remove(tmp_path("ee.bin"));
     remove(tmpdir);
 }
@@ -543,6 +587,7 @@ static Suite *devices_suite(void)
     tcase_add_test(ee, at24c_block_select_in_the_device_address);
     tcase_add_test(ee, at24c_nacks_during_the_write_cycle);
     tcase_add_test(ee, at24c_backing_file_survives_restarts);
+    tcase_add_test(ee, at24c_backing_file_errors);
     tcase_add_test(ee, at24c_backend_face);
     tcase_add_test(ee, at24c_bad_configuration);
     suite_add_tcase(s, ee);

@@ -19,7 +19,7 @@ set(_drivers_dir "${_root}/firmware/drivers")
 set(_apps_h "${_root}/firmware/apps/apps.h")
 # Device models of the simulator (sim/devices/) that no firmware driver serves: the generator
 # skips them as the simulator's loader does (their sim_model_ops_t has driver NULL).
-set(_sim_only_models regmap)
+set(_sim_only_models regmap es8311)
 
 foreach(_var BOARD_JSON OUT_C OUT_H)
     if(NOT DEFINED ${_var} OR "${${_var}}" STREQUAL "")
@@ -504,6 +504,7 @@ endif()
 
 # Application tools: firmware/apps/apps.h declares each as fw_app_<name>.
 set(_apps "")
+set(_app_syms "")
 _length(_app_count "${_json}" app_tools "")
 if(_app_count GREATER 0)
     set(_declared "")
@@ -527,8 +528,10 @@ if(_app_count GREATER 0)
             _fail("${_path}" "must be a string, not ${_got}")
         endif()
         string(JSON _app GET "${_json}" app_tools ${_k})
-        if(NOT _app MATCHES "^[A-Za-z0-9_]+$" OR
-           (EXISTS "${_apps_h}" AND NOT _app IN_LIST _declared))
+        # A dotted name (seed 003's "self.screen.set_brightness") is fw_app_self_screen_...
+        string(REPLACE "." "_" _app_sym "${_app}")
+        if(NOT _app MATCHES "^[A-Za-z0-9_.]+$" OR
+           (EXISTS "${_apps_h}" AND NOT _app_sym IN_LIST _declared))
             _fail("${_path}" "unknown application tool \"${_app}\" (firmware/apps/apps.h "
                              "declares: ${_declared_text})")
         endif()
@@ -537,6 +540,7 @@ if(_app_count GREATER 0)
             _fail("${_path}" "\"${_app}\" is already listed (app_tools[${_j}])")
         endif()
         list(APPEND _apps "${_app}")
+        list(APPEND _app_syms "${_app_sym}")
     endforeach()
     set(_path "")
 endif()
@@ -611,8 +615,8 @@ if(_chip_count GREATER 0)
 endif()
 set(_apps_ref "NULL")
 if(_app_count GREATER 0)
-    list(TRANSFORM _apps PREPEND "&fw_app_")
-    list(JOIN _apps ", " _apps_list)
+    list(TRANSFORM _app_syms PREPEND "&fw_app_")
+    list(JOIN _app_syms ", " _apps_list)
     string(APPEND _c "static const fw_tool_t *const app_tools[] = {${_apps_list}, NULL};\n\n")
     set(_apps_ref "app_tools")
 endif()

@@ -15,7 +15,7 @@ struct sim_i2c {
 };
 
 static const sim_model_ops_t *const models[] = {&sim_model_tmp102, &sim_model_at24c,
-                                                &sim_model_regmap};
+                                                &sim_model_regmap, &sim_model_es8311};
 
 /* A product's models (sim_register_models), looked up before mcpsim's. */
 static const sim_model_ops_t *const *registered;
@@ -44,7 +44,7 @@ const char *sim_model_names(void)
         if (n < 0 || (size_t)n >= sizeof names - len) break;
         len += (size_t)n;
     }
-    snprintf(names + len, sizeof names - len, "%s", "tmp102, at24c, regmap");
+    snprintf(names + len, sizeof names - len, "%s", "tmp102, at24c, regmap, es8311");
     return names;
 }
 

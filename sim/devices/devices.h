@@ -56,11 +56,13 @@ typedef struct sim_model_ops {
 } sim_model_ops_t;
 
 extern const sim_model_ops_t sim_model_tmp102, sim_model_at24c, sim_model_regmap;
+/* es8311.c: the voice-assistant board's audio codec (reached by its app tools over I2C). */
+extern const sim_model_ops_t sim_model_es8311;
 
 /* The model of that name (a product's registered models first, then mcpsim's), or NULL. */
 const sim_model_ops_t *sim_model_find(const char *name);
 
-/* "tmp102, at24c, regmap" and the registered ones (for messages). */
+/* "tmp102, at24c, regmap, es8311" and the registered ones (for messages). */
 const char *sim_model_names(void);
 
 /*

@@ -366,7 +366,7 @@ static const bad_case_t bad[] = {
     {"{\"device\": \"x\", \"i2c\": {\"devices\": [{\"model\": \"bmp280\", \"address\": "
      "\"0x76\"}]}}",
      "bad.json:1:47: i2c.devices[0].model: unknown model \"bmp280\" (expected one of: tmp102, "
-     "at24c, regmap)"},
+     "at24c, regmap, es8311)"},
     {"{\"device\": \"x\", \"i2c\": {\"buses\": 1, \"devices\": [\n"
      "  {\"model\": \"tmp102\", \"address\": 72, \"bus\": 1}]}}",
      "bad.json:2:45: i2c.devices[0].bus: bus 1 does not exist: the board has 1 i2c bus(es) "

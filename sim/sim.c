@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 
 #include "fixtures.h"
 #include "sim_internal.h"
@@ -255,6 +256,19 @@ static void hal_reset(void *ctx)
     ((sim_t *)ctx)->reset_pending = true;
 }
 
+/* The host's random bytes (a chip's hardware RNG): they key MCP's request states. */
+static fw_err_t hal_entropy(void *ctx, uint8_t *out, size_t len)
+{
+    (void)ctx;
+    size_t got = 0;
+    while (got < len) {
+        ssize_t n = getrandom(out + got, len - got, 0);
+        if (n <= 0) return FW_ERR_HW;
+        got += (size_t)n;
+    }
+    return FW_OK;
+}
+
 static const hal_api_t sim_hal = {
     .now_ms = hal_now_ms,
     .gpio_mode = hal_gpio_mode,
@@ -265,6 +279,7 @@ static const hal_api_t sim_hal = {
     .i2c_transfer = hal_i2c_transfer,
     .device_info = hal_device_info,
     .reset = hal_reset,
+    .entropy = hal_entropy,
 };
 
 /* ---------------------------------------------------------------- reset and the clock */

@@ -28,6 +28,8 @@ static const err_entry_t err_table[] FW_ROM = {
     {FW_ERR_ARG, FW_RPC_INTERNAL_ERROR},
 #if FW_WITH_MCP
     {FW_ERR_RESOURCE_NOT_FOUND, FW_RPC_RESOURCE_NOT_FOUND},
+    {FW_ERR_CLIENT_CAPABILITY, FW_RPC_MISSING_CLIENT_CAP},
+    {FW_ERR_PROTOCOL_VERSION, FW_RPC_UNSUPPORTED_VERSION},
 #endif
     {FW_ERR_HW, FW_RPC_HW_FAILURE},
     {FW_ERR_UNSUPPORTED, FW_RPC_UNSUPPORTED},
@@ -69,6 +71,10 @@ static const char err_texts[] FW_ROM = "ok"
                                        "\0"
 #if FW_WITH_MCP
                                        "resource not found"
+                                       "\0"
+                                       "missing required client capability"
+                                       "\0"
+                                       "unsupported protocol version"
                                        "\0"
 #endif
                                        "hardware failure"

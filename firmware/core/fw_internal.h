@@ -108,7 +108,7 @@ size_t fw_fmt(char *out, size_t cap, const char *fmt, ...);
 
 /* Starts the response's result object (once: the envelope, "result" and "{") and returns the
    message writer, even while a nested tool's result goes to tool_w. */
-fw_jw_t *fw_resp_result(fw_resp_t *r);
+fw_jw_t *fw_resp_result(fw_device_t *dev, fw_resp_t *r);
 
 /* Closes whatever w has open down to depth (a handler may leave a key, string or container). */
 void fw_jw_close_to(fw_jw_t *w, uint8_t depth);
@@ -151,6 +151,15 @@ typedef struct fw_msg {
     fw_jw_t *ask_w;            /* the writer of that request while its params are being written */
     bool resumed;              /* a deferred call's response was written (not this message's own) */
     const fw_answer_t *answer; /* the client's answer while a deferred call runs again */
+#if FW_WITH_MCP
+    /* MCP 2026-07-28: the request being run names that revision in params._meta (mcp_state.c) */
+    bool stateless;      /* served without a session: resultType on every result */
+    bool input_required; /* its result is an InputRequiredResult (fw_call_input_begin) */
+    bool cacheable;      /* its result carries ttlMs and cacheScope */
+    uint8_t need_caps;   /* FW_CLIENT_* the client lacked (FW_ERR_CLIENT_CAPABILITY) */
+    int32_t params;      /* the request's params token, or -1 */
+    const char *method;  /* the MCP method's name */
+#endif
 } fw_msg_t;
 
 /* Ends a message written to out: end(ctx), or "\n" when end is NULL. */
@@ -174,6 +183,10 @@ void fw_msg_sink_end(const fw_msg_sink_t *out);
  *                 error with r answering the waiting call; otherwise *taken stays false
  *   result_begins a handler starts its result (a request to the client still being written
  *                 is ended first)
+ *   result_opened the response's result object was just opened in w: the layer may write
+ *                 members every result of the request carries (MCP: resultType)
+ *   error_data    writes "data": {...} of an error response for err into w when the layer has
+ *                 one (true), else false
  *   observe       after every call and poll: compare the device's state with what the
  *                 layer last saw (change notifications, log)
  *   log           an entry for the firmware log (fw_log)
@@ -188,6 +201,8 @@ typedef struct fw_rpc_layer {
     fw_err_t (*answer)(fw_device_t *dev, const fw_json_doc_t *doc, uint32_t msg, fw_resp_t *r,
                        bool *taken);
     void (*result_begins)(fw_device_t *dev);
+    void (*result_opened)(fw_device_t *dev, fw_jw_t *w);
+    bool (*error_data)(fw_device_t *dev, fw_jw_t *w, fw_err_t err);
     void (*observe)(fw_device_t *dev);
     void (*vlog)(fw_device_t *dev, fw_log_level_t level, const char *fmt, va_list ap);
 } fw_rpc_layer_t;

@@ -119,7 +119,7 @@ static fw_err_t negotiate(fw_mcp_req_t *q, unsigned *version)
     return err;
 }
 
-static uint8_t client_caps(const fw_mcp_req_t *q, int32_t caps)
+uint8_t fw_mcp_client_caps(const fw_mcp_req_t *q, int32_t caps)
 {
     uint8_t bits = 0;
     if (fw_mcp_member(q, caps, "sampling") >= 0) bits |= FW_CLIENT_SAMPLING;
@@ -144,12 +144,13 @@ static void list_changed(fw_jw_t *w, const char *key, bool subscribe)
     fw_jw_obj_end(w);
 }
 
-static void write_capabilities(fw_jw_t *w, unsigned version)
+/* stateless: resources/subscribe is gone (no subscribe), and version is the newest. */
+static void write_capabilities(fw_jw_t *w, unsigned version, bool stateless)
 {
     fw_jw_key(w, "capabilities");
     fw_jw_obj_begin(w);
     list_changed(w, "tools", false);
-    list_changed(w, "resources", true);
+    list_changed(w, "resources", !stateless);
     list_changed(w, "prompts", false);
     empty_obj(w, "logging");
     if (version >= FW_MCP_V2025_03_26) empty_obj(w, "completions");
@@ -159,6 +160,14 @@ static void write_capabilities(fw_jw_t *w, unsigned version)
 static const char *or_empty(const char *s)
 {
     return s != NULL ? s : "";
+}
+
+static void write_server_info(fw_jw_t *w, const fw_device_t *dev)
+{
+    fw_jw_obj_begin(w);
+    fw_jw_kv_str(w, "name", or_empty(dev->board->device));
+    fw_jw_kv_str(w, "version", or_empty(dev->board->version));
+    fw_jw_obj_end(w);
 }
 
 /* A short text naming the device and its pins, and where to start. */
@@ -193,17 +202,38 @@ static fw_err_t initialize(fw_mcp_req_t *q)
     fw_session_init(s, q->dev);
     s->initialize_seen = true;
     s->version = (uint8_t)(version + 1u);
-    s->client_caps = client_caps(q, caps);
+    s->client_caps = fw_mcp_client_caps(q, caps);
     s->logging = true;
     fw_jw_t *w = fw_call_result(q->call);
     fw_jw_kv_str(w, "protocolVersion", versions[version]);
-    write_capabilities(w, version);
+    write_capabilities(w, version, false);
     fw_jw_key(w, "serverInfo");
-    fw_jw_obj_begin(w);
-    fw_jw_kv_str(w, "name", or_empty(q->dev->board->device));
-    fw_jw_kv_str(w, "version", or_empty(q->dev->board->version));
-    fw_jw_obj_end(w);
+    write_server_info(w, q->dev);
     write_instructions(w, q->dev);
+    return FW_OK;
+}
+
+void fw_mcp_write_versions(fw_jw_t *w)
+{
+    fw_jw_arr_begin(w);
+    fw_jw_str(w, FW_MCP_STATELESS_VERSION);
+    for (unsigned i = FW_MCP_VERSION_COUNT; i-- > 0;) fw_jw_str(w, versions[i]);
+    fw_jw_arr_end(w);
+}
+
+/* server/discover (2026-07-28): what initialize told, for any request to ask. */
+static fw_err_t discover(fw_mcp_req_t *q)
+{
+    fw_jw_t *w = fw_call_result(q->call);
+    fw_jw_key(w, "supportedVersions");
+    fw_mcp_write_versions(w);
+    write_capabilities(w, FW_MCP_VERSION_COUNT - 1u, q->msg->stateless);
+    write_instructions(w, q->dev);
+    fw_jw_key(w, "_meta");
+    fw_jw_obj_begin(w);
+    fw_jw_key(w, "io.modelcontextprotocol/serverInfo");
+    write_server_info(w, q->dev);
+    fw_jw_obj_end(w);
     return FW_OK;
 }
 
@@ -273,22 +303,27 @@ static bool take_cancelled(fw_device_t *dev, const char *id, size_t len)
 
 /* ---------------------------------------------------------------- the method table */
 
+#define REMOVED FW_MCP_REMOVED
+#define CACHEABLE FW_MCP_CACHEABLE
+#define INPUT FW_MCP_INPUT
+
 static const fw_mcp_method_t methods[] = {
-    {"initialize", initialize},
-    {"ping", ping},
-    {"notifications/initialized", initialized},
-    {"notifications/cancelled", cancelled},
-    {"logging/setLevel", set_level},
-    {"tools/list", fw_mcp_tools_list},
-    {"tools/call", fw_mcp_tools_call},
-    {"resources/list", fw_mcp_resources_list},
-    {"resources/templates/list", fw_mcp_resources_templates},
-    {"resources/read", fw_mcp_resources_read},
-    {"resources/subscribe", fw_mcp_resources_subscribe},
-    {"resources/unsubscribe", fw_mcp_resources_unsubscribe},
-    {"prompts/list", fw_mcp_prompts_list},
-    {"prompts/get", fw_mcp_prompts_get},
-    {"completion/complete", fw_mcp_complete},
+    {"initialize", initialize, REMOVED},
+    {"ping", ping, REMOVED},
+    {"notifications/initialized", initialized, REMOVED},
+    {"notifications/cancelled", cancelled, 0},
+    {"logging/setLevel", set_level, REMOVED},
+    {"server/discover", discover, CACHEABLE},
+    {"tools/list", fw_mcp_tools_list, CACHEABLE},
+    {"tools/call", fw_mcp_tools_call, INPUT},
+    {"resources/list", fw_mcp_resources_list, CACHEABLE},
+    {"resources/templates/list", fw_mcp_resources_templates, CACHEABLE},
+    {"resources/read", fw_mcp_resources_read, CACHEABLE | INPUT},
+    {"resources/subscribe", fw_mcp_resources_subscribe, REMOVED},
+    {"resources/unsubscribe", fw_mcp_resources_unsubscribe, REMOVED},
+    {"prompts/list", fw_mcp_prompts_list, CACHEABLE},
+    {"prompts/get", fw_mcp_prompts_get, INPUT},
+    {"completion/complete", fw_mcp_complete, 0},
 };
 
 static const void *method_find(const fw_json_doc_t *doc, uint32_t tok)
@@ -315,7 +350,8 @@ static fw_err_t mcp_run(const void *method, fw_call_t *call, const fw_json_doc_t
     if (params >= 0 && doc->toks[params].type != FW_JSON_OBJECT)
         return fw_call_param_error(call, "params", "%s",
                                    "must be an object (MCP names its params)");
-    return m->run(&q);
+    int32_t version = fw_mcp_meta_version(&q);
+    return version >= 0 ? fw_mcp_stateless_run(&q, m, version) : m->run(&q);
 }
 
 /* ---------------------------------------------------------------- the layer */
@@ -346,6 +382,8 @@ const fw_rpc_layer_t fw_mcp_layer = {
     .take_cancelled = take_cancelled,
     .answer = fw_mcp_answer,
     .result_begins = fw_mcp_ask_end,
+    .result_opened = fw_mcp_result_opened,
+    .error_data = fw_mcp_error_data,
     .observe = fw_mcp_observe,
     .vlog = fw_mcp_vlog,
 };

@@ -43,6 +43,10 @@ static fw_err_t check_ask(fw_call_t *call, const fw_msg_t *m, const char *method
     if (m == NULL || m->asked || r->result_started || r->tool_started)
         return fw_call_errorf(call, FW_ERR_ARG, "%s",
                               "fw_call_ask: one request per run, before the result");
+    if (m->stateless)
+        return fw_call_errorf(call, FW_ERR_UNSUPPORTED, "%s",
+                              "a request of MCP 2026-07-28 cannot be answered by a request to "
+                              "the client: the tool must ask with an input-required result");
     if (!m->live)
         return fw_call_errorf(call, FW_ERR_UNSUPPORTED, "%s",
                               "this call cannot send requests to the client: only an MCP "

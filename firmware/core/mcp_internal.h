@@ -21,7 +21,14 @@ typedef struct fw_mcp_method fw_mcp_method_t;
 struct fw_mcp_method {
     const char *name;
     fw_err_t (*run)(fw_mcp_req_t *q);
+    uint8_t flags; /* FW_MCP_* */
 };
+
+/* Method flags for MCP 2026-07-28 (mcp_stateless.c). */
+#define FW_MCP_REMOVED 0x01u   /* not a method of the stateless revision: -32601 there */
+#define FW_MCP_CACHEABLE 0x02u /* its result carries ttlMs and cacheScope */
+#define FW_MCP_INPUT 0x04u     /* may answer with an InputRequiredResult (inputResponses,
+                                  requestState are read) */
 
 /* ---------------------------------------------------------------- hooks of the layer */
 
@@ -41,6 +48,40 @@ void fw_mcp_vlog(fw_device_t *dev, fw_log_level_t level, const char *fmt, va_lis
 
 /* Index of the version the session negotiated (the newest when it has not). */
 unsigned fw_mcp_version_of(const fw_session_t *s);
+
+/* The stateless revision, served per request beside the stateful ones. */
+#define FW_MCP_STATELESS_VERSION "2026-07-28"
+
+/* Writes every version spoken, newest first, as an array value. */
+void fw_mcp_write_versions(fw_jw_t *w);
+
+/* FW_CLIENT_* of a ClientCapabilities object token (-1: none). */
+uint8_t fw_mcp_client_caps(const fw_mcp_req_t *q, int32_t caps);
+
+/* ---------------------------------------------------------------- stateless (mcp_stateless.c) */
+
+/* Token of params._meta's protocolVersion when it is not a stateful revision's (the request is
+   then a stateless one), or -1. */
+int32_t fw_mcp_meta_version(const fw_mcp_req_t *q);
+
+/* Runs method m for a stateless request whose _meta names version (token): checks _meta,
+   refuses removed methods and other versions, runs m in dev->stateless. */
+fw_err_t fw_mcp_stateless_run(fw_mcp_req_t *q, const fw_mcp_method_t *m, int32_t version);
+
+/* Hooks of the layer (fw_rpc_layer_t.result_opened, .error_data). */
+void fw_mcp_result_opened(fw_device_t *dev, fw_jw_t *w);
+bool fw_mcp_error_data(fw_device_t *dev, fw_jw_t *w, fw_err_t err);
+
+/* SipHash-2-4 (Aumasson and Bernstein), incremental: the MAC of request states. */
+typedef struct fw_sip {
+    uint64_t v[4];
+    uint8_t buf[8];
+    uint64_t len;
+} fw_sip_t;
+
+void fw_sip_init(fw_sip_t *s, const uint8_t key[16]);
+void fw_sip_update(fw_sip_t *s, const void *data, size_t len);
+uint64_t fw_sip_final(fw_sip_t *s);
 
 /* ---------------------------------------------------------------- params (mcp.c) */
 

@@ -95,4 +95,56 @@ const fw_answer_t *fw_call_answer(const fw_call_t *call)
     return NULL;
 }
 
+bool fw_call_stateless(const fw_call_t *call)
+{
+    (void)call;
+    return false;
+}
+
+fw_jw_t *fw_call_input_begin(fw_call_t *call)
+{
+    (void)call;
+    return NULL;
+}
+
+fw_err_t fw_call_input_end(fw_call_t *call, const char *state)
+{
+    (void)call;
+    (void)state;
+    return FW_ERR_UNSUPPORTED;
+}
+
+int32_t fw_call_input_response(const fw_call_t *call, const char *key)
+{
+    (void)call;
+    (void)key;
+    return -1;
+}
+
+const fw_json_doc_t *fw_call_doc(const fw_call_t *call)
+{
+    (void)call;
+    return NULL;
+}
+
+const char *fw_call_request_state(const fw_call_t *call)
+{
+    (void)call;
+    return NULL;
+}
+
+bool fw_call_client_has(const fw_call_t *call, uint8_t caps)
+{
+    (void)call;
+    (void)caps;
+    return false;
+}
+
+fw_err_t fw_call_need_client(fw_call_t *call, uint8_t caps)
+{
+    (void)caps;
+    return fw_call_errorf(call, FW_ERR_UNSUPPORTED, "%s",
+                          "client capabilities need a build with MCP (FW_WITH_MCP)");
+}
+
 #endif

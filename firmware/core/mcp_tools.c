@@ -112,7 +112,7 @@ typedef struct tee {
 /* Starts the result with content: [{"type":"text","text": (the string value comes next). */
 static fw_jw_t *begin_content(fw_call_t *call)
 {
-    fw_jw_t *w = fw_resp_result(call->priv);
+    fw_jw_t *w = fw_resp_result(call->dev, call->priv);
     fw_jw_key(w, "content");
     fw_jw_arr_begin(w);
     fw_jw_obj_begin(w);
@@ -250,7 +250,9 @@ static fw_err_t run_direct(fw_mcp_req_t *q, const fw_tool_t *tool, const fw_json
     if (!r->result_started) fw_log_tool_failure(q->call, err);
     live_end(q);
     if (asked_and_waits(q, err, false)) return FW_OK;
-    if (r->result_started || err == FW_OK || err == FW_ERR_INVALID_PARAMS) return err;
+    if (r->result_started || err == FW_OK || err == FW_ERR_INVALID_PARAMS ||
+        err == FW_ERR_CLIENT_CAPABILITY)
+        return err;
     return write_failure(q, err);
 }
 
@@ -264,8 +266,9 @@ static fw_err_t call_tool(fw_mcp_req_t *q, const fw_tool_t *tool, const fw_json_
     bool started;
     fw_jw_init(&w, (fw_sink_t){tee_write, &t});
     fw_err_t err = run(q, tool, doc, args, &w, &started);
+    if (q->msg->input_required) return err; /* answered straight into the response */
     if (asked_and_waits(q, err, started)) return FW_OK;
-    if (!started && err == FW_ERR_INVALID_PARAMS) return err;
+    if (!started && (err == FW_ERR_INVALID_PARAMS || err == FW_ERR_CLIENT_CAPABILITY)) return err;
     if (!started) return write_failure(q, err);
     return write_result(q, &t, err == FW_OK && w.err == FW_OK);
 }

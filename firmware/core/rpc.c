@@ -86,10 +86,14 @@ static void write_issues(fw_jw_t *w, const fw_resp_t *r)
 }
 
 /* data: the issues of invalid params, the error's name for hardware errors, else nothing. */
-static void write_error_data(fw_jw_t *w, const fw_resp_t *r, fw_err_t err, int code)
+static void write_error_data(fw_device_t *dev, fw_jw_t *w, const fw_resp_t *r, fw_err_t err,
+                             int code)
 {
     bool issues = err == FW_ERR_INVALID_PARAMS && r->issue_count > 0;
     bool hw = code >= FW_RPC_HW_FIRST && code <= FW_RPC_HW_LAST;
+    const fw_rpc_layer_t *layer = FW_LAYER(dev);
+    if (!issues && layer != NULL && layer->error_data != NULL && layer->error_data(dev, w, err))
+        return;
     if (!issues && !hw) return;
     fw_jw_key(w, "data");
     fw_jw_obj_begin(w);
@@ -113,7 +117,7 @@ static bool resp_error(fw_device_t *dev, fw_resp_t *r, fw_err_t err)
     fw_jw_obj_begin(r->w);
     fw_jw_kv_i64(r->w, "code", code);
     fw_jw_kv_str(r->w, "message", worded ? r->message : fw_err_str(err));
-    write_error_data(r->w, r, err, code);
+    write_error_data(dev, r->w, r, err, code);
     fw_jw_obj_end(r->w);
     fw_jw_obj_end(r->w);
     count_error(dev, r, code);
@@ -133,18 +137,20 @@ void fw_jw_close_to(fw_jw_t *w, uint8_t depth)
     }
 }
 
-static void result_begin(fw_resp_t *r)
+static void result_begin(fw_device_t *dev, fw_resp_t *r)
 {
     if (r->result_started) return;
     resp_begin(r);
     fw_jw_key(r->w, "result");
     fw_jw_obj_begin(r->w);
     r->result_started = true;
+    const fw_rpc_layer_t *layer = FW_LAYER(dev);
+    if (layer != NULL && layer->result_opened != NULL) layer->result_opened(dev, r->w);
 }
 
-fw_jw_t *fw_resp_result(fw_resp_t *r)
+fw_jw_t *fw_resp_result(fw_device_t *dev, fw_resp_t *r)
 {
-    result_begin(r);
+    result_begin(dev, r);
     return r->w;
 }
 
@@ -160,7 +166,7 @@ static bool resp_finish(fw_device_t *dev, fw_resp_t *r, fw_err_t err)
     if (r->deferred) return false; /* answered when the client's answer arrives (MCP) */
 #endif
     if (!r->result_started && err != FW_OK) return resp_error(dev, r, err);
-    result_begin(r); /* FW_OK without a result: an empty result object */
+    result_begin(dev, r); /* FW_OK without a result: an empty result object */
     if (err != FW_OK || r->w->depth != base + 2 || r->w->want_value || r->w->in_str)
         dev->counters.errors++;
     fw_jw_close_to(r->w, base);
@@ -191,7 +197,7 @@ fw_jw_t *fw_call_result(fw_call_t *call)
         return r->tool_w;
     }
 #endif
-    return fw_resp_result(r);
+    return fw_resp_result(call->dev, r);
 }
 
 fw_err_t fw_call_errorf(fw_call_t *call, fw_err_t err, const char *fmt, ...)
@@ -264,7 +270,7 @@ fw_err_t fw_rpc_run_tool(fw_call_t *call, const fw_tool_t *tool, const fw_json_d
     r->tool_started = false;
     err = tool->handler(call);
     /* a handler that wrote nothing returns {}, unless it asked the client and waits */
-    if (err == FW_OK && (m == NULL || !m->asked)) fw_call_result(call);
+    if (err == FW_OK && (m == NULL || (!m->asked && !m->input_required))) fw_call_result(call);
     *started = r->tool_started;
     if (*started && (err != FW_OK || tool_result_broken(w, 1))) call->dev->counters.errors++;
     if (*started) fw_jw_close_to(w, 0);
@@ -329,6 +335,14 @@ static bool dispatch(fw_device_t *dev, const fw_json_doc_t *doc, uint32_t req, f
     const fw_tool_t *tool = lm != NULL ? NULL : find_method(dev, doc, (uint32_t)method);
     if (lm == NULL && tool == NULL) return method_not_found(dev, doc, (uint32_t)method, r);
     if (tool != NULL) tool = fw_tool_load(dev, tool); /* its descriptor, readable */
+#if FW_WITH_MCP
+    if (dev->msg != NULL) { /* the request's stateless flags are set again as it runs */
+        dev->msg->stateless = false;
+        dev->msg->input_required = false;
+        dev->msg->cacheable = false;
+        dev->msg->need_caps = 0;
+    }
+#endif
     fw_call_t *call = &dev->call;
     memset(call, 0, sizeof *call);
     call->dev = dev;

@@ -20,7 +20,11 @@
 #define FW_RPC_SESSION_NOT_FOUND (-32001) /* Mcp-Session-Id names no live session */
 /* MCP */
 #define FW_RPC_RESOURCE_NOT_FOUND (-32002) /* resources/read of a URI the server does not have */
-/* Hardware (the device's own errors): -32010 .. -32029 */
+/* MCP 2026-07-28 (stateless requests) */
+#define FW_RPC_HEADER_MISMATCH (-32020)     /* an HTTP header disagrees with the body */
+#define FW_RPC_MISSING_CLIENT_CAP (-32021)  /* the request needs a client capability not declared */
+#define FW_RPC_UNSUPPORTED_VERSION (-32022) /* _meta names a protocol version not spoken here */
+/* Hardware (the device's own errors): -32010 .. -32019 */
 #define FW_RPC_HW_FAILURE (-32010)         /* the HAL reported an unspecified hardware failure */
 #define FW_RPC_UNSUPPORTED (-32011)        /* the port or the build lacks this function */
 #define FW_RPC_I2C_NACK (-32012)           /* an I2C device did not acknowledge */

@@ -252,6 +252,12 @@
 #define FW_MCP_ID_MAX 32
 #endif
 
+/* MCP 2026-07-28: longest payload of an input-required result's requestState (the text a
+   tool hands to fw_call_input_end; the core appends a 16-hex-digit MAC). */
+#ifndef FW_MCP_STATE_MAX
+#define FW_MCP_STATE_MAX 96
+#endif
+
 /* Firmware log (MCP notifications/message): entries the ring keeps until every session has
    been drained, and bytes of one entry's text. */
 #ifndef FW_LOG_RING

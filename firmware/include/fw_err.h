@@ -21,6 +21,8 @@ typedef enum fw_err {
     FW_ERR_EXISTS = -17,             /* a tool or pin of that name is already registered */
     FW_ERR_ARG = -18,                /* a caller of the C API broke a documented precondition */
     FW_ERR_RESOURCE_NOT_FOUND = -19, /* an MCP resource URI names nothing on this device */
+    FW_ERR_CLIENT_CAPABILITY = -20,  /* MCP: the request needs a capability the client lacks */
+    FW_ERR_PROTOCOL_VERSION = -21,   /* MCP: _meta names a protocol version not spoken here */
     /* Hardware, reported as JSON-RPC FW_RPC_HW_FIRST .. FW_RPC_HW_LAST */
     FW_ERR_HW = -30,          /* the HAL reported an unspecified hardware failure */
     FW_ERR_UNSUPPORTED = -31, /* the port does not implement this HAL function, or the build

@@ -53,6 +53,10 @@ typedef struct hal_api {
     fw_err_t (*device_info)(void *ctx, hal_device_info_t *info);
     /* Reboots the chip (on the simulator: re-initialises the firmware). May not return. */
     void (*reset)(void *ctx);
+    /* Fills out with len unpredictable bytes (a hardware RNG, e.g. esp_fill_random). MCP
+       2026-07-28 keys the integrity of its input-required request states with them, once per
+       boot; NULL: such states cannot be issued. */
+    fw_err_t (*entropy)(void *ctx, uint8_t *out, size_t len);
 } hal_api_t;
 
 #endif

@@ -198,6 +198,47 @@ typedef struct fw_answer {
 /* The answer the handler is run again for, or NULL on a call's first run. */
 const fw_answer_t *fw_call_answer(const fw_call_t *call);
 
+/* ---------------------------------------------------------------- MCP 2026-07-28 */
+
+/*
+ * Multi-round-trip requests of the stateless revision: a tools/call, prompts/get or
+ * resources/read handler that needs the client (sampling, elicitation, roots) answers with an
+ * InputRequiredResult instead of a result, and the client sends the same request again with
+ * params.inputResponses (one answer per key) and the requestState it was given. The device keeps
+ * nothing between the rounds: the state travels with the client, under a MAC keyed per boot
+ * from the HAL's entropy, and a state that does not verify is refused (-32602) before the
+ * handler runs.
+ *
+ * fw_call_input_begin starts the result ("resultType": "input_required", "inputRequests": {
+ * open) and returns its writer: write one member per request, KEY: {"method": ..., "params":
+ * {...}}. fw_call_input_end closes it and adds requestState (state: up to FW_MCP_STATE_MAX - 1
+ * bytes of text the next round gets back from fw_call_request_state; NULL for none); return
+ * its value. fw_call_input_begin returns NULL when the request is not a stateless one
+ * (fw_call_stateless) or no state can be issued (the port has no entropy) when state is needed:
+ * ask with fw_call_ask there instead.
+ */
+bool fw_call_stateless(const fw_call_t *call);
+fw_jw_t *fw_call_input_begin(fw_call_t *call);
+fw_err_t fw_call_input_end(fw_call_t *call, const char *state);
+
+/* The client's answer under key in params.inputResponses (an object token of fw_call_doc's
+   document), or -1 when there is none. */
+int32_t fw_call_input_response(const fw_call_t *call, const char *key);
+
+/* The document the request was read from (for the tokens above). */
+const fw_json_doc_t *fw_call_doc(const fw_call_t *call);
+
+/* The verified payload of the request's requestState, or NULL when it carried none. */
+const char *fw_call_request_state(const fw_call_t *call);
+
+/* Whether the client declared capabilities caps (FW_CLIENT_* of fw_device.h): in initialize,
+   or in the request's _meta. */
+bool fw_call_client_has(const fw_call_t *call, uint8_t caps);
+
+/* Refuses the request because it needs client capabilities caps the client did not declare:
+   -32021 with data.requiredCapabilities naming them. Return its value. */
+fw_err_t fw_call_need_client(fw_call_t *call, uint8_t caps);
+
 /* ---------------------------------------------------------------- MCP resources and prompts */
 
 /*

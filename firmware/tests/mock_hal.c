@@ -123,6 +123,15 @@ static void reset(void *ctx)
     ((mock_hal_t *)ctx)->resets++;
 }
 
+/* Not random: a counter, so that a test sees a key change between boots (entropy_calls). */
+static fw_err_t entropy(void *ctx, uint8_t *out, size_t len)
+{
+    mock_hal_t *m = ctx;
+    m->entropy_calls++;
+    for (size_t i = 0; i < len; i++) out[i] = (uint8_t)(m->entropy_calls * 31u + i);
+    return FW_OK;
+}
+
 const hal_api_t mock_hal_api = {
     .now_ms = now_ms,
     .gpio_mode = gpio_mode,
@@ -133,6 +142,7 @@ const hal_api_t mock_hal_api = {
     .i2c_transfer = i2c_transfer,
     .device_info = device_info,
     .reset = reset,
+    .entropy = entropy,
 };
 
 void mock_hal_init(mock_hal_t *m)

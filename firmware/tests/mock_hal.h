@@ -39,6 +39,7 @@ typedef struct mock_pin {
 
 typedef struct mock_hal {
     uint64_t now;
+    unsigned entropy_calls; /* key draws (MCP request states) */
     mock_pin_t pins[MOCK_PINS];
     mock_i2c_dev_t i2c[MOCK_I2C_DEVS];
     fw_err_t gpio_fail; /* when not FW_OK, gpio functions fail with it */

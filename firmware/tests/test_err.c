@@ -24,6 +24,8 @@ static const err_case_t cases[] = {
     {FW_ERR_ARG, FW_RPC_INTERNAL_ERROR},
 #if FW_WITH_MCP
     {FW_ERR_RESOURCE_NOT_FOUND, FW_RPC_RESOURCE_NOT_FOUND},
+    {FW_ERR_CLIENT_CAPABILITY, FW_RPC_MISSING_CLIENT_CAP},
+    {FW_ERR_PROTOCOL_VERSION, FW_RPC_UNSUPPORTED_VERSION},
 #endif
     {FW_ERR_HW, FW_RPC_HW_FAILURE},
     {FW_ERR_UNSUPPORTED, FW_RPC_UNSUPPORTED},
@@ -67,6 +69,9 @@ START_TEST(test_codes_in_documented_ranges)
         }
     } else if (cases[_i].err == FW_ERR_RESOURCE_NOT_FOUND) {
         ck_assert_int_eq(code, FW_RPC_RESOURCE_NOT_FOUND); /* fixed by the MCP specification */
+    } else if (cases[_i].err == FW_ERR_CLIENT_CAPABILITY ||
+               cases[_i].err == FW_ERR_PROTOCOL_VERSION) {
+        ck_assert_int_eq(code, cases[_i].code); /* fixed by MCP 2026-07-28 */
     } else {
         ck_assert(code == FW_RPC_PARSE_ERROR ||
                   (code <= FW_RPC_INVALID_REQUEST && code >= FW_RPC_INTERNAL_ERROR));
@@ -98,7 +103,7 @@ END_TEST
 
 START_TEST(test_unknown_values)
 {
-    static const int unknown[] = {1, -4, -9, -20, -29, -38, -1000, 12345};
+    static const int unknown[] = {1, -4, -9, -22, -29, -38, -1000, 12345};
     for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++) {
         fw_err_t e = (fw_err_t)unknown[i];
         ck_assert_str_eq(fw_err_str(e), "unknown error");
@@ -116,6 +121,9 @@ START_TEST(test_wire_values_of_the_codes)
     ck_assert_int_eq(FW_RPC_INVALID_PARAMS, -32602);
     ck_assert_int_eq(FW_RPC_INTERNAL_ERROR, -32603);
     ck_assert_int_eq(FW_RPC_RESOURCE_NOT_FOUND, -32002);
+    ck_assert_int_eq(FW_RPC_HEADER_MISMATCH, -32020);
+    ck_assert_int_eq(FW_RPC_MISSING_CLIENT_CAP, -32021);
+    ck_assert_int_eq(FW_RPC_UNSUPPORTED_VERSION, -32022);
     ck_assert_int_eq(FW_RPC_HW_FAILURE, -32010);
     ck_assert_int_eq(FW_RPC_UNSUPPORTED, -32011);
     ck_assert_int_eq(FW_RPC_I2C_NACK, -32012);

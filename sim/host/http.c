@@ -62,6 +62,7 @@ typedef struct http_err {
     const char *allow; /* 405: the Allow header */
     bool challenge;    /* 401: WWW-Authenticate */
     bool token_given;  /* 401: a token was sent, and it was wrong */
+    char requested[104]; /* -32022: the version asked for (data.requested, data.supported) */
 } http_err_t;
 
 /* ---------------------------------------------------------------- responses */
@@ -274,7 +275,7 @@ static bool check_post_headers(struct MHD_Connection *c, http_err_t *e)
              HOST_HTTP_BODY_MAX);
         return false;
     }
-    return check_version(c, e);
+    return true; /* MCP-Protocol-Version: with the body (handle_post) */
 }
 
 /* ---------------------------------------------------------------- sessions */
@@ -559,6 +560,190 @@ static enum MHD_Result run_post(host_http_t *http, struct MHD_Connection *c, htt
     return rc;
 }
 
+/* ---------------------------------------------------------------- POST, MCP 2026-07-28 */
+
+/*
+ * The stateless revision: no session, every request carries its protocol version in
+ * params._meta and in the MCP-Protocol-Version header, and its method (and the tool, prompt or
+ * resource it names) in Mcp-Method and Mcp-Name, which must agree with the body (-32020,
+ * HeaderMismatch). The transport checks what only it sees, the headers, before the device runs
+ * the request in a session of its own for that one request (the core checks _meta itself, on
+ * every transport). Errors answer with 400 Bad Request, -32601 with 404 Not Found.
+ */
+
+/* The header's value without the optional whitespace around it (RFC 9110 5.5), in out. */
+static const char *header_trimmed(struct MHD_Connection *c, const char *name, char *out,
+                                  size_t cap)
+{
+    const char *v = header(c, name);
+    if (!v) return NULL;
+    while (*v == ' ' || *v == '\t') v++;
+    size_t n = strlen(v);
+    while (n > 0 && (v[n - 1] == ' ' || v[n - 1] == '\t')) n--;
+    if (n >= cap) n = cap - 1;
+    memcpy(out, v, n);
+    out[n] = 0;
+    return out;
+}
+
+/* What Mcp-Name stands for in a request of method: params.name, .uri or .taskId, or NULL. */
+static const char *name_member(const char *method)
+{
+    if (strcmp(method, "tools/call") == 0 || strcmp(method, "prompts/get") == 0) return "name";
+    if (strcmp(method, "resources/read") == 0) return "uri";
+    if (strncmp(method, "tasks/", 6) == 0 && strcmp(method, "tasks/list") != 0) return "taskId";
+    return NULL;
+}
+
+/* True when the body asks for the stateless revision: a header naming a version that is not a
+   stateful one, or (no header, no session) a _meta protocolVersion. */
+static bool wants_stateless(struct MHD_Connection *c, const json_t *doc)
+{
+    const char *v = header(c, "MCP-Protocol-Version");
+    if (v) return !fw_mcp_version_supported(v, strlen(v));
+    if (header(c, "Mcp-Session-Id")) return false;
+    const json_t *meta = json_object_get(json_object_get(doc, "params"), "_meta");
+    const json_t *pv = json_object_get(meta, "io.modelcontextprotocol/protocolVersion");
+    return json_is_string(pv) &&
+           !fw_mcp_version_supported(json_string_value(pv), json_string_length(pv));
+}
+
+/* The headers against the body; false with e filled (status, code) when they disagree. */
+static bool check_stateless(struct MHD_Connection *c, const json_t *doc, http_err_t *e)
+{
+    char value[512], trimmed[512];
+    if (!json_is_object(doc)) {
+        fail(e, 400, FW_RPC_INVALID_REQUEST,
+             "a request of MCP 2026-07-28 is one JSON-RPC object (no batches)");
+        return false;
+    }
+    const char *version = header_trimmed(c, "MCP-Protocol-Version", value, sizeof value);
+    if (!version) {
+        fail(e, 400, FW_RPC_HEADER_MISMATCH, "MCP-Protocol-Version header missing");
+        return false;
+    }
+    const json_t *params = json_object_get(doc, "params");
+    const json_t *meta = json_object_get(params, "_meta");
+    const json_t *pv = json_object_get(meta, "io.modelcontextprotocol/protocolVersion");
+    if (strcmp(version, "2026-07-28") != 0 && !pv) { /* neither stateful nor stateless */
+        fail(e, 400, FW_RPC_UNSUPPORTED_VERSION,
+             "unsupported MCP-Protocol-Version '%.100s' (this server speaks 2026-07-28, and "
+             "2024-11-05 to 2025-11-25 after initialize)",
+             version);
+        snprintf(e->requested, sizeof e->requested, "%s", version);
+        return false;
+    }
+    if (!json_is_object(meta) || !pv ||
+        !json_object_get(meta, "io.modelcontextprotocol/clientCapabilities")) {
+        fail(e, 400, FW_RPC_INVALID_PARAMS,
+             "Invalid params: params._meta must carry io.modelcontextprotocol/protocolVersion "
+             "and io.modelcontextprotocol/clientCapabilities");
+        return false;
+    }
+    if (!json_is_string(pv) || strcmp(json_string_value(pv), version) != 0) {
+        fail(e, 400, FW_RPC_HEADER_MISMATCH,
+             "MCP-Protocol-Version header '%.100s' does not match _meta's protocolVersion",
+             version);
+        return false;
+    }
+    const json_t *m = json_object_get(doc, "method");
+    const char *method = json_is_string(m) ? json_string_value(m) : "";
+    const char *hm = header_trimmed(c, "Mcp-Method", trimmed, sizeof trimmed);
+    if (!hm || strcmp(hm, method) != 0) {
+        fail(e, 400, FW_RPC_HEADER_MISMATCH,
+             hm ? "Mcp-Method header '%.100s' does not match the body's method '%.100s'"
+                : "Mcp-Method header missing (the body's method is '%.100s')",
+             hm ? hm : method, method);
+        return false;
+    }
+    const char *key = name_member(method);
+    const json_t *n = key ? json_object_get(params, key) : NULL;
+    const char *hn = header_trimmed(c, "Mcp-Name", trimmed, sizeof trimmed);
+    if (json_is_string(n) ? !hn || strcmp(hn, json_string_value(n)) != 0 : hn != NULL) {
+        fail(e, 400, FW_RPC_HEADER_MISMATCH,
+             "Mcp-Name header %s%.100s%s does not match the body's params.%s",
+             hn ? "'" : "", hn ? hn : "missing", hn ? "'" : "", key ? key : "name");
+        return false;
+    }
+    return true;
+}
+
+/* The HTTP status of a stateless answer: 404 for an unknown method, 400 for the other
+   errors of the request itself, 200 for results and the device's own failures. */
+static unsigned stateless_status(const char *json, size_t len)
+{
+    json_t *doc = json_loadb(json, len, 0, NULL);
+    json_t *code = json_object_get(json_object_get(doc, "error"), "code");
+    int v = json_is_integer(code) ? (int)json_integer_value(code) : 0;
+    json_decref(doc);
+    if (v == FW_RPC_METHOD_NOT_FOUND) return 404;
+    if (v == FW_RPC_INVALID_PARAMS || v == FW_RPC_INVALID_REQUEST || v == FW_RPC_PARSE_ERROR ||
+        v == FW_RPC_HEADER_MISMATCH || v == FW_RPC_MISSING_CLIENT_CAP ||
+        v == FW_RPC_UNSUPPORTED_VERSION)
+        return 400;
+    return 200;
+}
+
+/* A refusal of a stateless request: its id is kept (the client matches errors by it). */
+static enum MHD_Result send_stateless_error(const host_http_t *http, struct MHD_Connection *c,
+                                           const json_t *doc, const http_err_t *e)
+{
+    char peer[80];
+    peer_of(c, peer, sizeof peer);
+    host_log(HOST_LOG_INFO, "http: %s POST /mcp -> %u: %s", peer, e->status, e->message);
+    json_t *id = json_is_object(doc) ? json_object_get(doc, "id") : NULL;
+    json_t *out = json_pack("{s:s, s:O, s:{s:i, s:s}}", "jsonrpc", "2.0", "id",
+                            id ? id : json_null(), "error", "code", e->code, "message",
+                            e->message);
+    if (e->code == FW_RPC_UNSUPPORTED_VERSION) /* the versions server/discover lists */
+        json_object_set_new(json_object_get(out, "error"), "data",
+                            json_pack("{s:[s,s,s,s,s], s:s}", "supported", "2026-07-28",
+                                      "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05",
+                                      "requested", e->requested));
+    char *body = json_dumps(out, JSON_COMPACT);
+    json_decref(out);
+    return send_body(http, c, e->status, "application/json", body, strlen(body), NULL);
+}
+
+static enum MHD_Result stateless_post(host_http_t *http, struct MHD_Connection *c,
+                                      http_req_t *req, const json_t *doc)
+{
+    http_err_t e = {0};
+    if (!check_stateless(c, doc, &e)) return send_stateless_error(http, c, doc, &e);
+    fw_session_t none; /* the core runs the request in a session of its own */
+    host_device_lock(http->host);
+    fw_session_init(&none, sim_device(http->host->sim));
+    host_device_unlock(http->host);
+    collector_t col = {0};
+    fw_msg_sink_t out = {col_write, &col, col_end};
+    http_wait_t w = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, &col, false};
+    host_answer_t a = host_device_session_late(http->host, "http", &none, req->body.data,
+                                               req->body.len, out,
+                                               (host_late_t){http_late, &w, "http"}, true);
+    uv_async_send(&http->wake);
+    if (a == HOST_DEFERRED) {
+        pthread_mutex_lock(&w.mu);
+        while (!w.done) pthread_cond_wait(&w.cv, &w.mu);
+        pthread_mutex_unlock(&w.mu);
+    }
+    pthread_mutex_destroy(&w.mu);
+    pthread_cond_destroy(&w.cv);
+    enum MHD_Result rc;
+    if (a == HOST_SILENT || col.count == 0) {
+        rc = send_body(http, c, 202, NULL, NULL, 0, NULL);
+    } else if (col.count == 1) {
+        size_t len = col.ends[0];
+        unsigned status = stateless_status(col.data.data, len);
+        char *body = col.data.data;
+        col.data.data = NULL;
+        rc = send_body(http, c, status, "application/json", body, len, NULL);
+    } else {
+        rc = send_messages(http, c, &col, NULL); /* notifications, then the response: SSE */
+    }
+    col_free(&col);
+    return rc;
+}
+
 static enum MHD_Result handle_post(host_http_t *http, struct MHD_Connection *c, http_req_t *req)
 {
     http_err_t e = {0};
@@ -574,6 +759,11 @@ static enum MHD_Result handle_post(host_http_t *http, struct MHD_Connection *c, 
         fail(&e, 400, FW_RPC_PARSE_ERROR, "Parse error: %s (line %d, column %d)", jerr.text,
              jerr.line, jerr.column);
         return send_error(http, c, "POST", "/mcp", &e);
+    }
+    if (wants_stateless(c, doc)) {
+        enum MHD_Result rc = stateless_post(http, c, req, doc);
+        json_decref(doc);
+        return rc;
     }
     bool init = is_initialize(doc), requests = has_requests(doc);
     json_decref(doc);

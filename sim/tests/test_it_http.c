@@ -589,7 +589,7 @@ START_TEST(the_protocol_version_header_must_be_supported)
     char *sid = initialize();
     const char *list = "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}";
     expect_refusal(post_with(sid, list, "MCP-Protocol-Version: 1999-01-01"), 400,
-                   FW_RPC_TRANSPORT_ERROR, "MCP-Protocol-Version");
+                   FW_RPC_UNSUPPORTED_VERSION, "MCP-Protocol-Version");
     resp_t *r = post_with(sid, list, "MCP-Protocol-Version: 2025-06-18");
     ck_assert_int_eq(r->status, 200);
     resp_free(r);

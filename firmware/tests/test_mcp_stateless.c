@@ -1,0 +1,317 @@
+/* test_mcp_stateless.c: specification of MCP 2026-07-28 in the core: per-request _meta,
+   server/discover, removed methods, resultType and caching hints, input-required results with a
+   MAC'd request state, missing client capabilities, and the SipHash-2-4 behind the MAC. */
+#include <stdio.h>
+
+#include "test_mcp_util.h"
+
+#if FW_WITH_MCP
+
+#include "../core/mcp_internal.h"
+
+#define META_NO_CAPS "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\""
+#define META META_NO_CAPS ",\"io.modelcontextprotocol/clientCapabilities\":{}}"
+#define META_SAMPLING                                                                              \
+    META_NO_CAPS ",\"io.modelcontextprotocol/clientCapabilities\":{\"sampling\":{}}}"
+
+/* ---------------------------------------------------------------- SipHash-2-4 */
+
+/* The reference vectors of the SipHash paper (Aumasson and Bernstein, 2012): key 00..0f,
+   messages 00 .. (n-1). */
+static uint64_t sip_of(size_t n)
+{
+    uint8_t key[16], msg[64];
+    for (unsigned i = 0; i < 16u; i++) key[i] = (uint8_t)i;
+    for (size_t i = 0; i < n; i++) msg[i] = (uint8_t)i;
+    fw_sip_t s;
+    fw_sip_init(&s, key);
+    fw_sip_update(&s, msg, n);
+    return fw_sip_final(&s);
+}
+
+START_TEST(test_siphash_reference_vectors)
+{
+    ck_assert_uint_eq(sip_of(0), 0x726fdb47dd0e0e31ull);
+    ck_assert_uint_eq(sip_of(15), 0xa129ca6149be45e5ull); /* the paper's worked example */
+}
+END_TEST
+
+START_TEST(test_siphash_incremental_equals_one_pass)
+{
+    uint8_t key[16] = {1, 2, 3}, msg[37];
+    for (unsigned i = 0; i < sizeof msg; i++) msg[i] = (uint8_t)(i * 7u);
+    fw_sip_t a, b;
+    fw_sip_init(&a, key);
+    fw_sip_update(&a, msg, sizeof msg);
+    fw_sip_init(&b, key);
+    fw_sip_update(&b, msg, 5);
+    fw_sip_update(&b, msg + 5, 0);
+    fw_sip_update(&b, msg + 5, 19);
+    fw_sip_update(&b, msg + 24, sizeof msg - 24);
+    ck_assert_uint_eq(fw_sip_final(&a), fw_sip_final(&b));
+    key[0] ^= 1u;
+    fw_sip_init(&b, key);
+    fw_sip_update(&b, msg, sizeof msg);
+    fw_sip_init(&a, key);
+    ck_assert_uint_ne(fw_sip_final(&b), fw_sip_final(&a)); /* the message counts */
+}
+END_TEST
+
+/* ---------------------------------------------------------------- tools of the tests */
+
+/* Asks for a name by elicitation; completes once the answer came, with the state's round. */
+static fw_err_t ask_name(fw_call_t *call)
+{
+    int32_t answer = fw_call_input_response(call, "name");
+    const char *state = fw_call_request_state(call);
+    if (answer >= 0 && state != NULL) {
+        fw_jw_t *w = fw_call_result(call);
+        fw_jw_kv_str(w, "state", state);
+        return FW_OK;
+    }
+    if (!fw_call_client_has(call, FW_CLIENT_ELICITATION))
+        return fw_call_need_client(call, FW_CLIENT_ELICITATION);
+    fw_jw_t *w = fw_call_input_begin(call);
+    if (w == NULL)
+        return fw_call_errorf(call, FW_ERR_UNSUPPORTED, "%s", "not a stateless request");
+    fw_jw_key(w, "name");
+    fw_jw_obj_begin(w);
+    fw_jw_kv_str(w, "method", "elicitation/create");
+    fw_jw_key(w, "params");
+    fw_jw_obj_begin(w);
+    fw_jw_kv_str(w, "message", "Your name?");
+    fw_jw_obj_end(w);
+    fw_jw_obj_end(w);
+    return fw_call_input_end(call, "round-1");
+}
+
+static const fw_tool_t tool_ask = {.name = "ask_name",
+                                   .description = "asks for a name",
+                                   .flags = FW_TOOL_MCP_RESULT,
+                                   .handler = ask_name};
+
+/* An ordinary (wrapped) tool that asks too: the result must not be wrapped. */
+static const fw_tool_t tool_ask_wrapped = {
+    .name = "ask_wrapped", .description = "asks for a name, wrapped", .handler = ask_name};
+
+static void setup(void)
+{
+    mcp_setup(true);
+    fw_session_init(&sess, &dev);
+    ck_assert_int_eq(fw_device_add_tool(&dev, &tool_ask), FW_OK);
+    ck_assert_int_eq(fw_device_add_tool(&dev, &tool_ask_wrapped), FW_OK);
+}
+
+/* ---------------------------------------------------------------- _meta and methods */
+
+START_TEST(test_discover_without_initialize)
+{
+    json_t *r = result_of("server/discover", "{" META "}");
+    ck_assert_str_eq(jstr(r, "resultType"), "complete");
+    ck_assert_int_eq(jint(r, "ttlMs"), 0);
+    ck_assert_str_eq(jstr(r, "cacheScope"), "private");
+    ck_assert_str_eq(jstr(r, "supportedVersions.0"), "2026-07-28");
+    ck_assert_str_eq(jstr(r, "supportedVersions.1"), "2025-11-25");
+    ck_assert_ptr_nonnull(jpath(r, "capabilities.tools"));
+    ck_assert_ptr_null(jpath(r, "capabilities.resources.subscribe"));
+    json_t *info = json_object_get(json_object_get(r, "_meta"),
+                                   "io.modelcontextprotocol/serverInfo");
+    ck_assert_str_eq(jstr(info, "name"), mcp_test_board.device);
+    ck_assert(!sess.initialize_seen); /* the transport's session is left alone */
+}
+END_TEST
+
+START_TEST(test_results_carry_result_type)
+{
+    json_t *r = result_of("tools/list", "{" META "}");
+    ck_assert_str_eq(jstr(r, "resultType"), "complete");
+    ck_assert_int_eq(jint(r, "ttlMs"), 0);
+    r = result_of("prompts/get", "{\"name\":\"board_overview\"," META "}");
+    ck_assert_str_eq(jstr(r, "resultType"), "complete");
+    ck_assert_ptr_null(json_object_get(r, "ttlMs")); /* a prompt's messages are not cacheable */
+    /* the same methods without _meta: the stateful revisions' results, unchanged */
+    r = result_of("tools/list", NULL);
+    ck_assert_ptr_null(json_object_get(r, "resultType"));
+}
+END_TEST
+
+START_TEST(test_removed_methods_are_not_found)
+{
+    static const char *const removed[] = {"initialize", "ping", "logging/setLevel",
+                                          "resources/subscribe", "resources/unsubscribe"};
+    for (size_t i = 0; i < sizeof removed / sizeof removed[0]; i++) {
+        json_t *e = error_of(removed[i], "{" META "}", FW_RPC_METHOD_NOT_FOUND);
+        ck_assert_ptr_nonnull(strstr(jstr(e, "message"), "2026-07-28"));
+    }
+    error_of("no/such", "{" META "}", FW_RPC_METHOD_NOT_FOUND);
+    result_of("ping", NULL); /* still there for a 2025 client */
+}
+END_TEST
+
+START_TEST(test_meta_is_checked)
+{
+    json_t *e = error_of("tools/list", "{" META_NO_CAPS "}}", FW_RPC_INVALID_PARAMS);
+    ck_assert_ptr_nonnull(strstr(jstr(e, "message"), "clientCapabilities"));
+    e = error_of("tools/list",
+                 "{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2099-01-01\","
+                 "\"io.modelcontextprotocol/clientCapabilities\":{}}}",
+                 FW_RPC_UNSUPPORTED_VERSION);
+    ck_assert_str_eq(jstr(e, "data.requested"), "2099-01-01");
+    ck_assert_str_eq(jstr(e, "data.supported.0"), "2026-07-28");
+    /* a stateful revision named in _meta is served as before (no resultType) */
+    json_t *r = result_of("tools/list", "{\"_meta\":{\"io.modelcontextprotocol/"
+                                        "protocolVersion\":\"2025-11-25\"}}");
+    ck_assert_ptr_null(json_object_get(r, "resultType"));
+    e = error_of("tools/list",
+                 "{" META_NO_CAPS ",\"io.modelcontextprotocol/clientCapabilities\":{},"
+                 "\"io.modelcontextprotocol/logLevel\":\"loud\"}}",
+                 FW_RPC_INVALID_PARAMS);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- input required */
+
+/* The requestState of an input-required result of tool (FW_TOOL_MCP_RESULT or not). */
+static const char *first_round(const char *tool)
+{
+    char params[512];
+    snprintf(params, sizeof params, "{\"name\":\"%s\",\"_meta\":{\"io.modelcontextprotocol/"
+             "protocolVersion\":\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":"
+             "{\"elicitation\":{}}}}", tool);
+    json_t *r = result_of("tools/call", params);
+    ck_assert_str_eq(jstr(r, "resultType"), "input_required");
+    ck_assert_str_eq(jstr(r, "inputRequests.name.method"), "elicitation/create");
+    ck_assert_ptr_null(json_object_get(r, "content"));
+    return jstr(r, "requestState");
+}
+
+static json_t *second_round(const char *tool, const char *state, const char *answer)
+{
+    char params[1024];
+    snprintf(params, sizeof params,
+             "{\"name\":\"%s\",\"inputResponses\":{\"name\":%s},\"requestState\":\"%s\","
+             "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","
+             "\"io.modelcontextprotocol/clientCapabilities\":{\"elicitation\":{}}}}",
+             tool, answer, state);
+    return request("tools/call", params);
+}
+
+START_TEST(test_input_required_round_trip)
+{
+    const char *tools[] = {"ask_name", "ask_wrapped"};
+    for (size_t i = 0; i < 2; i++) {
+        const char *state = first_round(tools[i]);
+        ck_assert_ptr_nonnull(strstr(state, "round-1."));
+        ck_assert_uint_eq(hal.entropy_calls, 1); /* one key a boot, drawn on first use */
+        json_t *r = json_object_get(second_round(tools[i], state, "{\"action\":\"accept\"}"),
+                                    "result");
+        ck_assert_msg(r != NULL, "%s", out.buf);
+        ck_assert_str_eq(jstr(r, "resultType"), "complete");
+        if (i == 0) ck_assert_str_eq(jstr(r, "state"), "round-1");
+    }
+}
+END_TEST
+
+START_TEST(test_tampered_or_foreign_state_is_refused)
+{
+    char state[256], bad[300];
+    snprintf(state, sizeof state, "%s", first_round("ask_name"));
+    snprintf(bad, sizeof bad, "%s", state);
+    bad[0] = bad[0] == 'r' ? 'R' : 'r'; /* the payload changed */
+    json_t *e = json_object_get(second_round("ask_name", bad, "{}"), "error");
+    ck_assert_msg(e != NULL, "accepted %s: %s", bad, out.buf);
+    ck_assert_int_eq(jint(e, "code"), FW_RPC_INVALID_PARAMS);
+    ck_assert_ptr_nonnull(strstr(jstr(e, "message"), "integrity"));
+    snprintf(bad, sizeof bad, "%s-TAMPERED", state);
+    e = json_object_get(second_round("ask_name", bad, "{}"), "error");
+    ck_assert_msg(e != NULL, "accepted %s: %s", bad, out.buf);
+    ck_assert_int_eq(jint(e, "code"), FW_RPC_INVALID_PARAMS);
+    /* issued for another tool: the MAC binds the name */
+    e = json_object_get(second_round("ask_wrapped", state, "{}"), "error");
+    ck_assert_msg(e != NULL, "accepted for another tool: %s", out.buf);
+    ck_assert_int_eq(jint(e, "code"), FW_RPC_INVALID_PARAMS);
+    /* a restart draws a new key: the old state no longer verifies (the mock's entropy
+       differs from one draw to the next) */
+    ck_assert_int_eq(fw_device_init(&dev, &mcp_test_board, &mock_hal_api, &hal), FW_OK);
+    ck_assert_int_eq(fw_device_add_tool(&dev, &tool_ask), FW_OK);
+    e = json_object_get(second_round("ask_name", state, "{}"), "error");
+    ck_assert_msg(e != NULL, "accepted after a restart: %s", out.buf);
+    ck_assert_int_eq(jint(e, "code"), FW_RPC_INVALID_PARAMS);
+}
+END_TEST
+
+START_TEST(test_input_responses_must_be_objects)
+{
+    json_t *e = error_of("tools/call",
+                         "{\"name\":\"ask_name\",\"inputResponses\":{\"name\":12}," META "}",
+                         FW_RPC_INVALID_PARAMS);
+    ck_assert_ptr_nonnull(strstr(jstr(e, "message"), "inputResponses.name"));
+    error_of("tools/call", "{\"name\":\"ask_name\",\"inputResponses\":null," META "}",
+             FW_RPC_INVALID_PARAMS);
+}
+END_TEST
+
+START_TEST(test_missing_client_capability)
+{
+    json_t *e = error_of("tools/call", "{\"name\":\"ask_name\"," META_SAMPLING "}",
+                         FW_RPC_MISSING_CLIENT_CAP);
+    ck_assert(json_is_object(jpath(e, "data.requiredCapabilities.elicitation")));
+    ck_assert_ptr_null(jpath(e, "data.requiredCapabilities.sampling"));
+}
+END_TEST
+
+START_TEST(test_input_required_only_when_stateless)
+{
+    result_of("initialize", "{\"protocolVersion\":\"2025-11-25\",\"capabilities\":"
+                            "{\"elicitation\":{}},\"clientInfo\":{\"name\":\"t\",\"version\":"
+                            "\"1\"}}");
+    json_t *r = result_of("tools/call", "{\"name\":\"ask_name\"}");
+    ck_assert(json_is_true(json_object_get(r, "isError")));
+    ck_assert_ptr_nonnull(strstr(jstr(r, "content.0.text"), "not a stateless request"));
+    ck_assert_ptr_null(json_object_get(r, "resultType"));
+    ck_assert_uint_eq(hal.entropy_calls, 0);
+}
+END_TEST
+
+static Suite *mcp_stateless_suite(void)
+{
+    Suite *s = suite_create("mcp_stateless");
+    TCase *t = tcase_create("siphash");
+    tcase_add_test(t, test_siphash_reference_vectors);
+    tcase_add_test(t, test_siphash_incremental_equals_one_pass);
+    suite_add_tcase(s, t);
+    t = tcase_create("stateless");
+    tcase_add_checked_fixture(t, setup, mcp_teardown);
+    tcase_add_test(t, test_discover_without_initialize);
+    tcase_add_test(t, test_results_carry_result_type);
+    tcase_add_test(t, test_removed_methods_are_not_found);
+    tcase_add_test(t, test_meta_is_checked);
+    tcase_add_test(t, test_input_required_round_trip);
+    tcase_add_test(t, test_tampered_or_foreign_state_is_refused);
+    tcase_add_test(t, test_input_responses_must_be_objects);
+    tcase_add_test(t, test_missing_client_capability);
+    tcase_add_test(t, test_input_required_only_when_stateless);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+#else
+
+START_TEST(test_feature_is_off)
+{
+    ck_assert(!FW_WITH_MCP);
+}
+END_TEST
+
+static Suite *mcp_stateless_suite(void)
+{
+    Suite *s = suite_create("mcp_stateless");
+    TCase *t = tcase_create("feature_off");
+    tcase_add_test(t, test_feature_is_off);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+#endif
+
+TEST_MAIN(mcp_stateless_suite)

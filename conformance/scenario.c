@@ -406,19 +406,37 @@ static bool v_raw(vctx_t *c, const json_t *v)
     return v_strings(c, v);
 }
 
+/* An http step's path: "/" followed by URL path characters. */
+static bool v_http_path(vctx_t *c, const json_t *v)
+{
+    const char *s = json_string_value(v);
+    return (s && s[0] == '/' && strcspn(s, " \t\r\n?#") == strlen(s)) ||
+           refuse(c, false, "must be a path starting with \"/\" (no blanks, query or fragment)");
+}
+
+/* An http step's body_pad: blanks after the body (at most 4 MiB). */
+static bool v_http_pad(vctx_t *c, const json_t *v)
+{
+    return (json_is_integer(v) && json_integer_value(v) >= 0 &&
+            json_integer_value(v) <= 4194304) ||
+           refuse(c, false, "must be an integer from 0 to 4194304 (blanks after the body)");
+}
+
 static bool v_http(vctx_t *c, const json_t *v)
 {
-    static const char *const keys[] = {"method", "headers", "body", "body_text", "session", NULL};
+    static const char *const keys[] = {"method", "headers", "body",     "body_text",
+                                       "session", "path",    "body_pad", NULL};
     c->uses_http = true;
     if (!json_is_object(v))
         return refuse(c, false,
                       "must be an object {\"method\", \"headers\", \"body\" | \"body_text\", "
-                      "\"session\"}");
+                      "\"session\", \"path\", \"body_pad\"}");
     if (json_object_get(v, "body") && json_object_get(v, "body_text"))
         return refuse(c, false, "has both \"body\" and \"body_text\"");
     return only_keys(c, v, keys, "http") && member(c, v, "method", false, v_text) &&
            member(c, v, "headers", false, v_http_headers) && member(c, v, "body", false, v_any) &&
-           member(c, v, "body_text", false, v_text) && member(c, v, "session", false, v_bool);
+           member(c, v, "body_text", false, v_text) && member(c, v, "session", false, v_bool) &&
+           member(c, v, "path", false, v_http_path) && member(c, v, "body_pad", false, v_http_pad);
 }
 
 static bool v_control(vctx_t *c, const json_t *v)

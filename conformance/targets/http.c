@@ -354,7 +354,8 @@ static int http_receive(conf_target_t *t, int64_t deadline, char **msg, size_t *
 
 /* ---------------------------------------------------------------- raw exchanges (http steps) */
 
-/* req: {method, headers: {name: value|null}, body: JSON, body_text: string, session: bool}.
+/* req: {method, headers: {name: value|null}, body: JSON, body_text: string, session: bool,
+   path: "/..." (instead of the target's), body_pad: N blanks appended to the body}.
  *resp: {status, headers, body (JSON or null), text, messages}. */
 static int http_exchange(conf_target_t *t, const json_t *req, json_t **resp, char *err, size_t cap)
 {
@@ -365,7 +366,17 @@ static int http_exchange(conf_target_t *t, const json_t *req, json_t **resp, cha
     const json_t *body = json_object_get(req, "body");
     const char *text = json_string_value(json_object_get(req, "body_text"));
     bool with_session = !json_is_false(json_object_get(req, "session"));
+    const char *path = json_string_value(json_object_get(req, "path"));
+    size_t pad = (size_t)json_integer_value(json_object_get(req, "body_pad"));
     xfer_t *x = xfer_new(h, method, false);
+    if (path) { /* the target's scheme://host:port with this path */
+        const char *host = strstr(h->url, "://");
+        const char *slash = host ? strchr(host + 3, '/') : NULL;
+        int keep = slash ? (int)(slash - h->url) : (int)strlen(h->url);
+        char *url = conf_asprintf("%.*s%s", keep, h->url, path);
+        curl_easy_setopt(x->easy, CURLOPT_URL, url);
+        free(url);
+    }
     x->headers_out = json_object();
     x->events = json_array();
     char *owned = body ? conf_json_text(body) : NULL;
@@ -397,6 +408,15 @@ static int http_exchange(conf_target_t *t, const json_t *req, json_t **resp, cha
         }
     }
     curl_easy_setopt(x->easy, CURLOPT_HTTPHEADER, x->headers);
+    if (text && pad) { /* blanks after the body: still the same JSON, only longer */
+        size_t n = strlen(text);
+        char *padded = conf_xcalloc(1, n + pad + 1);
+        memcpy(padded, text, n);
+        memset(padded + n, ' ', pad);
+        free(owned);
+        owned = padded;
+        text = padded;
+    }
     if (text) {
         curl_easy_setopt(x->easy, CURLOPT_POSTFIELDSIZE, (long)strlen(text));
         curl_easy_setopt(x->easy, CURLOPT_COPYPOSTFIELDS, text);

@@ -416,6 +416,259 @@ static fw_err_t elicitation_enums(fw_call_t *call)
     return end_schema(p, NULL);
 }
 
+/* ---------------------------------------------------------------- MCP 2026-07-28 */
+
+/*
+ * The fixtures of the stateless revision's scenarios (conformance 0.2.0-alpha.12): tools that
+ * answer with an input-required result (the client answers in inputResponses and sends the
+ * request again, with the requestState the core MACs), the diagnostic tools of server-stateless,
+ * and a tool whose inputSchema uses JSON Schema 2020-12 keywords. In a request of a stateful
+ * revision the input-required tools refuse: they exist for the stateless wire only (the
+ * fixtures above ask with fw_call_ask there).
+ */
+
+static fw_err_t stateless_only(fw_call_t *call)
+{
+    return fw_call_errorf(call, FW_ERR_UNSUPPORTED, "%s",
+                          "this fixture answers MCP 2026-07-28 requests only (an input-required "
+                          "result)");
+}
+
+/* Opens inputRequests' member key: {"method": method, "params": { (closed by end_request). */
+static void begin_request(fw_jw_t *w, const char *key, const char *method)
+{
+    fw_jw_key(w, key);
+    fw_jw_obj_begin(w);
+    fw_jw_kv_str(w, "method", method);
+    fw_jw_key(w, "params");
+    fw_jw_obj_begin(w);
+}
+
+static void end_request(fw_jw_t *w)
+{
+    fw_jw_obj_end(w);
+    fw_jw_obj_end(w);
+}
+
+/* An elicitation/create asking for one required property of type type. */
+static void elicit_request(fw_jw_t *w, const char *key, const char *message, const char *prop,
+                           const char *type)
+{
+    const char *required[] = {prop, NULL};
+    begin_request(w, key, "elicitation/create");
+    fw_jw_kv_str(w, "message", message);
+    fw_jw_key(w, "requestedSchema");
+    fw_jw_obj_begin(w);
+    fw_jw_kv_str(w, "type", "object");
+    fw_jw_key(w, "properties");
+    fw_jw_obj_begin(w);
+    fw_jw_key(w, prop);
+    fw_jw_obj_begin(w);
+    fw_jw_kv_str(w, "type", type);
+    fw_jw_obj_end(w);
+    fw_jw_obj_end(w);
+    str_array(w, "required", required);
+    fw_jw_obj_end(w);
+    end_request(w);
+}
+
+static void sampling_request(fw_jw_t *w, const char *key, const char *text, int max_tokens)
+{
+    begin_request(w, key, "sampling/createMessage");
+    fw_jw_key(w, "messages");
+    fw_jw_arr_begin(w);
+    fw_jw_obj_begin(w);
+    fw_jw_kv_str(w, "role", "user");
+    fw_jw_key(w, "content");
+    text_block(w, text);
+    fw_jw_obj_end(w);
+    fw_jw_arr_end(w);
+    fw_jw_kv_i64(w, "maxTokens", max_tokens);
+    end_request(w);
+}
+
+static void roots_request(fw_jw_t *w, const char *key)
+{
+    begin_request(w, key, "roots/list");
+    end_request(w);
+}
+
+/* The client's answer under key, or -1. */
+static int32_t answer_of(fw_call_t *call, const char *key)
+{
+    return fw_call_input_response(call, key);
+}
+
+/* Whether the request carried the state `want` (verified by the core). */
+static bool state_is(fw_call_t *call, const char *want)
+{
+    const char *state = fw_call_request_state(call);
+    return state != NULL && strcmp(state, want) == 0;
+}
+
+/* A text result: lead, then the JSON of member path a.b of the answer object tok. */
+static fw_err_t answer_text(fw_call_t *call, const char *lead, int32_t tok, const char *m1,
+                            const char *m2)
+{
+    const fw_json_doc_t *doc = fw_call_doc(call);
+    int32_t v = tok >= 0 && m1 != NULL ? fw_json_obj_get(doc, (uint32_t)tok, m1) : tok;
+    if (v >= 0 && m2 != NULL && doc->toks[v].type == FW_JSON_OBJECT)
+        v = fw_json_obj_get(doc, (uint32_t)v, m2);
+    char *text = decode(doc, v);
+    fw_jw_t *w = begin_content(call);
+    fw_jw_obj_begin(w);
+    fw_jw_kv_str(w, "type", "text");
+    fw_jw_key(w, "text");
+    fw_jw_str_begin(w);
+    fw_jw_str_chunk(w, lead, strlen(lead));
+    if (text != NULL) {
+        fw_jw_str_chunk(w, text, strlen(text));
+    } else {
+        chunk_json(w, doc, v);
+    }
+    fw_jw_str_end(w);
+    fw_jw_obj_end(w);
+    fw_jw_arr_end(w);
+    free(text);
+    return FW_OK;
+}
+
+static fw_err_t ir_elicitation(fw_call_t *call)
+{
+    int32_t a = answer_of(call, "user_name");
+    if (a >= 0) return answer_text(call, "Hello, ", a, "content", "name");
+    fw_jw_t *w = fw_call_input_begin(call);
+    if (w == NULL) return stateless_only(call);
+    elicit_request(w, "user_name", "What is your name?", "name", "string");
+    return fw_call_input_end(call, NULL);
+}
+
+static fw_err_t ir_sampling(fw_call_t *call)
+{
+    int32_t a = answer_of(call, "capital_question");
+    if (a >= 0) return answer_text(call, "LLM response: ", a, "content", "text");
+    fw_jw_t *w = fw_call_input_begin(call);
+    if (w == NULL) return stateless_only(call);
+    sampling_request(w, "capital_question", "What is the capital of France?", 100);
+    return fw_call_input_end(call, NULL);
+}
+
+static fw_err_t ir_list_roots(fw_call_t *call)
+{
+    int32_t a = answer_of(call, "client_roots");
+    if (a >= 0) return answer_text(call, "Client roots: ", a, "roots", NULL);
+    fw_jw_t *w = fw_call_input_begin(call);
+    if (w == NULL) return stateless_only(call);
+    roots_request(w, "client_roots");
+    return fw_call_input_end(call, NULL);
+}
+
+/* Completes only with the answer AND the state it issued (request-state, tampered-state). */
+static fw_err_t ir_request_state(fw_call_t *call)
+{
+    if (answer_of(call, "confirm") >= 0 && state_is(call, "confirm-pending"))
+        return text_result(call, "state-ok: the request state verified and was round-tripped");
+    fw_jw_t *w = fw_call_input_begin(call);
+    if (w == NULL) return stateless_only(call);
+    elicit_request(w, "confirm", "Please confirm", "ok", "boolean");
+    return fw_call_input_end(call, "confirm-pending");
+}
+
+static fw_err_t ir_multiple(fw_call_t *call)
+{
+    if (answer_of(call, "user_name") >= 0 && answer_of(call, "greeting") >= 0 &&
+        answer_of(call, "client_roots") >= 0 && state_is(call, "multi"))
+        return text_result(call, "All three inputs received: name, greeting and roots");
+    fw_jw_t *w = fw_call_input_begin(call);
+    if (w == NULL) return stateless_only(call);
+    elicit_request(w, "user_name", "What is your name?", "name", "string");
+    sampling_request(w, "greeting", "Generate a greeting", 50);
+    roots_request(w, "client_roots");
+    return fw_call_input_end(call, "multi");
+}
+
+static fw_err_t ir_multi_round(fw_call_t *call)
+{
+    int32_t color = answer_of(call, "step2");
+    if (color >= 0 && state_is(call, "round=2"))
+        return answer_text(call, "Done after two rounds; favorite color: ", color, "content",
+                           "color");
+    fw_jw_t *w = fw_call_input_begin(call);
+    if (w == NULL) return stateless_only(call);
+    if (answer_of(call, "step1") >= 0 && state_is(call, "round=1")) {
+        elicit_request(w, "step2", "Step 2: What is your favorite color?", "color", "string");
+        return fw_call_input_end(call, "round=2");
+    }
+    elicit_request(w, "step1", "Step 1: What is your name?", "name", "string");
+    return fw_call_input_end(call, "round=1");
+}
+
+/* Asks only for what the client declared it can answer. */
+static fw_err_t ir_capabilities(fw_call_t *call)
+{
+    if (answer_of(call, "sampled") >= 0 || answer_of(call, "elicited") >= 0 ||
+        answer_of(call, "roots") >= 0)
+        return text_result(call, "Inputs received for the declared capabilities");
+    bool sampling = fw_call_client_has(call, FW_CLIENT_SAMPLING);
+    bool elicitation = fw_call_client_has(call, FW_CLIENT_ELICITATION);
+    bool roots = fw_call_client_has(call, FW_CLIENT_ROOTS);
+    if (!sampling && !elicitation && !roots)
+        return fw_call_need_client(call, FW_CLIENT_SAMPLING);
+    fw_jw_t *w = fw_call_input_begin(call);
+    if (w == NULL) return stateless_only(call);
+    if (sampling) sampling_request(w, "sampled", "Say hello", 20);
+    if (elicitation) elicit_request(w, "elicited", "Your name?", "name", "string");
+    if (roots) roots_request(w, "roots");
+    return fw_call_input_end(call, NULL);
+}
+
+/* server-stateless: needs the sampling capability (-32021 without it). */
+static fw_err_t missing_capability(fw_call_t *call)
+{
+    if (!fw_call_client_has(call, FW_CLIENT_SAMPLING))
+        return fw_call_need_client(call, FW_CLIENT_SAMPLING);
+    return text_result(call, "The client declared sampling");
+}
+
+/* server-stateless: what a 2025 tool sent as a request on the response stream becomes an
+   input-required result (never a request of the server's own). */
+static fw_err_t streaming_elicitation(fw_call_t *call)
+{
+    int32_t a = answer_of(call, "confirm");
+    if (a >= 0) return answer_text(call, "Elicitation answered: ", a, "action", NULL);
+    if (!fw_call_client_has(call, FW_CLIENT_ELICITATION))
+        return fw_call_need_client(call, FW_CLIENT_ELICITATION);
+    fw_jw_t *w = fw_call_input_begin(call);
+    if (w == NULL) return stateless_only(call);
+    elicit_request(w, "confirm", "Continue?", "ok", "boolean");
+    return fw_call_input_end(call, NULL);
+}
+
+/* server-stateless: logs, which reach the client only when its request set a logLevel. */
+static fw_err_t logging_tool(fw_call_t *call)
+{
+    fw_log(call->dev, FW_LOG_INFO, "test_logging_tool ran");
+    return text_result(call, "Logged one info message");
+}
+
+/* The scenario's schema: $defs with an $anchor, allOf/anyOf, if/then/else. */
+static const char json_schema_2020_12[] =
+    "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\","
+    "\"$defs\":{\"address\":{\"$anchor\":\"addressDef\",\"type\":\"object\",\"properties\":"
+    "{\"street\":{\"type\":\"string\"},\"city\":{\"type\":\"string\"}}}},\"properties\":{"
+    "\"name\":{\"type\":\"string\"},\"address\":{\"$ref\":\"#/$defs/address\"},"
+    "\"contactMethod\":{\"type\":\"string\",\"enum\":[\"phone\",\"email\"]},"
+    "\"phone\":{\"type\":\"string\"},\"email\":{\"type\":\"string\"}},"
+    "\"allOf\":[{\"anyOf\":[{\"required\":[\"phone\"]},{\"required\":[\"email\"]}]}],"
+    "\"if\":{\"properties\":{\"contactMethod\":{\"const\":\"phone\"}},\"required\":"
+    "[\"contactMethod\"]},\"then\":{\"required\":[\"phone\"]},\"else\":{\"required\":"
+    "[\"email\"]},\"additionalProperties\":false}";
+
+static fw_err_t json_schema_tool(fw_call_t *call)
+{
+    return text_result(call, "Tool with JSON Schema 2020-12 features called");
+}
+
 /* ---------------------------------------------------------------- the tool table */
 
 static const fw_param_t prompt_param[] = {
@@ -438,7 +691,14 @@ static const fw_param_t message_param[] = {
         .handler = fn                                                                              \
     }
 
+/* The first page of tools/list holds FW_MCP_PAGE_TOOLS tools and the suite reads only that
+   one: the schema fixture, which the suite looks up in the listing, comes first. */
 static const fw_tool_t fixture_tools[SIM_FIXTURE_TOOLS] = {
+    {.name = "json_schema_2020_12_tool",
+     .description = "Tool with JSON Schema 2020-12 features",
+     .flags = FW_TOOL_READ_ONLY | FW_TOOL_MCP_RESULT | FW_TOOL_SCHEMA_JSON,
+     .handler = json_schema_tool,
+     .user = json_schema_2020_12},
     FIXTURE("test_simple_text", "Conformance fixture: returns one text block", simple_text),
     FIXTURE("test_image_content", "Conformance fixture: returns a 1x1 PNG image block",
             image_content),
@@ -478,6 +738,43 @@ static const fw_tool_t fixture_tools[SIM_FIXTURE_TOOLS] = {
     FIXTURE("test_elicitation_sep1330_enums",
             "Conformance fixture: elicitation with the five enum schema forms (SEP-1330)",
             elicitation_enums),
+    FIXTURE("test_input_required_result_elicitation",
+            "Conformance fixture (2026-07-28): asks for a name with an input-required result",
+            ir_elicitation),
+    FIXTURE("test_input_required_result_sampling",
+            "Conformance fixture (2026-07-28): asks the client's LLM with an input-required "
+            "result",
+            ir_sampling),
+    FIXTURE("test_input_required_result_list_roots",
+            "Conformance fixture (2026-07-28): asks for the client's roots with an "
+            "input-required result",
+            ir_list_roots),
+    FIXTURE("test_input_required_result_request_state",
+            "Conformance fixture (2026-07-28): completes only with the requestState it issued",
+            ir_request_state),
+    FIXTURE("test_input_required_result_multiple_inputs",
+            "Conformance fixture (2026-07-28): three input requests (elicitation, sampling, "
+            "roots) at once",
+            ir_multiple),
+    FIXTURE("test_input_required_result_multi_round",
+            "Conformance fixture (2026-07-28): two rounds of input, the state changing",
+            ir_multi_round),
+    FIXTURE("test_input_required_result_tampered_state",
+            "Conformance fixture (2026-07-28): a requestState whose MAC must verify",
+            ir_request_state),
+    FIXTURE("test_input_required_result_capabilities",
+            "Conformance fixture (2026-07-28): asks only for what the client declared",
+            ir_capabilities),
+    FIXTURE("test_missing_capability",
+            "Conformance fixture (2026-07-28): needs the client's sampling capability",
+            missing_capability),
+    FIXTURE("test_streaming_elicitation",
+            "Conformance fixture (2026-07-28): elicits by an input-required result, never a "
+            "request of its own",
+            streaming_elicitation),
+    FIXTURE("test_logging_tool",
+            "Conformance fixture (2026-07-28): logs one info message (sent only for a logLevel)",
+            logging_tool),
 };
 
 /* ---------------------------------------------------------------- resources */
@@ -651,6 +948,41 @@ static const fw_prompt_arg_t uri_arg[] = {
     {"resourceUri", "URI of the resource to embed", true, NULL},
 };
 
+/* 2026-07-28: a prompt that needs the user's context first (an input-required result). */
+static fw_err_t input_required_prompt(fw_call_t *call, const fw_prompt_t *p,
+                                      const char *const *argv)
+{
+    (void)p;
+    (void)argv;
+    int32_t a = fw_call_input_response(call, "user_context");
+    if (a < 0) {
+        fw_jw_t *w = fw_call_input_begin(call);
+        if (w == NULL) return stateless_only(call);
+        elicit_request(w, "user_context", "What context should the prompt use?", "context",
+                       "string");
+        return fw_call_input_end(call, NULL);
+    }
+    const fw_json_doc_t *doc = fw_call_doc(call);
+    int32_t content = fw_json_obj_get(doc, (uint32_t)a, "content");
+    char *context = content >= 0 ? decode(doc, fw_json_obj_get(doc, (uint32_t)content,
+                                                                 "context"))
+                                 : NULL;
+    fw_jw_t *w = begin_messages(call);
+    begin_message(w);
+    fw_jw_obj_begin(w);
+    fw_jw_kv_str(w, "type", "text");
+    fw_jw_key(w, "text");
+    fw_jw_str_begin(w);
+    fw_jw_str_chunk(w, "Prompt with the context: ", 25);
+    if (context != NULL) fw_jw_str_chunk(w, context, strlen(context));
+    fw_jw_str_end(w);
+    fw_jw_obj_end(w);
+    fw_jw_obj_end(w);
+    fw_jw_arr_end(w);
+    free(context);
+    return FW_OK;
+}
+
 static const fw_prompt_t fixture_prompts[] = {
     {"test_simple_prompt", "Simple prompt", "Conformance fixture: a prompt without arguments", NULL,
      0, simple_prompt, NULL},
@@ -662,6 +994,9 @@ static const fw_prompt_t fixture_prompts[] = {
      prompt_with_embedded_resource, NULL},
     {"test_prompt_with_image", "Prompt with an image",
      "Conformance fixture: a prompt with an image", NULL, 0, prompt_with_image, NULL},
+    {"test_input_required_result_prompt", "Prompt needing input",
+     "Conformance fixture (2026-07-28): asks for context with an input-required result", NULL,
+     0, input_required_prompt, NULL},
 };
 
 /* ---------------------------------------------------------------- registration */

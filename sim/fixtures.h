@@ -19,6 +19,6 @@
 fw_err_t sim_fixtures_add(fw_device_t *dev);
 
 /* Number of tools sim_fixtures_add registers. */
-#define SIM_FIXTURE_TOOLS 12
+#define SIM_FIXTURE_TOOLS 24
 
 #endif

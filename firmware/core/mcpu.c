@@ -68,7 +68,12 @@ void fw_write_tool(fw_jw_t *w, const fw_board_t *b, const fw_tool_t *rom_tool, b
     fw_jw_kv_str(w, "description", or_empty(t->description));
     if (mcp || !b->omit_schemas) {
         fw_jw_key(w, "inputSchema");
-        fw_schema_write(w, t);
+#if FW_WITH_MCP
+        if (mcp && (t->flags & FW_TOOL_SCHEMA_JSON) && t->user != NULL)
+            fw_jw_raw(w, t->user, fw_strlen(t->user));
+        else
+#endif
+            fw_schema_write(w, t);
     }
 #if FW_WITH_MCP
     if (mcp) {

@@ -102,6 +102,9 @@ typedef struct fw_call fw_call_t;
     0x08u /* the result object is an MCP CallToolResult (content blocks,                           \
              isError) that tools/call sends as it is, instead of wrapping                          \
              the result in a text block and structuredContent */
+#define FW_TOOL_SCHEMA_JSON                                                                        \
+    0x40u /* user is the MCP inputSchema as JSON text, listed as it is (keywords the parameter   \
+             descriptors cannot express); arguments are then not bound */
 
 /*
  * A handler does its hardware work first, then calls fw_call_result() and writes the members of

@@ -14,11 +14,12 @@ FROM debian:bookworm AS build
 SHELL ["/bin/bash", "-o", "pipefail", "-c"]
 
 # check and libcurl: the configure step requires them for the tests, although only the mcpsim
-# target is built. libmicrohttpd/libwebsockets: the HTTP and WebSocket transports.
+# target is built. libmicrohttpd/libwebsockets/libmosquitto: the HTTP, WebSocket and MQTT
+# transports.
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
         cmake make gcc libc6-dev pkg-config check libcurl4-openssl-dev \
-        libjansson-dev libuv1-dev libmicrohttpd-dev libwebsockets-dev \
+        libjansson-dev libuv1-dev libmicrohttpd-dev libwebsockets-dev libmosquitto-dev \
  && rm -rf /var/lib/apt/lists/*
 
 # RelWithDebInfo (-O2 -g, then stripped) is the optimised build the tests cover; Release (-O3)

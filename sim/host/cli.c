@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "mqtt.h"
 #include "ws.h"
 
 #ifndef MCPSIM_BOARDS_DIR
@@ -39,6 +40,13 @@ typedef enum opt_id {
     OPT_CLOCK,
     OPT_LOG_LEVEL,
     OPT_CONFORMANCE_FIXTURES,
+    OPT_MQTT,
+    OPT_MQTT_PUBLISH,
+    OPT_MQTT_SUBSCRIBE,
+    OPT_MQTT_CLIENT_ID,
+    OPT_DEVICE_ID,
+    OPT_FLEET,
+    OPT_FLEET_STAGGER,
     OPT_HELP,
     OPT_VERSION
 } opt_id_t;
@@ -71,6 +79,13 @@ static const opt_t opts[] = {
     {"--clock", "realtime|virtual", OPT_CLOCK},
     {"--log-level", "error|warn|info|debug", OPT_LOG_LEVEL},
     {"--conformance-fixtures", NULL, OPT_CONFORMANCE_FIXTURES},
+    {"--mqtt", "mqtt://HOST[:PORT]", OPT_MQTT},
+    {"--mqtt-publish", "TOPIC", OPT_MQTT_PUBLISH},
+    {"--mqtt-subscribe", "TOPIC", OPT_MQTT_SUBSCRIBE},
+    {"--mqtt-client-id", "ID", OPT_MQTT_CLIENT_ID},
+    {"--device-id", "ID", OPT_DEVICE_ID},
+    {"--fleet", "N (1 to 100000)", OPT_FLEET},
+    {"--fleet-stagger", "MS (0 to 60000)", OPT_FLEET_STAGGER},
     {"--help", NULL, OPT_HELP},
     {"-h", NULL, OPT_HELP},
     {"--version", NULL, OPT_VERSION},
@@ -202,6 +217,33 @@ static int apply_http(host_options_t *o, const opt_t *op, const char *val, char 
     }
 }
 
+/* The dial-out identities and fleets (--mqtt*, --device-id, --fleet*). */
+static int apply_dialout(host_options_t *o, const opt_t *op, const char *val, char *err,
+                         size_t cap)
+{
+    const char **slot = op->id == OPT_MQTT_PUBLISH     ? &o->mqtt_publish
+                        : op->id == OPT_MQTT_SUBSCRIBE ? &o->mqtt_subscribe
+                        : op->id == OPT_MQTT_CLIENT_ID ? &o->mqtt_client_id
+                        : op->id == OPT_DEVICE_ID      ? &o->device_id
+                                                       : NULL;
+    switch (op->id) {
+    case OPT_MQTT:
+        o->mqtt = val;
+        return host_mqtt_url_parse(val, NULL, 0, NULL, err, cap);
+    case OPT_FLEET:
+        return parse_uint(op, val, 1, 100000, &o->fleet, err, cap);
+    case OPT_FLEET_STAGGER:
+        return parse_uint(op, val, 0, 60000, &o->fleet_stagger_ms, err, cap);
+    default:
+        if (*val == 0) {
+            snprintf(err, cap, "%s: the value must not be empty", op->name);
+            return -1;
+        }
+        *slot = val;
+        return 0;
+    }
+}
+
 static int apply(host_options_t *o, const opt_t *op, const char *val, char *err, size_t cap)
 {
     switch (op->id) {
@@ -251,6 +293,14 @@ static int apply(host_options_t *o, const opt_t *op, const char *val, char *err,
     case OPT_CONFORMANCE_FIXTURES:
         o->conformance_fixtures = true;
         return 0;
+    case OPT_MQTT:
+    case OPT_MQTT_PUBLISH:
+    case OPT_MQTT_SUBSCRIBE:
+    case OPT_MQTT_CLIENT_ID:
+    case OPT_DEVICE_ID:
+    case OPT_FLEET:
+    case OPT_FLEET_STAGGER:
+        return apply_dialout(o, op, val, err, cap);
     case OPT_HELP:
         o->help = true;
         return 0;
@@ -356,6 +406,26 @@ static int next_opt(int argc, char *const argv[], int *i, const opt_t **op, cons
     return 0;
 }
 
+/* The flags that only mean something together (--mqtt and its topics, --fleet and a link). */
+static int check_dialout(const host_options_t *o, char *err, size_t cap)
+{
+    const char *need = NULL;
+    if (o->mqtt && (!o->mqtt_publish || !o->mqtt_subscribe))
+        need = "--mqtt needs --mqtt-publish TOPIC and --mqtt-subscribe TOPIC";
+    else if (!o->mqtt && (o->mqtt_publish || o->mqtt_subscribe || o->mqtt_client_id))
+        need = "--mqtt-publish, --mqtt-subscribe and --mqtt-client-id need --mqtt "
+               "mqtt://HOST[:PORT]";
+    else if (o->device_id && !o->connect)
+        need = "--device-id names the device on --connect's upgrade: it needs --connect URL";
+    else if (o->fleet > 1 && !o->connect && !o->mqtt)
+        need = "--fleet N runs devices that dial out: it needs --connect URL and/or --mqtt URL";
+    else if (o->fleet > 1 && o->device_count > 0)
+        need = "--fleet simulates devices: it needs --board, not --device";
+    if (!need) return 0;
+    snprintf(err, cap, "%s", need);
+    return -1;
+}
+
 int host_cli_parse(int argc, char *const argv[], host_options_t *o, char *err, size_t cap)
 {
     memset(o, 0, sizeof *o);
@@ -363,6 +433,8 @@ int host_cli_parse(int argc, char *const argv[], host_options_t *o, char *err, s
     o->log_level = HOST_LOG_INFO;
     o->http_idle_timeout_s = HOST_HTTP_IDLE_TIMEOUT_DEFAULT;
     o->http_max_sessions = HOST_HTTP_MAX_SESSIONS_DEFAULT;
+    o->fleet = 1;
+    o->fleet_stagger_ms = HOST_FLEET_STAGGER_DEFAULT;
     for (int i = 1; i < argc; i++) {
         const opt_t *op;
         const char *val;
@@ -385,15 +457,16 @@ int host_cli_parse(int argc, char *const argv[], host_options_t *o, char *err, s
         return -1;
     }
     if (o->device_count > 0 && (o->control.enabled || o->dashboard.enabled || o->pty ||
-                                o->conformance_fixtures || o->connect)) {
+                                o->conformance_fixtures || o->connect || o->mqtt)) {
         snprintf(err, cap,
                  "--device serves a real device over --stdio, --tcp, --http and --ws; "
-                 "--pty, --connect, --control, --dashboard and --conformance-fixtures "
+                 "--pty, --connect, --mqtt, --control, --dashboard and --conformance-fixtures "
                  "need a simulated --board");
         return -1;
     }
+    if (check_dialout(o, err, cap) != 0) return -1;
     if (!o->stdio && !o->pty && !o->tcp.enabled && !o->control.enabled && !o->ws.enabled &&
-        !o->connect && !o->http.enabled && !o->dashboard.enabled) {
+        !o->connect && !o->mqtt && !o->http.enabled && !o->dashboard.enabled) {
         snprintf(
             err, cap,
             "nothing to serve: give --stdio, --pty, --tcp [HOST:]PORT, --http [HOST:]PORT, --ws "
@@ -402,9 +475,10 @@ int host_cli_parse(int argc, char *const argv[], host_options_t *o, char *err, s
     }
 #if !FW_WITH_MCP
     /* HTTP and WebSocket serve MCP: a build without it would answer every request -32601 */
-    if (o->http.enabled || o->ws.enabled || o->connect) {
+    if (o->http.enabled || o->ws.enabled || o->connect || o->mqtt) {
         snprintf(err, cap,
-                 "--http, --ws and --connect serve MCP, which this simulator's firmware profile "
+                 "--http, --ws, --connect and --mqtt serve MCP, which this simulator's firmware "
+                 "profile "
                  "(" FW_PROFILE_NAME ") leaves out: use --tcp or --pty (MCP/U), or a full build");
         return -1;
     }
@@ -578,6 +652,8 @@ void host_cli_usage(FILE *f)
         "              [--http [HOST:]PORT [--http-idle-timeout SEC] [--http-max-sessions N]\n"
         "               [--allow-host H]... [--allow-origin O]... [--auth-token TOKEN]]\n"
         "              [--ws [HOST:]PORT] [--connect URL [--connect-header 'Name: value']...]\n"
+        "              [--mqtt URL --mqtt-publish TOPIC --mqtt-subscribe TOPIC]\n"
+        "              [--fleet N [--fleet-stagger MS]] [--device-id ID]\n"
         "              [--control [HOST:]PORT] [--dashboard [HOST:]PORT]\n"
         "              [--clock realtime|virtual]\n"
         "              [--log-level error|warn|info|debug] [--help] [--version]\n"
@@ -632,7 +708,27 @@ void host_cli_usage(FILE *f)
           "                      30 s).  e.g. --connect ws://127.0.0.1:8000/xiaozhi/v1/\n"
           "  --connect-header 'Name: value'\n"
           "                      An extra header of the dial-out upgrade request (repeatable).\n"
-          "                      e.g. --connect-header 'Authorization: Bearer t0k3n'\n",
+          "                      e.g. --connect-header 'Authorization: Bearer t0k3n'\n"
+          "  --device-id ID      Send 'Device-Id: ID' on the dial-out upgrade (a fleet's devices\n"
+          "                      send mcpsim-{n} unless given).  e.g. --device-id aa:bb:cc:00:00:{n}\n",
+          f);
+    fputs("  --mqtt mqtt://HOST[:PORT]\n"
+          "                      Connect to an MQTT broker (port 1883 by default): publish the\n"
+          "                      hello, serve MCP envelopes arriving on --mqtt-subscribe, publish\n"
+          "                      answers and notifications on --mqtt-publish; reconnect with\n"
+          "                      backoff (0.5 s doubling to 30 s).  e.g. --mqtt mqtt://127.0.0.1:1883\n"
+          "  --mqtt-publish TOPIC, --mqtt-subscribe TOPIC\n"
+          "                      The device's topics (both required with --mqtt).\n"
+          "                      e.g. --mqtt-publish devices/{n}/out --mqtt-subscribe devices/{n}/in\n"
+          "  --mqtt-client-id ID The MQTT client id (default mcpsim-{n}).\n"
+          "  --fleet N           Run N devices of the board in this process, each with its own\n"
+          "                      firmware, pins, clock and sessions, each dialling out on\n"
+          "                      --connect and/or --mqtt; {n} (1..N) in URLs, topics, ids and\n"
+          "                      --connect-header values makes each one distinct. Device 1 also\n"
+          "                      serves the other transports. A summary line at exit.\n"
+          "                      e.g. --fleet 1000 --connect ws://127.0.0.1:9000/\n"
+          "  --fleet-stagger MS  Start device k's first connection (k-1)*MS ms after the first\n"
+          "                      (default 5).  e.g. --fleet-stagger 0\n",
           f);
     fputs(
         "  --control [HOST:]PORT\n"
@@ -671,6 +767,8 @@ void host_cli_usage(FILE *f)
         "  http: http://127.0.0.1:7002/mcp   (with --http)\n"
         "  ws: ws://127.0.0.1:7003/mcp       (with --ws)\n"
         "  connect: ws://127.0.0.1:8000/x    (with --connect; connects in the background)\n"
+        "  mqtt: mqtt://127.0.0.1:1883       (with --mqtt; as --connect)\n"
+        "  fleet: 1000                       (with --fleet)\n"
         "  control: 127.0.0.1:7001\n"
         "  dashboard: http://127.0.0.1:7004/ (with --dashboard)\n"
         "  ready\n"

@@ -14,6 +14,9 @@
 /* Most --connect-header flags. */
 #define HOST_CONNECT_HEADERS_MAX 16
 
+/* --fleet-stagger's default: ms between the first connections of a fleet's devices. */
+#define HOST_FLEET_STAGGER_DEFAULT 5u
+
 /* Most --device flags (devices behind one bridge). */
 #define HOST_DEVICES_MAX 8
 
@@ -44,6 +47,13 @@ typedef struct host_options {
     const char *connect; /* --connect ws://HOST:PORT/PATH: dial out to a backend, or NULL */
     const char *connect_headers[HOST_CONNECT_HEADERS_MAX]; /* --connect-header "Name: value" */
     size_t connect_header_count;
+    const char *device_id;      /* --device-id: the Device-Id header of --connect, or NULL */
+    const char *mqtt;           /* --mqtt mqtt://HOST[:PORT], or NULL */
+    const char *mqtt_publish;   /* --mqtt-publish TOPIC */
+    const char *mqtt_subscribe; /* --mqtt-subscribe TOPIC */
+    const char *mqtt_client_id; /* --mqtt-client-id ID, or NULL (mcpsim-{n}) */
+    unsigned fleet;             /* --fleet N: devices in this process (1 without it) */
+    unsigned fleet_stagger_ms;  /* --fleet-stagger MS */
     host_endpoint_t http;                    /* --http: MCP Streamable HTTP at /mcp */
     host_endpoint_t dashboard;               /* --dashboard: the browser dashboard at / */
     unsigned http_idle_timeout_s;            /* --http-idle-timeout SEC: an idle session ends */

@@ -17,6 +17,8 @@ typedef struct host_http host_http_t;
 typedef struct host_dashboard host_dashboard_t;
 typedef struct host_stdio host_stdio_t;
 typedef struct host_bridge host_bridge_t;
+typedef struct host_mqtt host_mqtt_t;
+typedef struct host_fleet host_fleet_t;
 
 /* Hears after every call into the device (see host_device_watch); runs with the lock held. */
 typedef void (*host_watch_fn)(void *ctx);
@@ -49,6 +51,8 @@ typedef struct host {
        into "the device" below then goes to the bridge; sim stays as an idle placeholder that
        owns the sessions' initial state and the clock. */
     host_bridge_t *bridge;
+    host_mqtt_t *mqtt;   /* --mqtt (mqtt.h): the device's MQTT link; stopped by host_stop */
+    host_fleet_t *fleet; /* --fleet (fleet.h): the other devices on this loop; as mqtt */
     struct {
         host_watch_fn fn;
         void *ctx;
@@ -171,6 +175,17 @@ size_t host_device_pending(host_t *h, const void *ctx);
 
 /* Loop thread, lock not held: ctx is going away; the answers still due to it are dropped. */
 void host_device_forget(host_t *h, const void *ctx);
+
+/*
+ * A second device on owner's loop (a fleet's, fleet.h): h gets sim (ownership passes), its own
+ * lock, tap and sessions, and a clock timer on owner's loop; it has no loop, signals or
+ * transports of its own (h->loop is unused). Every host_device_* call above works on it, on
+ * owner's loop thread. host_stop_device closes its timer (loop thread); once the loop ran the
+ * close callbacks, host_free_device frees the sim.
+ */
+void host_init_device(host_t *h, sim_t *sim, host_t *owner);
+void host_stop_device(host_t *h);
+void host_free_device(host_t *h);
 
 /* Microseconds of wall clock since simulated time 0. */
 uint64_t host_wall_us(const host_t *h);

@@ -8,8 +8,10 @@
 
 #include "bridge.h"
 #include "dashboard.h"
+#include "fleet.h"
 #include "http.h"
 #include "log.h"
+#include "mqtt.h"
 #include "net.h"
 #include "pty.h"
 #include "stdio_transport.h"
@@ -139,7 +141,7 @@ static void clock_arm(host_t *h, uint64_t next_us)
         ms = 0;
     else if (next_us != UINT64_MAX && (next_us - now + 999u) / 1000u < ms)
         ms = (next_us - now + 999u) / 1000u; /* round up: waking early would only spin */
-    uv_update_time(&h->loop);
+    uv_update_time(h->clock_timer.loop); /* a fleet's device: its owner's loop */
     uv_timer_start(&h->clock_timer, on_clock, ms, 0);
 }
 
@@ -395,6 +397,8 @@ void host_stop(host_t *h)
     h->stdio = NULL;
     if (h->tcp) host_tcp_close(h->tcp);
     if (h->control) host_server_close(h->control);
+    if (h->fleet) host_fleet_stop(h->fleet); /* first: its summary; before ws: its links */
+    if (h->mqtt) host_mqtt_stop(h->mqtt);
     if (h->ws) host_ws_stop(h->ws);
     h->pty = NULL;
     h->tcp = h->control = NULL;
@@ -418,10 +422,46 @@ void host_close(host_t *h)
     h->watcher_count = 0;
     host_ws_free(h->ws); /* after the loop ran libwebsockets' close callbacks */
     h->ws = NULL;
+    host_mqtt_free(h->mqtt);
+    h->mqtt = NULL;
+    host_fleet_free(h->fleet); /* after ws: the links' close callbacks reached its devices */
+    h->fleet = NULL;
     host_bridge_free(h->bridge); /* after its timers and polls were closed */
     h->bridge = NULL;
     if (uv_loop_close(&h->loop) != 0)
         host_log(HOST_LOG_WARN, "event loop closed with handles still open");
+    sim_destroy(h->sim);
+    h->sim = NULL;
+    pthread_mutex_destroy(&h->device_mutex);
+    host_tap_destroy(&h->tap);
+}
+
+/* ---------------------------------------------------------------- a fleet's devices */
+
+void host_init_device(host_t *h, sim_t *sim, host_t *owner)
+{
+    memset(h, 0, sizeof *h);
+    h->sim = sim;
+    h->clock = sim_clock_mode(sim);
+    h->loop_thread = owner->loop_thread;
+    pthread_mutex_init(&h->device_mutex, NULL);
+    host_tap_init(&h->tap);
+    uv_timer_init(&owner->loop, &h->clock_timer);
+    h->clock_timer.data = h;
+    h->start_ns = owner->start_ns;
+    clock_arm(h, 0);
+}
+
+void host_stop_device(host_t *h)
+{
+    if (h->stopping) return;
+    h->stopping = true;
+    close_handle((uv_handle_t *)&h->clock_timer);
+}
+
+void host_free_device(host_t *h)
+{
+    if (!h->sim) return;
     sim_destroy(h->sim);
     h->sim = NULL;
     pthread_mutex_destroy(&h->device_mutex);

@@ -6,9 +6,11 @@
 #include "buf.h"
 #include "cli.h"
 #include "dashboard.h"
+#include "fleet.h"
 #include "host.h"
 #include "http.h"
 #include "log.h"
+#include "mqtt.h"
 #include "pty.h"
 #include "stdio_transport.h"
 #include "transports.h"
@@ -98,10 +100,12 @@ static void log_connect(const char *uart, const char *tcp, const char *control)
 }
 
 /* WebSocket's share of the command line. */
-static host_ws_config_t ws_config(const host_options_t *o)
+static host_ws_config_t ws_config(const host_options_t *o, uint64_t start_ns)
 {
     host_ws_config_t c;
     memset(&c, 0, sizeof c);
+    c.device_id = o->device_id ? o->device_id : o->fleet > 1 ? "mcpsim-{n}" : NULL;
+    c.fleet_start_ns = start_ns;
     c.listen = o->ws;
     c.connect = o->connect;
     c.headers = o->connect_headers;
@@ -120,6 +124,7 @@ static int open_endpoints(host_t *h, const host_options_t *o)
     char tcp[128], control[128];
     host_buf_t lines = {0};
     int rc = -1;
+    uint64_t start_ns = uv_hrtime(); /* a fleet's connection times count from here */
     if (o->device_count > 0) {
         if (host_bridge_open(h, o->devices, o->device_count) != 0) goto out;
         for (size_t i = 0; i < o->device_count; i++) add_line(&lines, "device", o->devices[i]);
@@ -143,11 +148,23 @@ static int open_endpoints(host_t *h, const host_options_t *o)
         add_line(&lines, "http", url);
     }
     if (o->ws.enabled || o->connect) {
-        host_ws_config_t wc = ws_config(o);
+        host_ws_config_t wc = ws_config(o, start_ns);
         char url[320];
         if (host_ws_open(h, &wc, url, sizeof url) != 0) goto out;
         if (o->ws.enabled) add_line(&lines, "ws", url);
         if (o->connect) add_line(&lines, "connect", o->connect);
+    }
+    if (o->mqtt) {
+        host_mqtt_config_t mc = {o->mqtt, o->mqtt_publish, o->mqtt_subscribe, o->mqtt_client_id,
+                                 start_ns};
+        if (!(h->mqtt = host_mqtt_open(h, h, &mc, 1, 0))) goto out;
+        add_line(&lines, "mqtt", o->mqtt);
+    }
+    if (o->fleet > 1) {
+        char n[16];
+        if (host_fleet_open(h, o, start_ns) != 0) goto out;
+        snprintf(n, sizeof n, "%u", o->fleet);
+        add_line(&lines, "fleet", n);
     }
     if (o->dashboard.enabled) {
         char url[320];

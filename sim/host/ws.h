@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "cli.h"
+#include "dialout.h"
 #include "host.h"
 
 /* Longest incoming message (a longer one closes the connection with 1009). */
@@ -32,6 +33,12 @@ typedef struct host_ws_config {
     const char *const *allow_hosts; /* --allow-host values ("*": any) */
     size_t allow_host_count;
     const char *auth_token; /* --auth-token: upgrades need "Authorization: Bearer T" */
+    /* Dial-out identity: the Device-Id header ({n}: the device's number in a fleet, 1 for a
+       single device; NULL: none sent). --connect and --connect-header values are templated
+       the same way. */
+    const char *device_id;
+    uint64_t fleet_start_ns; /* uv_hrtime() connection times are counted from (0: each link's
+                                own start) */
 } host_ws_config_t;
 
 /* A dial-out URL taken apart: ws://HOST[:PORT][/PATH]. */
@@ -54,6 +61,19 @@ int host_ws_header_check(const char *header, char *err, size_t cap);
  * background (its state is logged). Returns 0, or -1 after logging why.
  */
 int host_ws_open(host_t *h, const host_ws_config_t *cfg, char *url, size_t cap);
+
+/*
+ * Fleets (fleet.h): device dev, number n, dials out on ws's --connect too, sharing ws's
+ * libwebsockets context; its first attempt starts after delay_ms. The link is ws's (stopped and
+ * freed with it). NULL after logging (a URL that the template made invalid).
+ */
+struct ws_link *host_ws_dial(host_ws_t *ws, host_t *dev, unsigned n, uint32_t delay_ms);
+
+/* The first device's --connect link (ws's own), or NULL. */
+struct ws_link *host_ws_first_link(host_ws_t *ws);
+
+/* A link's counters now (the open connection's messages included), written to *now. */
+const host_link_stats_t *host_ws_link_stats(const struct ws_link *link, host_link_stats_t *now);
 
 /* Loop thread (host_stop): closes every connection, the listener and the link. */
 void host_ws_stop(host_ws_t *ws);

@@ -7,12 +7,9 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "fw_codes.h"
+#include "envelope.h"
 #include "log.h"
 #include "ws_internal.h"
-
-/* Nesting the envelope check follows; deeper messages go to the core as they are. */
-#define ENVELOPE_DEPTH_MAX 64u
 
 static const char headroom[LWS_PRE];
 
@@ -68,16 +65,8 @@ static void enqueue(ws_conn_t *c)
 /* Starts a message in c->out: headroom, then the envelope's head when wrapping. */
 static void begin_message(ws_conn_t *c)
 {
-    static const char type_payload[] = "\"type\":\"mcp\",\"payload\":";
     host_buf_append(&c->out, headroom, sizeof headroom);
-    if (!c->out_wrap) return;
-    host_buf_append(&c->out, "{", 1);
-    if (c->session_id) {
-        host_buf_append(&c->out, "\"session_id\":", 13);
-        host_buf_append(&c->out, c->session_id, strlen(c->session_id));
-        host_buf_append(&c->out, ",", 1);
-    }
-    host_buf_append(&c->out, type_payload, sizeof type_payload - 1);
+    if (c->out_wrap) host_env_head(&c->out, c->session_id);
 }
 
 static void out_write(void *ctx, const char *data, size_t len)
@@ -96,6 +85,7 @@ static void out_end(void *ctx)
     if (c->out.len == 0) begin_message(c);
     if (c->out_wrap) host_buf_append(&c->out, "}", 1);
     enqueue(c);
+    c->msgs_out++;
 }
 
 static fw_msg_sink_t conn_sink(ws_conn_t *c, bool wrap)
@@ -114,7 +104,8 @@ void ws_conn_send(ws_conn_t *c, const char *text, size_t len)
 
 void ws_conn_drain(ws_conn_t *c, host_t *h)
 {
-    if (!c->dead) host_device_drain(h, &c->session, conn_sink(c, c->envelope));
+    /* a connection of another device (a fleet's) is drained by that device's watcher */
+    if (!c->dead && c->h == h) host_device_drain(h, &c->session, conn_sink(c, c->envelope));
 }
 
 int ws_conn_writable(ws_conn_t *c)
@@ -137,36 +128,6 @@ int ws_conn_writable(ws_conn_t *c)
 }
 
 /* ---------------------------------------------------------------- messages in */
-
-/*
- * Tokenises msg with the core's own reader, so that an envelope's payload can be handed to the
- * core byte for byte (ids and numbers exactly as sent). The token array (malloc'd) is returned,
- * NULL when msg is not JSON (the core then answers FW_RPC_PARSE_ERROR itself).
- */
-static fw_json_tok_t *tokenize(const char *msg, size_t len, fw_json_doc_t *doc)
-{
-    /* Most messages fit the first; no text needs more than the second (every token past the
-       first takes two bytes or more). */
-    const uint32_t tries[2] = {64, (uint32_t)(len / 2 + 2)};
-    for (size_t i = 0; i < 2; i++) {
-        fw_json_tok_t *toks = malloc(tries[i] * sizeof *toks);
-        if (!toks) abort();
-        fw_err_t err = fw_json_parse(doc, msg, len, toks, tries[i], ENVELOPE_DEPTH_MAX);
-        if (err == FW_OK) return toks;
-        free(toks);
-        if (err != FW_ERR_JSON_NOMEM) break;
-    }
-    return NULL;
-}
-
-/* The JSON text of token t (quotes included for a string). */
-static void tok_text(const fw_json_doc_t *doc, int32_t t, const char **p, size_t *n)
-{
-    const fw_json_tok_t *tok = &doc->toks[t];
-    bool str = tok->type == FW_JSON_STRING;
-    *p = doc->buf + tok->start - (str ? 1 : 0);
-    *n = tok->end - tok->start + (str ? 2u : 0u);
-}
 
 /* A bridged request's answer, after the call: one frame, in the request's form (loop thread,
    device lock not held). */
@@ -193,82 +154,59 @@ static void call_device(ws_conn_t *c, const char *msg, size_t len, bool wrap)
     /* the dial-out link's label is "connect" (its log prefix); the message log says dial-out */
     const char *transport = strcmp(c->label, "ws") == 0 ? "ws" : "dial-out";
     host_late_t late = {wrap ? late_wrapped : late_plain, c, transport};
-    host_device_session_late(c->ws->h, transport, &c->session, msg, len, conn_sink(c, wrap), late,
+    c->msgs_in++;
+    host_device_session_late(c->h, transport, &c->session, msg, len, conn_sink(c, wrap), late,
                              false);
 }
 
-/* Remembers the envelope's session_id (echoed in every wrapped message until the next one). */
-static void take_session_id(ws_conn_t *c, const fw_json_doc_t *doc)
+/* Takes the envelope's session_id (echoed in every wrapped message until the next one). */
+static void take_session_id(ws_conn_t *c, host_env_t *env)
 {
-    int32_t sid = fw_json_obj_get(doc, 0, "session_id");
     free(c->session_id);
-    c->session_id = NULL;
-    if (sid < 0) return;
-    const char *p;
-    size_t n;
-    tok_text(doc, sid, &p, &n);
-    c->session_id = strndup(p, n);
-    if (!c->session_id) abort();
+    c->session_id = env->session_id;
+    env->session_id = NULL;
 }
 
 /* An envelope of type "mcp": its payload is the message; the answers are wrapped alike. */
-static void handle_mcp_envelope(ws_conn_t *c, const fw_json_doc_t *doc)
+static void handle_mcp_envelope(ws_conn_t *c, host_env_t *env)
 {
-    take_session_id(c, doc);
+    take_session_id(c, env);
     c->envelope = true;
-    int32_t payload = fw_json_obj_get(doc, 0, "payload");
-    if (payload < 0 || doc->toks[payload].type != FW_JSON_OBJECT) {
+    if (!env->payload) {
         host_log(HOST_LOG_DEBUG, "%s: %s: envelope of type mcp without an object payload", c->label,
                  c->peer);
         char bad[200];
-        int n = snprintf(bad, sizeof bad,
-                         "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":%d,\"message\":"
-                         "\"Invalid Request: an envelope of type mcp needs an object payload (one "
-                         "JSON-RPC message)\"}}",
-                         FW_RPC_INVALID_REQUEST);
+        size_t n = host_env_bad_payload(bad, sizeof bad);
         fw_msg_sink_t out = conn_sink(c, true);
-        out.write(c, bad, (size_t)n);
+        out.write(c, bad, n);
         out.end(c);
         return;
     }
-    const char *p;
-    size_t n;
-    tok_text(doc, payload, &p, &n);
-    call_device(c, p, n, true);
-}
-
-/* Another envelope type (hello, listen, abort...): nothing for MCP. A hello may assign the
-   session_id the device is to use. */
-static void handle_other_envelope(ws_conn_t *c, const fw_json_doc_t *doc, int32_t type)
-{
-    char name[32];
-    if (fw_json_str_decode(doc, (uint32_t)type, name, sizeof name) < 0) strcpy(name, "(long)");
-    bool assigns = strcmp(name, "hello") == 0 && fw_json_obj_get(doc, 0, "session_id") >= 0;
-    if (assigns) take_session_id(c, doc);
-    host_log(HOST_LOG_DEBUG, "%s: %s: envelope of type \"%s\" ignored%s", c->label, c->peer, name,
-             assigns ? " (its session_id is used from now on)" : "");
+    call_device(c, env->payload, env->payload_len, true);
 }
 
 /*
  * One whole message. An object with a string "type" and no "jsonrpc" is an envelope; anything
- * else (including text that is not JSON) goes to the core as plain JSON-RPC.
+ * else (including text that is not JSON) goes to the core as plain JSON-RPC. Another envelope
+ * type (hello, listen, abort...) is nothing for MCP; a hello may assign the session_id the
+ * device is to use.
  */
 static void handle_message(ws_conn_t *c, const char *msg, size_t len)
 {
-    fw_json_doc_t doc;
-    fw_json_tok_t *toks = tokenize(msg, len, &doc);
-    int32_t type = -1;
-    if (toks && toks[0].type == FW_JSON_OBJECT && fw_json_obj_get(&doc, 0, "jsonrpc") < 0)
-        type = fw_json_obj_get(&doc, 0, "type");
-    if (type < 0 || toks[type].type != FW_JSON_STRING) {
+    host_env_t env;
+    host_env_parse(msg, len, &env);
+    if (env.kind == HOST_ENV_PLAIN) {
         c->envelope = false;
         call_device(c, msg, len, false);
-    } else if (fw_json_str_eq(&doc, (uint32_t)type, "mcp")) {
-        handle_mcp_envelope(c, &doc);
+    } else if (env.kind == HOST_ENV_MCP) {
+        handle_mcp_envelope(c, &env);
     } else {
-        handle_other_envelope(c, &doc, type);
+        bool assigns = env.session_id != NULL;
+        if (assigns) take_session_id(c, &env);
+        host_log(HOST_LOG_DEBUG, "%s: %s: envelope of type \"%s\" ignored%s", c->label, c->peer,
+                 env.type, assigns ? " (its session_id is used from now on)" : "");
     }
-    free(toks);
+    host_env_free(&env);
 }
 
 /* Closes with code and a reason the peer can read. */
@@ -330,16 +268,23 @@ static void peer_name(struct lws *wsi, char *out, size_t cap)
 
 void ws_conn_open(ws_conn_t *c, host_ws_t *ws, struct lws *wsi, const char *label, bool envelope)
 {
+    ws_conn_open_device(c, ws, ws->h, wsi, label, envelope);
+}
+
+void ws_conn_open_device(ws_conn_t *c, host_ws_t *ws, host_t *h, struct lws *wsi,
+                         const char *label, bool envelope)
+{
     memset(c, 0, sizeof *c);
     c->ws = ws;
+    c->h = h;
     c->wsi = wsi;
     c->label = label;
     c->envelope = envelope;
     c->open = true;
     peer_name(wsi, c->peer, sizeof c->peer);
-    host_device_lock(ws->h);
-    fw_session_init(&c->session, sim_device(ws->h->sim));
-    host_device_unlock(ws->h);
+    host_device_lock(h);
+    fw_session_init(&c->session, sim_device(h->sim));
+    host_device_unlock(h);
     c->next = ws->conns;
     if (ws->conns) ws->conns->prev = c;
     ws->conns = c;
@@ -348,7 +293,7 @@ void ws_conn_open(ws_conn_t *c, host_ws_t *ws, struct lws *wsi, const char *labe
 void ws_conn_close(ws_conn_t *c)
 {
     if (!c->open) return;
-    host_device_forget(c->ws->h, c);
+    host_device_forget(c->h, c);
     if (c->prev)
         c->prev->next = c->next;
     else

@@ -28,6 +28,7 @@ typedef struct ws_frame {
 typedef struct ws_conn {
     struct ws_conn *prev, *next; /* host_ws_t.conns while open */
     host_ws_t *ws;
+    host_t *h; /* the device it serves: ws->h, or a fleet's device (ws_conn_open_device) */
     struct lws *wsi;
     const char *label; /* log prefix: "ws" or "connect" */
     char peer[80];
@@ -44,6 +45,7 @@ typedef struct ws_conn {
     /* The form of the last message received: notifications are sent the same way. */
     bool envelope;
     char *session_id; /* JSON text of the last envelope's session_id (malloc'd), or NULL */
+    unsigned long msgs_in, msgs_out; /* messages handed to the device, and sent (replies, hello) */
 } ws_conn_t;
 
 struct host_ws {
@@ -67,6 +69,10 @@ struct host_ws {
 /* The connection is established: joins ws->conns with a fresh MCP session. envelope: wrap
    notifications until a message says otherwise (the dial-out link). */
 void ws_conn_open(ws_conn_t *c, host_ws_t *ws, struct lws *wsi, const char *label, bool envelope);
+
+/* As ws_conn_open, serving device h instead of ws->h (a fleet's devices share one context). */
+void ws_conn_open_device(ws_conn_t *c, host_ws_t *ws, host_t *h, struct lws *wsi,
+                         const char *label, bool envelope);
 
 /* LWS_CALLBACK_(CLIENT_)RECEIVE. Returns 0, or -1 to close (the close code already set). */
 int ws_conn_receive(ws_conn_t *c, const char *data, size_t len);

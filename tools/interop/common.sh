@@ -20,6 +20,7 @@ interop_setup() {
     if [ ! -x "$INTEROP_NODE" ] || [ ! -d "$INTEROP_MODULES/@modelcontextprotocol/sdk" ] ||
         [ ! -d "$INTEROP_MODULES/@modelcontextprotocol/conformance" ] ||
         [ ! -d "$INTEROP_MODULES/conformance-next" ] ||
+        [ ! -d "$INTEROP_MODULES/@modelcontextprotocol/client" ] ||
         [ ! -d "$INTEROP_MODULES/@modelcontextprotocol/inspector" ]; then
         command -v npm > /dev/null ||
             interop_die "npm is missing: install nodejs and npm (tools/bootstrap), then rerun"

@@ -163,12 +163,7 @@ port-avr: bootstrap
 # reports in build/emulated-*.xml.
 emulated: build port-qemu port-avr
 	$(BUILD_DIR)/bin/conformance --target 'qemu:$(QEMU_ELF)' --junit $(BUILD_DIR)/emulated-qemu.xml
-	@# mcpsim-avr has a known intermittent stall (about one request in a thousand on a loaded
-	@# host goes unanswered; docs/emulators.md): a failed AVR run is run once more, and says so.
-	$(BUILD_DIR)/bin/conformance --target 'avr:$(AVR_ELF)' --junit $(BUILD_DIR)/emulated-avr.xml || \
-	    { echo "make emulated: the AVR run failed (above); mcpsim-avr's known intermittent stall" \
-	           "can cause that: running it once more"; \
-	      $(BUILD_DIR)/bin/conformance --target 'avr:$(AVR_ELF)' --junit $(BUILD_DIR)/emulated-avr.xml; }
+	$(BUILD_DIR)/bin/conformance --target 'avr:$(AVR_ELF)' --junit $(BUILD_DIR)/emulated-avr.xml
 
 format: bootstrap
 	find firmware sim conformance tools -path firmware/tests/data -prune -o \

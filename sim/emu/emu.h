@@ -60,7 +60,8 @@ typedef struct emu {
     size_t rx_head, rx_len;
     bool rx_xoff;      /* simavr's UART said its input FIFO is full */
     void *uart0;       /* simavr's avr_uart_t of USART0 (its input FIFO), or NULL */
-    unsigned rx_stalls; /* slices in a row with a byte in simavr's FIFO and no RXC flag */
+    unsigned rx_stalls; /* slices in a row with a byte in simavr's FIFO, no RXC flag, no progress */
+    unsigned rx_fifo_read; /* simavr's FIFO read index at the last slice */
     uint64_t rx_kicks;  /* receive-complete flags raised for a stalled FIFO (emu_uart_tick) */
     char *txq;         /* chip -> host, waiting for the pty */
     size_t tx_len, tx_cap;
@@ -92,6 +93,7 @@ int emu_uart_open(emu_t *e);
 void emu_uart_attach(emu_t *e);
 void emu_uart_feed(emu_t *e);
 void emu_uart_tick(emu_t *e);
+void emu_uart_stats(const emu_t *e, json_t *o);
 void emu_uart_close(emu_t *e);
 
 /* emu_pins.c */

@@ -185,7 +185,12 @@ json_t *emu_pin_json(emu_t *e, int pin)
     json_object_set_new(o, "level", json_boolean(level));
     json_object_set_new(o, "external", e->ext[pin] == EXT_FLOAT ? json_null()
                                                                 : json_boolean(e->ext[pin] == EXT_HIGH));
-    if (!(out && pwm_info(e, pin, o))) json_object_set_new(o, "pwm", json_false());
+    if (!(out && pwm_info(e, pin, o))) {
+        /* a plain level, as the simulator's sim.get_pin reports it */
+        json_object_set_new(o, "pwm", json_false());
+        json_object_set_new(o, "duty", json_integer(0));
+        json_object_set_new(o, "frequency_hz", json_integer(0));
+    }
     if (pin >= 14) {
         int ch = pin - 14;
         unsigned ref = vref_mv(e);

@@ -75,10 +75,11 @@ void emu_uart_feed(emu_t *e)
  * Once per slice of chip time (the run loop): what must not wait for an event that may not
  * come. Output still queued is written (a pty that was full is polled for room, but a write
  * that could go now should not wait for the next byte); host bytes waiting for room in the FIFO
- * are fed; and a byte left in simavr's FIFO with no receive-complete flag for two slices in a
- * row gets its flag raised: simavr's receive pump (a cycle timer started only when a byte lands
- * in an empty FIFO) was seen to stop with a request's last byte still in the FIFO, which then
- * waited for the host's next byte (a request answered only when the next one came).
+ * are fed (and the pty read again if that made room); and a byte left in simavr's FIFO that no
+ * receive-complete flag has announced while the FIFO did not move for two slices in a row gets
+ * its flag raised, in case simavr's receive pump (a cycle timer started only when a byte lands
+ * in an empty FIFO) stopped. In a healthy run the pump keeps the FIFO moving and this never
+ * fires: emu.stats counts it as uart_rx_kicks.
  */
 void emu_uart_tick(emu_t *e)
 {
@@ -86,17 +87,37 @@ void emu_uart_tick(emu_t *e)
         flush_tx(e);
         update_events(e);
     }
-    if (e->rx_len > 0) emu_uart_feed(e);
+    if (e->rx_len > 0) {
+        emu_uart_feed(e);
+        update_events(e); /* a queue that was full and drained here must be read again */
+    }
     avr_uart_t *u = e->uart0;
     if (!u || !e->avr) return;
     bool waiting = u->input.read != u->input.write && !avr_regbit_get(e->avr, u->rxc.raised);
-    if (!waiting) {
+    bool moved = u->input.read != e->rx_fifo_read;
+    e->rx_fifo_read = u->input.read;
+    if (!waiting || moved) {
         e->rx_stalls = 0;
     } else if (++e->rx_stalls >= 2) {
         e->rx_stalls = 0;
         e->rx_kicks++;
         avr_raise_interrupt(e->avr, &u->rxc);
     }
+}
+
+/* The receive path's state for emu.stats: what a stalled request is waiting in. */
+void emu_uart_stats(const emu_t *e, json_t *o)
+{
+    const avr_uart_t *u = e->uart0;
+    json_object_set_new(o, "uart_rx_xoff", json_boolean(e->rx_xoff));
+    json_object_set_new(o, "uart_pty_events", json_integer(e->pty_events));
+    if (!u || !e->avr) return;
+    unsigned fifo = (unsigned)(u->input.write - u->input.read) & (uart_fifo_fifo_size - 1u);
+    json_object_set_new(o, "uart_rx_fifo", json_integer(fifo));
+    json_object_set_new(o, "uart_rxc_flag", json_boolean(avr_regbit_get(e->avr, u->rxc.raised)));
+    json_object_set_new(o, "uart_rxcie", json_boolean(avr_regbit_get(e->avr, u->rxc.enable)));
+    json_object_set_new(o, "cpu_state", json_integer(e->avr->state));
+    json_object_set_new(o, "sreg_i", json_boolean(e->avr->sreg[S_I]));
 }
 
 static void read_rx(emu_t *e)

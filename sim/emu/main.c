@@ -101,6 +101,7 @@ json_t *emu_stats_json(const emu_t *e)
     json_object_set_new(o, "uart_rx_kicks", json_integer((json_int_t)e->rx_kicks));
     json_object_set_new(o, "uart_rx_queued", json_integer((json_int_t)e->rx_len));
     json_object_set_new(o, "uart_tx_queued", json_integer((json_int_t)e->tx_len));
+    emu_uart_stats(e, o);
     return o;
 }
 
@@ -291,8 +292,13 @@ static int run(emu_t *e)
             e->wall_base_ns += wall_ns - sim_ns - 200000000u;
         }
         if (sim_ns > wall_ns + 1000000u) {
+            /* The timer repeats: libuv runs due timers before it polls, and a one-shot timer
+               that is already due when uv_run starts (time passes between here and there on a
+               loaded host) fires there, leaving nothing to bound the poll: UV_RUN_ONCE then
+               waited for the host's next bytes (the stall of docs/emulators.md). A repeating
+               timer stays pending, so the poll waits at most one more millisecond. */
             uv_update_time(&e->loop); /* the timer counts from the loop's cached time */
-            uv_timer_start(&e->pace, on_pace, (sim_ns - wall_ns) / 1000000u, 0);
+            uv_timer_start(&e->pace, on_pace, (sim_ns - wall_ns) / 1000000u, 1);
             uv_run(&e->loop, UV_RUN_ONCE);
             uv_timer_stop(&e->pace);
         } else {

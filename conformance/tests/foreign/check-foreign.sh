@@ -13,15 +13,6 @@ trap 'rm -rf "$out"' EXIT
 
 "$runner" --target "avr:$elf" --json "$out/report.json" >"$out/console.txt" 2>&1
 rc=$?
-# mcpsim-avr has a known intermittent stall (docs/emulators.md): a request that got no answer at
-# all ("nothing arrived") outside the expected failures makes this run once more, saying so.
-if grep -q 'nothing arrived' "$out/console.txt" &&
-   ! python3 "$here/classify.py" "$out/report.json" "$here/expected-failures.txt" >/dev/null; then
-    echo "note: the first run had a scenario with no answer at all; running once more:"
-    grep -B1 'nothing arrived' "$out/console.txt" | head -4
-    "$runner" --target "avr:$elf" --json "$out/report.json" >"$out/console.txt" 2>&1
-    rc=$?
-fi
 if [ $rc -ne 1 ]; then
     echo "FAIL: the runner exited $rc (expected 1: scenarios failed, the device reachable)"
     tail -20 "$out/console.txt"

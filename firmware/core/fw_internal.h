@@ -159,6 +159,8 @@ typedef struct fw_msg {
     uint8_t need_caps;   /* FW_CLIENT_* the client lacked (FW_ERR_CLIENT_CAPABILITY) */
     int32_t params;      /* the request's params token, or -1 */
     const char *method;  /* the MCP method's name */
+    const char *state;   /* the verified payload of its requestState, or NULL */
+    const char *requested; /* -32022: the protocol version asked for (in scratch) */
 #endif
 } fw_msg_t;
 

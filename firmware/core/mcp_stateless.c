@@ -9,7 +9,7 @@
 /*
  * A request whose params._meta names protocol version 2026-07-28 is served without a session:
  * everything the stateful revisions negotiated once (capabilities, log level) comes with the
- * request, so the core runs it in dev->stateless, a session made afresh for the one request,
+ * request, so the core runs it in a session made afresh (on the stack) for the one request,
  * and the transport's own session (if any) is left alone. The methods the revision removed are
  * not found; every result carries resultType, and the cacheable ones ttlMs and cacheScope. A
  * handler that needs the client answers with an InputRequiredResult; what it must remember
@@ -127,12 +127,13 @@ static void hex64(char out[17], uint64_t v)
     out[16] = 0;
 }
 
-/* Verifies params.requestState ("<payload>.<mac>") into dev->state. */
-static fw_err_t verify_state(fw_mcp_req_t *q)
+/* Verifies params.requestState ("<payload>.<mac>") into state (FW_MCP_STATE_MAX bytes); sets
+   q->msg->state when there is one. Not inlined: its buffer stays off the handler's stack. */
+FW_NOINLINE static fw_err_t verify_state(fw_mcp_req_t *q, char *state)
 {
     fw_device_t *dev = q->dev;
     char text[FW_MCP_STATE_MAX + 17];
-    dev->state_given = false;
+    q->msg->state = NULL;
     if (fw_mcp_member(q, q->params, "requestState") < 0) return FW_OK;
     fw_err_t err = fw_mcp_string(q, q->params, "requestState", "requestState", false, text,
                                  sizeof text);
@@ -149,9 +150,9 @@ static fw_err_t verify_state(fw_mcp_req_t *q)
         return fw_call_param_error(q->call, "requestState", "%s",
                                    "failed its integrity check (tampered, or issued before the "
                                    "device restarted)");
-    memcpy(dev->state, text, len - 17);
-    dev->state[len - 17] = 0;
-    dev->state_given = true;
+    memcpy(state, text, len - 17);
+    state[len - 17] = 0;
+    q->msg->state = state;
     return FW_OK;
 }
 
@@ -217,13 +218,16 @@ fw_err_t fw_mcp_stateless_run(fw_mcp_req_t *q, const fw_mcp_method_t *m, int32_t
     fw_msg_t *msg = q->msg;
     int32_t meta = fw_mcp_member(q, q->params, "_meta"), caps;
     if (!fw_json_str_eq(q->doc, (uint32_t)version, FW_MCP_STATELESS_VERSION)) {
+        char *requested = fw_scratch_alloc(dev, 40);
+        if (requested == NULL) return FW_ERR_NO_SPACE;
         fw_err_t err = fw_mcp_string(q, meta, meta_version, "_meta/protocolVersion", true,
-                                     dev->state, sizeof dev->state);
+                                     requested, 40);
         if (err != FW_OK) return err;
+        msg->requested = requested;
         return fw_call_errorf(q->call, FW_ERR_PROTOCOL_VERSION,
                               "unsupported protocol version '%s': this server speaks %s without "
                               "a session, and 2024-11-05 to 2025-11-25 after initialize",
-                              dev->state, FW_MCP_STATELESS_VERSION);
+                              requested, FW_MCP_STATELESS_VERSION);
     }
     caps = fw_mcp_member(q, meta, meta_caps);
     if (caps < 0 || q->doc->toks[caps].type != FW_JSON_OBJECT)
@@ -236,7 +240,8 @@ fw_err_t fw_mcp_stateless_run(fw_mcp_req_t *q, const fw_mcp_method_t *m, int32_t
                               FW_MCP_STATELESS_VERSION);
     msg->method = m->name;
     msg->params = q->params;
-    fw_session_t *s = &dev->stateless;
+    fw_session_t stateless, *s = &stateless; /* for this request only */
+    char state[FW_MCP_STATE_MAX];
     fw_session_init(s, dev);
     s->initialize_seen = true;
     s->initialized = true;
@@ -244,7 +249,7 @@ fw_err_t fw_mcp_stateless_run(fw_mcp_req_t *q, const fw_mcp_method_t *m, int32_t
     s->client_caps = fw_mcp_client_caps(q, caps);
     err = read_level(q, meta, s);
     if (err == FW_OK && (m->flags & FW_MCP_INPUT)) err = check_input_responses(q);
-    if (err == FW_OK && (m->flags & FW_MCP_INPUT)) err = verify_state(q);
+    if (err == FW_OK && (m->flags & FW_MCP_INPUT)) err = verify_state(q, state);
     if (err != FW_OK) return err;
     fw_session_t *saved = msg->session;
     msg->session = s;
@@ -297,7 +302,7 @@ bool fw_mcp_error_data(fw_device_t *dev, fw_jw_t *w, fw_err_t err)
     fw_jw_obj_begin(w);
     fw_jw_key(w, "supported");
     fw_mcp_write_versions(w);
-    fw_jw_kv_str(w, "requested", dev->state);
+    fw_jw_kv_str(w, "requested", m != NULL && m->requested != NULL ? m->requested : "");
     fw_jw_obj_end(w);
     return true;
 }
@@ -363,7 +368,7 @@ const fw_json_doc_t *fw_call_doc(const fw_call_t *call)
 const char *fw_call_request_state(const fw_call_t *call)
 {
     const fw_msg_t *m = call->dev->msg;
-    return m != NULL && m->stateless && call->dev->state_given ? call->dev->state : NULL;
+    return m != NULL && m->stateless ? m->state : NULL;
 }
 
 bool fw_call_client_has(const fw_call_t *call, uint8_t caps)

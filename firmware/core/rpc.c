@@ -341,6 +341,8 @@ static bool dispatch(fw_device_t *dev, const fw_json_doc_t *doc, uint32_t req, f
         dev->msg->input_required = false;
         dev->msg->cacheable = false;
         dev->msg->need_caps = 0;
+        dev->msg->state = NULL;
+        dev->msg->requested = NULL;
     }
 #endif
     fw_call_t *call = &dev->call;

@@ -310,12 +310,10 @@ typedef struct fw_device {
     uint8_t resource_count;
     const struct fw_prompt *prompts[FW_EXTRA_PROMPTS_MAX]; /* fw_device_add_prompt */
     uint8_t prompt_count;
-    /* MCP 2026-07-28 (mcp_stateless.c) */
-    fw_session_t stateless;         /* the session of the stateless request being run */
-    uint8_t state_key[16];          /* SipHash key of request states, from the HAL's entropy */
-    bool state_key_ready;           /* state_key was drawn (once per boot) */
-    bool state_given;               /* the request carried a requestState that verified */
-    char state[FW_MCP_STATE_MAX];   /* its payload */
+    /* MCP 2026-07-28 (mcp_stateless.c); a stateless request's session and request state live
+       on the stack while it runs */
+    uint8_t state_key[16]; /* SipHash key of request states, from the HAL's entropy */
+    bool state_key_ready;  /* state_key was drawn (once per boot) */
 #endif
 } fw_device_t;
 

@@ -60,8 +60,7 @@ static fw_err_t need_pin(fw_call_t *call, const char *name, int *index)
 
 static fw_err_t codec_read(fw_call_t *call, const voice_hw_t *hw, uint8_t reg, uint8_t *value)
 {
-    return fw_i2c_call_xfer(call, "audio codec", hw->codec_bus, hw->codec_addr, &reg, 1, value,
-                            1);
+    return fw_i2c_call_xfer(call, "audio codec", hw->codec_bus, hw->codec_addr, &reg, 1, value, 1);
 }
 
 /* The seed's answer to a setter: one text block "true", isError false. */
@@ -101,8 +100,8 @@ static fw_err_t read_status(fw_call_t *call, const voice_hw_t *hw, status_t *s)
     s->duty = fw_device_pin_state(call->dev, (uint8_t)bl)->duty;
     err = fw_hal_adc_read(call->dev, b->pins[bat].number, &raw);
     if (err == FW_OK) err = fw_hal_gpio_read(call->dev, b->pins[chg].number, &s->charging);
-    if (err != FW_OK) return fw_call_errorf(call, err, "reading the battery failed: %s",
-                                            fw_err_str(err));
+    if (err != FW_OK)
+        return fw_call_errorf(call, err, "reading the battery failed: %s", fw_err_str(err));
     s->battery_mv = 2u * fw_adc_to_mv(b, raw);
     return FW_OK;
 }

@@ -60,8 +60,8 @@ static bool apply(es8311_t *m, const json_t *cfg, bool defaults, sim_cfg_err_t *
         !sim_cfg_bool(cfg, "muted", defaults ? false : muted, &muted, e))
         return false;
     m->regs[REG_DAC_VOLUME] = (uint8_t)vol;
-    m->regs[REG_DAC_MUTE] = (uint8_t)((m->regs[REG_DAC_MUTE] & ~DAC_MUTE_BITS) |
-                                      (muted ? DAC_MUTE_BITS : 0u));
+    m->regs[REG_DAC_MUTE] =
+        (uint8_t)((m->regs[REG_DAC_MUTE] & ~DAC_MUTE_BITS) | (muted ? DAC_MUTE_BITS : 0u));
     return true;
 }
 

@@ -218,8 +218,7 @@ static int apply_http(host_options_t *o, const opt_t *op, const char *val, char 
 }
 
 /* The dial-out identities and fleets (--mqtt*, --device-id, --fleet*). */
-static int apply_dialout(host_options_t *o, const opt_t *op, const char *val, char *err,
-                         size_t cap)
+static int apply_dialout(host_options_t *o, const opt_t *op, const char *val, char *err, size_t cap)
 {
     const char **slot = op->id == OPT_MQTT_PUBLISH     ? &o->mqtt_publish
                         : op->id == OPT_MQTT_SUBSCRIBE ? &o->mqtt_subscribe
@@ -710,16 +709,18 @@ void host_cli_usage(FILE *f)
           "                      An extra header of the dial-out upgrade request (repeatable).\n"
           "                      e.g. --connect-header 'Authorization: Bearer t0k3n'\n"
           "  --device-id ID      Send 'Device-Id: ID' on the dial-out upgrade (a fleet's devices\n"
-          "                      send mcpsim-{n} unless given).  e.g. --device-id aa:bb:cc:00:00:{n}\n",
+          "                      send mcpsim-{n} unless given).\n"
+          "                      e.g. --device-id aa:bb:cc:00:00:{n}\n",
           f);
     fputs("  --mqtt mqtt://HOST[:PORT]\n"
           "                      Connect to an MQTT broker (port 1883 by default): publish the\n"
           "                      hello, serve MCP envelopes arriving on --mqtt-subscribe, publish\n"
           "                      answers and notifications on --mqtt-publish; reconnect with\n"
-          "                      backoff (0.5 s doubling to 30 s).  e.g. --mqtt mqtt://127.0.0.1:1883\n"
+          "                      backoff (0.5 s doubling to 30 s).\n"
+          "                      e.g. --mqtt mqtt://127.0.0.1:1883\n"
           "  --mqtt-publish TOPIC, --mqtt-subscribe TOPIC\n"
           "                      The device's topics (both required with --mqtt).\n"
-          "                      e.g. --mqtt-publish devices/{n}/out --mqtt-subscribe devices/{n}/in\n"
+          "                      e.g. --mqtt-publish dev/{n}/out --mqtt-subscribe dev/{n}/in\n"
           "  --mqtt-client-id ID The MQTT client id (default mcpsim-{n}).\n"
           "  --fleet N           Run N devices of the board in this process, each with its own\n"
           "                      firmware, pins, clock and sessions, each dialling out on\n"

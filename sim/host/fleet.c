@@ -63,8 +63,7 @@ static totals_t count(const host_fleet_t *f, bool mqtt)
     return t;
 }
 
-static void log_progress(host_fleet_t *f, const char *name, bool mqtt, unsigned *last,
-                         bool *all)
+static void log_progress(host_fleet_t *f, const char *name, bool mqtt, unsigned *last, bool *all)
 {
     totals_t t = count(f, mqtt);
     if (t.connected != *last)
@@ -73,8 +72,10 @@ static void log_progress(host_fleet_t *f, const char *name, bool mqtt, unsigned 
     *last = t.connected;
     if (!*all && t.ever == f->count) {
         *all = true;
-        host_log(HOST_LOG_INFO, "fleet: %s: all %u devices connected, the last %.3f s after the "
-                 "start", name, f->count, t.last_first_s);
+        host_log(HOST_LOG_INFO,
+                 "fleet: %s: all %u devices connected, the last %.3f s after the "
+                 "start",
+                 name, f->count, t.last_first_s);
     }
 }
 
@@ -90,8 +91,8 @@ static json_t *totals_json(const totals_t *t)
     return json_pack("{s:i, s:i, s:I, s:I, s:I, s:I, s:I, s:f}", "connected", (int)t->connected,
                      "ever_connected", (int)t->ever, "attempts", (json_int_t)t->attempts,
                      "failed_attempts", (json_int_t)t->failures, "drops", (json_int_t)t->drops,
-                     "messages_in", (json_int_t)t->msgs_in, "messages_out",
-                     (json_int_t)t->msgs_out, "last_first_connect_s", t->last_first_s);
+                     "messages_in", (json_int_t)t->msgs_in, "messages_out", (json_int_t)t->msgs_out,
+                     "last_first_connect_s", t->last_first_s);
 }
 
 /* One line: fleet: {"devices": N, "websocket": {...}, "mqtt": {...}}. */
@@ -177,8 +178,8 @@ int host_fleet_open(host_t *h, const host_options_t *o, uint64_t start_ns)
     uv_timer_start(&f->progress, on_progress, 1000, 1000);
     for (unsigned n = 2; n <= f->count; n++)
         if (add_device(f, o, path, n) != 0 || dial(f, o, n, start_ns) != 0) return -1;
-    host_log(HOST_LOG_INFO, "fleet: %u devices of %s, dialling out %u ms apart", f->count,
-             o->board, o->fleet_stagger_ms);
+    host_log(HOST_LOG_INFO, "fleet: %u devices of %s, dialling out %u ms apart", f->count, o->board,
+             o->fleet_stagger_ms);
     return 0;
 }
 

@@ -183,7 +183,7 @@ void host_device_forget(host_t *h, const void *ctx);
  * owner's loop thread. host_stop_device closes its timer (loop thread); once the loop ran the
  * close callbacks, host_free_device frees the sim.
  */
-void host_init_device(host_t *h, sim_t *sim, host_t *owner);
+void host_init_device(host_t *h, sim_t *sim, host_t *owner); /* h: zeroed memory (calloc) */
 void host_stop_device(host_t *h);
 void host_free_device(host_t *h);
 

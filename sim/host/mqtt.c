@@ -216,8 +216,8 @@ static void schedule_retry(host_mqtt_t *m, const char *why)
     host_log(m->owner == m->h ? HOST_LOG_INFO : HOST_LOG_DEBUG,
              "mqtt: %s: %s; next attempt in %.1f s", m->url, why, m->delay_ms / 1000.0);
     uv_timer_start(&m->retry, on_retry, m->delay_ms, 0);
-    m->delay_ms = m->delay_ms * 2 > HOST_MQTT_RETRY_MAX_MS ? HOST_MQTT_RETRY_MAX_MS
-                                                           : m->delay_ms * 2;
+    m->delay_ms =
+        m->delay_ms * 2 > HOST_MQTT_RETRY_MAX_MS ? HOST_MQTT_RETRY_MAX_MS : m->delay_ms * 2;
 }
 
 static void attempt(host_mqtt_t *m)
@@ -266,8 +266,7 @@ static void on_connect(struct mosquitto *mosq, void *ctx, int rc)
     fw_msg_sink_t out = sink(m, false);
     out.write(m, hello, sizeof hello - 1);
     out.end(m);
-    if (m->stats.established++ == 0)
-        m->stats.first_connect_s = (uv_hrtime() - m->start_ns) / 1e9;
+    if (m->stats.established++ == 0) m->stats.first_connect_s = (uv_hrtime() - m->start_ns) / 1e9;
     m->stats.connected = true;
     host_log(m->owner == m->h ? HOST_LOG_INFO : HOST_LOG_DEBUG,
              "mqtt: %s: connected as %s; subscribed to %s; hello published on %s", m->url,
@@ -319,8 +318,7 @@ static void serve(host_mqtt_t *m, const char *msg, size_t len)
     } else {
         if (wrap) take_session_id(m, &env);
         m->stats.msgs_in++;
-        host_device_session(m->h, "mqtt", &m->session, env.payload, env.payload_len,
-                            sink(m, wrap));
+        host_device_session(m->h, "mqtt", &m->session, env.payload, env.payload_len, sink(m, wrap));
     }
     host_env_free(&env);
 }
@@ -348,8 +346,7 @@ static int check_topics(const host_mqtt_t *m)
         return -1;
     }
     if (mosquitto_sub_topic_check(m->subscribe) != MOSQ_ERR_SUCCESS) {
-        host_log(HOST_LOG_ERROR, "--mqtt-subscribe '%s': not a valid topic filter",
-                 m->subscribe);
+        host_log(HOST_LOG_ERROR, "--mqtt-subscribe '%s': not a valid topic filter", m->subscribe);
         return -1;
     }
     return 0;

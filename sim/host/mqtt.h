@@ -23,10 +23,10 @@
 /* What the command line asks of MQTT; every string may hold {n} (the device's number in a
    fleet, 1 for a single device). The strings must outlive the link. */
 typedef struct host_mqtt_config {
-    const char *url;       /* --mqtt mqtt://HOST[:PORT] (port 1883 when none) */
-    const char *publish;   /* --mqtt-publish: where the device's messages go */
-    const char *subscribe; /* --mqtt-subscribe: where the backend's messages come from */
-    const char *client_id; /* --mqtt-client-id, or NULL: "mcpsim-{n}" */
+    const char *url;         /* --mqtt mqtt://HOST[:PORT] (port 1883 when none) */
+    const char *publish;     /* --mqtt-publish: where the device's messages go */
+    const char *subscribe;   /* --mqtt-subscribe: where the backend's messages come from */
+    const char *client_id;   /* --mqtt-client-id, or NULL: "mcpsim-{n}" */
     uint64_t fleet_start_ns; /* uv_hrtime() connection times are counted from (0: now) */
 } host_mqtt_config_t;
 

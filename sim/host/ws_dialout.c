@@ -174,7 +174,8 @@ static void established(ws_link_t *link, struct lws *wsi)
     link->attempt = 0;
     link->delay_ms = HOST_WS_RETRY_MIN_MS;
     ws_conn_open_device(&link->conn, link->ws, link->h, wsi, "connect", true);
-    host_log(link_level(link), "connect: %s: connected to %s; hello sent", link->text, link->conn.peer);
+    host_log(link_level(link), "connect: %s: connected to %s; hello sent", link->text,
+             link->conn.peer);
     ws_conn_send(&link->conn, hello, sizeof hello - 1);
     if (link->stats.established++ == 0)
         link->stats.first_connect_s = (uv_hrtime() - link->fleet_start_ns) / 1e9;
@@ -344,9 +345,12 @@ ws_link_t *host_ws_dial(host_ws_t *ws, host_t *dev, unsigned n, uint32_t delay_m
 {
     ws_link_t *link = link_new(ws, dev, n, delay_ms);
     if (!link) return NULL;
-    ws_link_t **tail = &ws->link; /* after the first device's own link */
-    while (*tail) tail = &(*tail)->next;
-    *tail = link;
+    if (!ws->link) { /* the first device's own link comes first (host_ws_first_link) */
+        ws->link = link;
+        return link;
+    }
+    link->next = ws->link->next; /* after it, in no particular order: O(1) for a fleet */
+    ws->link->next = link;
     return link;
 }
 

@@ -85,7 +85,8 @@ static json_t *envelope_call(const char *sid, int id, const char *method, const 
 
 static long speaker_volume(json_t *payload)
 {
-    json_t *block = json_array_get(json_object_get(json_object_get(payload, "result"), "content"), 0);
+    json_t *block =
+        json_array_get(json_object_get(json_object_get(payload, "result"), "content"), 0);
     json_t *status = json_loads(json_string_value(json_object_get(block, "text")), 0, NULL);
     ck_assert_ptr_nonnull(status);
     long v = (long)json_integer_value(
@@ -100,9 +101,19 @@ START_TEST(a_websocket_fleet_dials_out_with_distinct_identities)
     int lfd = listen_wide(&port);
     char url[80];
     snprintf(url, sizeof url, "ws://127.0.0.1:%d/device/{n}", port);
-    const char *args[] = {"--board", "voice-assistant", "--fleet", "50", "--fleet-stagger", "1",
-                          "--connect", url, "--connect-header", "X-Unit: unit-{n}", "--clock",
-                          "virtual", NULL};
+    const char *args[] = {"--board",
+                          "voice-assistant",
+                          "--fleet",
+                          "50",
+                          "--fleet-stagger",
+                          "1",
+                          "--connect",
+                          url,
+                          "--connect-header",
+                          "X-Unit: unit-{n}",
+                          "--clock",
+                          "virtual",
+                          NULL};
     ck_assert_msg(it_start(&proc, args), "mcpsim did not start (exit %d)", proc.status);
     ws_peer_t *peers[DEVICES + 1] = {0};
     for (int i = 0; i < DEVICES; i++) {
@@ -132,10 +143,10 @@ START_TEST(a_websocket_fleet_dials_out_with_distinct_identities)
         snprintf(sid, sizeof sid, "s-%d", n);
         snprintf(params, sizeof params,
                  "{\"name\":\"self.audio_speaker.set_volume\",\"arguments\":{\"volume\":%d}}", n);
-        json_t *calls[3] = {envelope_call(sid, 1, "initialize", "{\"capabilities\":{}}"),
-                            envelope_call(sid, 2, "tools/call", params),
-                            envelope_call(sid, 3, "tools/call",
-                                          "{\"name\":\"self.get_device_status\"}")};
+        json_t *calls[3] = {
+            envelope_call(sid, 1, "initialize", "{\"capabilities\":{}}"),
+            envelope_call(sid, 2, "tools/call", params),
+            envelope_call(sid, 3, "tools/call", "{\"name\":\"self.get_device_status\"}")};
         for (int k = 0; k < 3; k++) {
             ws_peer_send_text(peers[n], json_string_value(calls[k]));
             json_t *env = ws_peer_recv_json(peers[n], IT_TIMEOUT);
@@ -172,11 +183,21 @@ START_TEST(an_mqtt_fleet_has_its_own_client_ids_and_topics)
     mqtt_peer_t *backend = mqtt_peer_open(broker.port, "fleet/+/out");
     char url[64];
     snprintf(url, sizeof url, "mqtt://127.0.0.1:%d", broker.port);
-    const char *args[] = {"--board",         "voice-assistant", "--fleet",
-                          "50",              "--fleet-stagger", "1",
-                          "--mqtt",          url,               "--mqtt-publish",
-                          "fleet/{n}/out",   "--mqtt-subscribe", "fleet/{n}/in",
-                          "--mqtt-client-id", "speaker-{n}",   NULL};
+    const char *args[] = {"--board",
+                          "voice-assistant",
+                          "--fleet",
+                          "50",
+                          "--fleet-stagger",
+                          "1",
+                          "--mqtt",
+                          url,
+                          "--mqtt-publish",
+                          "fleet/{n}/out",
+                          "--mqtt-subscribe",
+                          "fleet/{n}/in",
+                          "--mqtt-client-id",
+                          "speaker-{n}",
+                          NULL};
     ck_assert_msg(it_start(&proc, args), "mcpsim did not start (exit %d)", proc.status);
     bool seen[DEVICES + 1] = {false};
     for (int i = 0; i < DEVICES; i++) {
@@ -228,8 +249,8 @@ END_TEST
 START_TEST(a_fleet_without_a_link_is_a_usage_error)
 {
     const char *alone[] = {"--board", "voice-assistant", "--fleet", "3", "--tcp", "0", NULL};
-    const char *zero[] = {"--board", "voice-assistant", "--fleet", "0", "--connect",
-                          "ws://127.0.0.1:1/", NULL};
+    const char *zero[] = {"--board",   "voice-assistant",   "--fleet", "0",
+                          "--connect", "ws://127.0.0.1:1/", NULL};
     const char *id[] = {"--board", "voice-assistant", "--tcp", "0", "--device-id", "x", NULL};
     const char *const *cases[] = {alone, zero, id};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

@@ -22,8 +22,8 @@ static void start(void)
     mqtt_broker_start(&broker, 0);
     backend = mqtt_peer_open(broker.port, "voice/+/out");
     snprintf(url, sizeof url, "mqtt://127.0.0.1:%d", broker.port);
-    const char *args[] = {"--board",          "voice-assistant", "--mqtt",     url,
-                          "--mqtt-publish",   "voice/{n}/out",   "--control",  "0",
+    const char *args[] = {"--board",          "voice-assistant", "--mqtt",      url,
+                          "--mqtt-publish",   "voice/{n}/out",   "--control",   "0",
                           "--mqtt-subscribe", "voice/{n}/in",    "--log-level", "debug",
                           "--mqtt-client-id", "kitchen-{n}",     NULL};
     ck_assert_msg(it_start(&proc, args), "mcpsim did not start (exit %d)", proc.status);
@@ -60,8 +60,7 @@ static void expect_hello(void)
 /* Sends payload in an envelope with session_id sid; returns the answer's payload (the
    envelope asserted: type mcp, the same session_id, the same id). Caller frees the envelope
    through *env. */
-static json_t *call(const char *sid, int id, const char *method, const char *params,
-                    json_t **env)
+static json_t *call(const char *sid, int id, const char *method, const char *params, json_t **env)
 {
     char text[2048];
     snprintf(text, sizeof text,
@@ -160,10 +159,11 @@ START_TEST(hello_initialize_list_and_call_over_mqtt)
     ck_assert(has(all, "self.screen.get_info"));
     ck_assert_int_eq(json_array_size(all), json_array_size(plain) + 2);
     /* a cursor starts a page where it says: the registry index, as decimal text */
-    r = result_of(call("list", 30, "tools/list", "{\"cursor\":\"1\",\"withUserTools\":true}", &env));
-    ck_assert_str_eq(json_string_value(json_object_get(
-                         json_array_get(json_object_get(r, "tools"), 0), "name")),
-                     json_string_value(json_array_get(all, 1)));
+    r = result_of(
+        call("list", 30, "tools/list", "{\"cursor\":\"1\",\"withUserTools\":true}", &env));
+    ck_assert_str_eq(
+        json_string_value(json_object_get(json_array_get(json_object_get(r, "tools"), 0), "name")),
+        json_string_value(json_array_get(all, 1)));
     json_decref(env);
     json_t *bad = call("list", 31, "tools/list", "{\"cursor\":\"zz\"}", &env);
     ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(bad, "error"), "code")),
@@ -182,9 +182,9 @@ START_TEST(self_tools_move_the_codec_and_the_backlight)
     json_t *env;
     json_decref(call("s-9", 1, "initialize", "{\"capabilities\":{}}", &env));
     json_t *status = device_status();
-    ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(status, "audio_speaker"),
-                                                        "volume")),
-                     70); /* the board's dac_volume 134 */
+    ck_assert_int_eq(
+        json_integer_value(json_object_get(json_object_get(status, "audio_speaker"), "volume")),
+        70); /* the board's dac_volume 134 */
     json_decref(status);
 
     ck_assert_str_eq(text_of(call("s-9", 2, "tools/call",
@@ -210,9 +210,9 @@ START_TEST(self_tools_move_the_codec_and_the_backlight)
     json_decref(it_call(control, 3, "sim.i2c.set", "{\"address\":24,\"dac_volume\":191}"));
     json_decref(it_call(control, 4, "sim.set_input", "{\"pin\":\"charging\",\"level\":true}"));
     status = device_status();
-    ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(status, "audio_speaker"),
-                                                        "volume")),
-                     100);
+    ck_assert_int_eq(
+        json_integer_value(json_object_get(json_object_get(status, "audio_speaker"), "volume")),
+        100);
     ck_assert_int_eq(
         json_integer_value(json_object_get(json_object_get(status, "screen"), "brightness")), 60);
     ck_assert(json_is_true(json_object_get(json_object_get(status, "battery"), "charging")));
@@ -263,12 +263,26 @@ END_TEST
 START_TEST(bad_mqtt_flags_are_usage_errors)
 {
     const char *no_topics[] = {"--board", "voice-assistant", "--mqtt", "mqtt://127.0.0.1:1", NULL};
-    const char *tls[] = {"--board", "voice-assistant", "--mqtt", "mqtts://127.0.0.1:8883",
-                         "--mqtt-publish", "a", "--mqtt-subscribe", "b", NULL};
-    const char *bad_topic[] = {"--board",          "voice-assistant", "--mqtt",
-                               "mqtt://127.0.0.1:1", "--mqtt-publish", "a/+",
-                               "--mqtt-subscribe", "b",             NULL};
-    const char *lonely[] = {"--board", "voice-assistant", "--tcp", "0", "--mqtt-publish", "a", NULL};
+    const char *tls[] = {"--board",
+                         "voice-assistant",
+                         "--mqtt",
+                         "mqtts://127.0.0.1:8883",
+                         "--mqtt-publish",
+                         "a",
+                         "--mqtt-subscribe",
+                         "b",
+                         NULL};
+    const char *bad_topic[] = {"--board",
+                               "voice-assistant",
+                               "--mqtt",
+                               "mqtt://127.0.0.1:1",
+                               "--mqtt-publish",
+                               "a/+",
+                               "--mqtt-subscribe",
+                               "b",
+                               NULL};
+    const char *lonely[] = {"--board", "voice-assistant", "--tcp", "0", "--mqtt-publish", "a",
+                            NULL};
     const char *const *cases[] = {no_topics, tls, lonely};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         ck_assert(!it_start(&proc, cases[i]));

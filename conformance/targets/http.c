@@ -293,6 +293,48 @@ static void reap_posts(http_impl_t *h)
         }
 }
 
+/*
+ * MCP 2026-07-28: a request whose params._meta names a protocol version (not one of the
+ * stateful revisions, which never put it there) is stateless: no session, and the headers the
+ * revision wants: MCP-Protocol-Version (the _meta's), Mcp-Method and, for a call, a prompt or a
+ * read, Mcp-Name. Its errors come with HTTP 4xx and a JSON-RPC body, which is the answer.
+ */
+static bool stateless_headers(xfer_t *x, const char *msg, size_t len)
+{
+    json_t *req = json_loadb(msg, len, 0, NULL);
+    json_t *params = json_object_get(req, "params");
+    const char *version = json_string_value(json_object_get(
+        json_object_get(params, "_meta"), "io.modelcontextprotocol/protocolVersion"));
+    const char *method = json_string_value(json_object_get(req, "method"));
+    bool stateless = version && method && strncmp(version, "2024-", 5) != 0 &&
+                     strncmp(version, "2025-", 5) != 0;
+    if (stateless) {
+        add_header(x, "Content-Type", "application/json");
+        add_header(x, "Accept", "application/json, text/event-stream");
+        add_header(x, "MCP-Protocol-Version", version);
+        add_header(x, "Mcp-Method", method);
+        const char *key = strcmp(method, "tools/call") == 0 || strcmp(method, "prompts/get") == 0
+                              ? "name"
+                          : strcmp(method, "resources/read") == 0 ? "uri"
+                                                                  : NULL;
+        const char *name = key ? json_string_value(json_object_get(params, key)) : NULL;
+        if (name) add_header(x, "Mcp-Name", name);
+    }
+    json_decref(req);
+    return stateless;
+}
+
+/* A 4xx whose body is a JSON-RPC error response (a stateless request's refusal). */
+static bool is_rpc_error(const xfer_t *x)
+{
+    if (x->status < 400 || x->status >= 500 || x->sse) return false;
+    json_t *resp = json_loads(conf_buf_str(&x->body), 0, NULL);
+    bool rpc = json_is_object(json_object_get(resp, "error")) && json_object_get(resp, "id") &&
+               !json_is_null(json_object_get(resp, "id"));
+    json_decref(resp);
+    return rpc;
+}
+
 static void describe_failure(const xfer_t *x, char *err, size_t cap)
 {
     if (x->status < 0)
@@ -309,7 +351,9 @@ static int http_send(conf_target_t *t, const char *msg, size_t len, char *err, s
     /* An initialize starts a new session (a server refuses one inside its session). */
     bool init = is_initialize(msg, len);
     xfer_t *x = xfer_new(h, "POST", true);
-    std_headers(h, x, true, !init);
+    bool stateless = stateless_headers(x, msg, len);
+    if (stateless) init = false;
+    if (!stateless) std_headers(h, x, true, !init);
     curl_easy_setopt(x->easy, CURLOPT_HTTPHEADER, x->headers);
     curl_easy_setopt(x->easy, CURLOPT_POSTFIELDSIZE, (long)len);
     curl_easy_setopt(x->easy, CURLOPT_COPYPOSTFIELDS, msg);
@@ -324,7 +368,9 @@ static int http_send(conf_target_t *t, const char *msg, size_t len, char *err, s
         return 0;
     }
     int rc = 0;
-    if (x->status < 200 || x->status >= 300) {
+    if (stateless && is_rpc_error(x)) {
+        queue_push(h, conf_buf_str(&x->body), x->body.len);
+    } else if (x->status < 200 || x->status >= 300) {
         describe_failure(x, err, cap);
         rc = x->status > 0 ? -2 : -1;
     } else {

@@ -215,6 +215,8 @@ static bool check_schema(const char *tool, const json_t *schema, conf_buf_t *why
     json_object_foreach((json_t *)props, pname, prop)
     {
         const char *t = json_string_value(json_object_get(prop, "type"));
+        /* a reference (JSON Schema 2020-12 $ref into $defs) names its type where it points */
+        if (!t && json_is_string(json_object_get(prop, "$ref"))) continue;
         if (!in_list(t, schema_types))
             return bad(why,
                        "tool %s: parameter %s has type %s, which a client cannot map "

@@ -34,6 +34,9 @@ typedef enum opt_id {
     OPT_DASHBOARD,
     OPT_HTTP_IDLE_TIMEOUT,
     OPT_HTTP_MAX_SESSIONS,
+    OPT_HTTP_SESSIONS_PER_CLIENT,
+    OPT_HTTP_PER_ADDRESS,
+    OPT_OUTPUT_BUDGET,
     OPT_ALLOW_HOST,
     OPT_ALLOW_ORIGIN,
     OPT_AUTH_TOKEN,
@@ -73,6 +76,9 @@ static const opt_t opts[] = {
     {"--dashboard", "[HOST:]PORT", OPT_DASHBOARD},
     {"--http-idle-timeout", "SECONDS (1 to 86400)", OPT_HTTP_IDLE_TIMEOUT},
     {"--http-max-sessions", "N (1 to 1024)", OPT_HTTP_MAX_SESSIONS},
+    {"--http-sessions-per-client", "N (1 to 1024)", OPT_HTTP_SESSIONS_PER_CLIENT},
+    {"--http-per-address", "N (1 to 65535)", OPT_HTTP_PER_ADDRESS},
+    {"--output-budget", "MB (1 to 4096)", OPT_OUTPUT_BUDGET},
     {"--allow-host", "HOST[:PORT]|*", OPT_ALLOW_HOST},
     {"--allow-origin", "SCHEME://HOST[:PORT]|*", OPT_ALLOW_ORIGIN},
     {"--auth-token", "TOKEN", OPT_AUTH_TOKEN},
@@ -203,6 +209,10 @@ static int apply_http(host_options_t *o, const opt_t *op, const char *val, char 
         return parse_uint(op, val, 1, 86400, &o->http_idle_timeout_s, err, cap);
     case OPT_HTTP_MAX_SESSIONS:
         return parse_uint(op, val, 1, 1024, &o->http_max_sessions, err, cap);
+    case OPT_HTTP_SESSIONS_PER_CLIENT:
+        return parse_uint(op, val, 1, 1024, &o->http_sessions_per_client, err, cap);
+    case OPT_HTTP_PER_ADDRESS:
+        return parse_uint(op, val, 1, 65535, &o->http_per_address, err, cap);
     case OPT_ALLOW_HOST:
         return add_allowed(op, val, o->allow_hosts, &o->allow_host_count, err, cap);
     case OPT_ALLOW_ORIGIN:
@@ -280,11 +290,15 @@ static int apply(host_options_t *o, const opt_t *op, const char *val, char *err,
         return host_endpoint_parse(val, &o->dashboard, err, cap);
     case OPT_CONNECT:
         return parse_connect(o, val, err, cap);
+    case OPT_OUTPUT_BUDGET:
+        return parse_uint(op, val, 1, 4096, &o->output_budget_mb, err, cap);
     case OPT_CONNECT_HEADER:
         return add_connect_header(o, val, err, cap);
     case OPT_HTTP:
     case OPT_HTTP_IDLE_TIMEOUT:
     case OPT_HTTP_MAX_SESSIONS:
+    case OPT_HTTP_SESSIONS_PER_CLIENT:
+    case OPT_HTTP_PER_ADDRESS:
     case OPT_ALLOW_HOST:
     case OPT_ALLOW_ORIGIN:
     case OPT_AUTH_TOKEN:
@@ -432,6 +446,7 @@ int host_cli_parse(int argc, char *const argv[], host_options_t *o, char *err, s
     o->log_level = HOST_LOG_INFO;
     o->http_idle_timeout_s = HOST_HTTP_IDLE_TIMEOUT_DEFAULT;
     o->http_max_sessions = HOST_HTTP_MAX_SESSIONS_DEFAULT;
+    o->output_budget_mb = HOST_OUTPUT_BUDGET_MB_DEFAULT;
     o->fleet = 1;
     o->fleet_stagger_ms = HOST_FLEET_STAGGER_DEFAULT;
     for (int i = 1; i < argc; i++) {
@@ -442,7 +457,14 @@ int host_cli_parse(int argc, char *const argv[], host_options_t *o, char *err, s
     }
     if (o->help || o->version || o->list_boards) return 0;
     const char *token = getenv("MCPSIM_AUTH_TOKEN");
-    if (!o->auth_token && token && *token) o->auth_token = token;
+    if (!o->auth_token && token) {
+        if (*token == 0) { /* set but empty: a mistake, never "no authentication" */
+            snprintf(err, cap, "MCPSIM_AUTH_TOKEN: the token must not be empty (unset it to "
+                               "serve without authentication)");
+            return -1;
+        }
+        o->auth_token = token;
+    }
     if (o->device_count > 0 && o->board) {
         snprintf(err, cap,
                  "--board and --device exclude each other: a simulated board or real "
@@ -649,6 +671,7 @@ void host_cli_usage(FILE *f)
     fputs(
         "Usage: mcpsim --board NAME|FILE [--stdio] [--pty] [--pty-link PATH] [--tcp [HOST:]PORT]\n"
         "              [--http [HOST:]PORT [--http-idle-timeout SEC] [--http-max-sessions N]\n"
+        "               [--http-sessions-per-client N] [--http-per-address N]\n"
         "               [--allow-host H]... [--allow-origin O]... [--auth-token TOKEN]]\n"
         "              [--ws [HOST:]PORT] [--connect URL [--connect-header 'Name: value']...]\n"
         "              [--mqtt URL --mqtt-publish TOPIC --mqtt-subscribe TOPIC]\n"
@@ -688,7 +711,21 @@ void host_cli_usage(FILE *f)
           "                      1800).  e.g. --http-idle-timeout 600\n"
           "  --http-max-sessions N\n"
           "                      Most HTTP sessions at once (default 32); beyond, initialize\n"
-          "                      gets 503.  e.g. --http-max-sessions 4\n"
+          "                      gets 503 unless an idle session (no request in flight, no\n"
+          "                      open stream) can be ended: the least recently used one is.\n"
+          "                      e.g. --http-max-sessions 4\n"
+          "  --http-sessions-per-client N\n"
+          "                      Most HTTP sessions of one client address (default: half of\n"
+          "                      --http-max-sessions); its least recently used idle one ends\n"
+          "                      for a new one.  e.g. --http-sessions-per-client 8\n"
+          "  --http-per-address N\n"
+          "                      Most HTTP connections from one address (default: 3/4 of the\n"
+          "                      connection limit, which is half the open-files limit, at most\n"
+          "                      2048).  e.g. --http-per-address 64\n"
+          "  --output-budget MB  Unsent replies all TCP and WebSocket clients may hold together\n"
+          "                      (default 32): a client over its share is not read until it\n"
+          "                      reads; over twice its share, it is disconnected.\n"
+          "                      e.g. --output-budget 64\n"
           "  --allow-host H      Also accept HTTP requests whose Host header is H (a name, or\n"
           "                      name:port; * for any); only localhost, 127.0.0.1 and [::1] by\n"
           "                      default (DNS rebinding protection). Repeatable.\n"

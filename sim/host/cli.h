@@ -26,6 +26,8 @@
 /* Defaults of the HTTP transport's limits (--http-idle-timeout, --http-max-sessions). */
 #define HOST_HTTP_IDLE_TIMEOUT_DEFAULT 1800u
 #define HOST_HTTP_MAX_SESSIONS_DEFAULT 32u
+/* Default of --output-budget (MB of unsent replies of all TCP and WebSocket clients). */
+#define HOST_OUTPUT_BUDGET_MB_DEFAULT 32u
 
 /* A TCP endpoint from the command line; host is a name or numeric address, never empty. */
 typedef struct host_endpoint {
@@ -41,6 +43,7 @@ typedef struct host_options {
     const char *devices[HOST_DEVICES_MAX]; /* --device URL: bridge real devices (no --board) */
     size_t device_count;
     const char *pty_link; /* --pty-link PATH or NULL (implies pty) */
+    int pty_reset_on_open; /* --pty-reset-on-open: 1 on, 0 off, -1 the board file's choice */
     host_endpoint_t tcp;
     host_endpoint_t control;
     host_endpoint_t ws;  /* --ws: MCP over WebSocket at /mcp */
@@ -58,6 +61,9 @@ typedef struct host_options {
     host_endpoint_t dashboard;               /* --dashboard: the browser dashboard at / */
     unsigned http_idle_timeout_s;            /* --http-idle-timeout SEC: an idle session ends */
     unsigned http_max_sessions;              /* --http-max-sessions N */
+    unsigned http_sessions_per_client;       /* --http-sessions-per-client N (0: half the max) */
+    unsigned http_per_address;               /* --http-per-address N (0: http_guard's default) */
+    unsigned output_budget_mb;               /* --output-budget MB: TCP and WS unsent output */
     const char *allow_hosts[HOST_ALLOW_MAX]; /* --allow-host H: Host headers besides localhost */
     size_t allow_host_count;
     const char *allow_origins[HOST_ALLOW_MAX]; /* --allow-origin O: Origins besides localhost */

@@ -89,7 +89,7 @@ static void ctl_data(host_conn_t *conn, void *state, const char *data, size_t le
     }
 }
 
-static const host_server_ops_t ctl_ops = {ctl_open, ctl_data, ctl_close, NULL};
+static const host_server_ops_t ctl_ops = {ctl_open, ctl_data, ctl_close, NULL, false};
 
 host_server_t *host_control_open(host_t *h, const host_endpoint_t *ep, char *addr, size_t cap)
 {

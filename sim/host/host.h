@@ -60,12 +60,33 @@ typedef struct host {
     size_t watcher_count;
     pthread_t loop_thread; /* the thread that ran host_init (and runs host_run) */
     host_tap_t tap;        /* the message log (tap.h): records only while someone listens */
+    /* The output budget (host_out_*): unsent replies of every TCP and WebSocket client. */
+    size_t out_budget;     /* bytes all clients may hold together (--output-budget) */
+    size_t out_total;      /* bytes they hold now */
+    size_t out_high;       /* the most held since memory was last given back (malloc_trim) */
+    unsigned out_conns;    /* clients counted */
     bool stopping;
 } host_t;
 
 /* Sets up the loop, the signal handlers and the clock for sim (ownership passes to h).
    Returns 0, or a negative libuv error. */
 int host_init(host_t *h, sim_t *sim);
+
+/*
+ * The output budget, loop thread only. Every TCP and WebSocket client counts itself
+ * (host_out_conn) and the bytes it queues and sends (host_out_queued, host_out_sent). A
+ * client's share is the budget divided among the clients (at least HOST_OUT_SHARE_MIN): over its
+ * share it stops being read until it has sent half of it (back-pressure); host_out_over_hard
+ * says when it must go: the total is over the budget and the client holds over twice its share.
+ * Memory freed after a peak goes back to the system (malloc_trim).
+ */
+#define HOST_OUT_SHARE_MIN (64u << 10)
+#define HOST_OUT_BUDGET_DEFAULT (32u << 20)
+void host_out_conn(host_t *h, int delta);
+void host_out_queued(host_t *h, size_t n);
+void host_out_sent(host_t *h, size_t n);
+size_t host_out_share(const host_t *h);
+bool host_out_over_hard(const host_t *h, size_t held);
 
 /* Runs the loop until host_stop (SIGINT/SIGTERM). */
 void host_run(host_t *h);

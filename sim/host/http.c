@@ -10,11 +10,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include "fw_codes.h"
 #include "http_check.h"
+#include "http_guard.h"
 #include "http_session.h"
 #include "net.h"
 #include "log.h"
@@ -30,14 +32,16 @@
  * uv_async) so that it re-arms its real-time clock timer.
  */
 
-/* Connections served at once (a GET stream and a POST or two per session, and some spare). */
-#define CONN_MAX 256u
+/* Connections served at once: http_guard_conn_limit() (from the open-files limit), with a cap
+   per client address (--http-per-address) and deadlines for slow headers and bodies
+   (http_guard.h). */
 /* A connection silent for this long is closed (streams send a keep-alive every 15 s). */
 #define CONN_TIMEOUT_S 60u
 
 struct host_http {
     host_t *host;
     struct MHD_Daemon *daemon;
+    http_guard_t *guard; /* slow and silent clients, refused connections (http_guard.h) */
     uv_async_t wake; /* an HTTP thread used the device: the loop re-arms its clock */
     host_sessions_t sessions;
     const char *const *allow_hosts;
@@ -188,11 +192,27 @@ static enum MHD_Result send_error(const host_http_t *http, struct MHD_Connection
 
 /* ---------------------------------------------------------------- checks of every request */
 
+static enum MHD_Result count_host(void *cls, enum MHD_ValueKind kind, const char *key,
+                                  const char *value)
+{
+    (void)kind;
+    (void)value;
+    if (strcasecmp(key, "Host") == 0) ++*(unsigned *)cls;
+    return MHD_YES;
+}
+
 static bool check_host(const host_http_t *http, struct MHD_Connection *c, http_err_t *e)
 {
     const char *host = header(c, "Host");
     if (!host) {
         fail(e, 400, FW_RPC_TRANSPORT_ERROR, "Host header missing");
+        return false;
+    }
+    unsigned hosts = 0; /* only the first is looked up: a second one must not slip past */
+    MHD_get_connection_values(c, MHD_HEADER_KIND, count_host, &hosts);
+    if (hosts != 1) {
+        fail(e, 400, FW_RPC_TRANSPORT_ERROR, "%u Host headers: a request has exactly one",
+             hosts);
         return false;
     }
     if (host_http_host_allowed(host, http->allow_hosts, http->allow_host_count)) return true;
@@ -846,6 +866,7 @@ static enum MHD_Result first_call(host_http_t *http, struct MHD_Connection *c, c
     http_req_t *req = calloc(1, sizeof *req);
     if (!req) abort();
     *con_cls = req;
+    http_guard_headers_done(c, true); /* the body must follow in time */
     return MHD_YES;
 }
 
@@ -855,12 +876,16 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 {
     (void)version;
     http_req_t *req = *con_cls;
-    if (!req) return first_call(cls, c, url, method, con_cls);
+    if (!req) {
+        http_guard_headers_done(c, false);
+        return first_call(cls, c, url, method, con_cls);
+    }
     if (*upload_size > 0) {
         receive(req, upload, *upload_size);
         *upload_size = 0;
         return MHD_YES;
     }
+    http_guard_body_done(c);
     return handle_post(cls, c, req);
 }
 
@@ -868,8 +893,8 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
                          enum MHD_RequestTerminationCode toe)
 {
     (void)cls;
-    (void)c;
     (void)toe;
+    http_guard_request_done(c);
     http_req_t *req = *con_cls;
     if (!req) return;
     host_buf_free(&req->body);
@@ -879,10 +904,11 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 
 static void on_mhd_log(void *cls, const char *fmt, va_list ap)
 {
-    (void)cls;
+    host_http_t *http = cls;
     char msg[512];
     vsnprintf(msg, sizeof msg, fmt, ap);
     msg[strcspn(msg, "\n")] = 0;
+    if (http && http_guard_log(http->guard, msg)) return; /* refusals: summarised each second */
     /* A client that goes away mid-answer is routine, not something to warn about. */
     bool routine = strstr(msg, "Failed to send") || strstr(msg, "Failed to receive") ||
                    strstr(msg, "no longer available") || strstr(msg, "reset by remote");
@@ -963,10 +989,12 @@ static struct MHD_Daemon *start_daemon(host_http_t *http, int fd)
     return MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
                                 MHD_USE_AUTO | MHD_USE_ERROR_LOG,
                             0, NULL, NULL, on_request, http, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log,
-                            NULL, MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_NOTIFY_COMPLETED,
-                            on_completed, http, MHD_OPTION_CONNECTION_LIMIT, (unsigned)CONN_MAX,
-                            MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)CONN_TIMEOUT_S,
-                            MHD_OPTION_END);
+                            http, MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_NOTIFY_COMPLETED,
+                            on_completed, http, MHD_OPTION_NOTIFY_CONNECTION, http_guard_notify,
+                            http->guard, MHD_OPTION_CONNECTION_LIMIT, http_guard_conn_limit(),
+                            MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+                            http_guard_per_address(http->guard), MHD_OPTION_CONNECTION_TIMEOUT,
+                            (unsigned)CONN_TIMEOUT_S, MHD_OPTION_END);
 }
 
 host_http_t *host_http_open(host_t *h, const host_options_t *o, char *url, size_t cap)
@@ -991,6 +1019,7 @@ host_http_t *host_http_open(host_t *h, const host_options_t *o, char *url, size_
                        (uint64_t)o->http_idle_timeout_s * 1000u);
     uv_async_init(&h->loop, &http->wake, on_wake);
     http->wake.data = http;
+    http->guard = http_guard_open(h, http_guard_conn_limit(), o->http_per_address, CONN_TIMEOUT_S);
     if (host_device_watch(h, on_device, http) != 0) {
         host_log(HOST_LOG_ERROR, "http: too many transports watch the device");
     } else if (!(http->daemon = start_daemon(http, fd))) {
@@ -999,14 +1028,16 @@ host_http_t *host_http_open(host_t *h, const host_options_t *o, char *url, size_
     }
     if (!http->daemon) {
         close(fd);
+        http_guard_close(http->guard);
         host_sessions_destroy(&http->sessions);
         uv_close((uv_handle_t *)&http->wake, on_wake_closed);
         return NULL;
     }
     host_log(HOST_LOG_INFO,
              "http: MCP Streamable HTTP at %s (%u sessions at most, %u s idle "
-             "timeout%s)",
-             url, o->http_max_sessions, o->http_idle_timeout_s,
+             "timeout, %u connections, %u per address%s)",
+             url, o->http_max_sessions, o->http_idle_timeout_s, http_guard_conn_limit(),
+             http_guard_per_address(http->guard),
              o->auth_token ? ", bearer token required" : "");
     if (!is_loopback_bind(o->http.host) && o->allow_host_count == 0)
         host_log(HOST_LOG_WARN,
@@ -1020,6 +1051,7 @@ void host_http_close(host_http_t *http)
 {
     host_sessions_stop(&http->sessions); /* wakes every stream: they end */
     MHD_stop_daemon(http->daemon);       /* joins every connection thread */
+    http_guard_close(http->guard);
     host_device_unwatch(http->host, on_device, http);
     host_sessions_destroy(&http->sessions);
     uv_close((uv_handle_t *)&http->wake, on_wake_closed);

@@ -178,8 +178,15 @@ bool host_http_bearer_ok(const char *authorization, const char *token)
     while (*given == ' ') given++;
     size_t glen = strlen(given), tlen = strlen(token);
     while (glen > 0 && (given[glen - 1] == ' ' || given[glen - 1] == '\t')) glen--;
-    if (glen != tlen || tlen == 0) return false;
-    uint8_t diff = 0;
-    for (size_t i = 0; i < tlen; i++) diff |= (uint8_t)(given[i] ^ token[i]);
+    if (tlen == 0) return false;
+    /* Every byte of the token is compared, whatever the given length (a shorter value reads
+       as zeros past its end; a length mismatch is one more difference, not an early return),
+       so the time depends on the configured token's length only. */
+    size_t diff = glen ^ tlen;
+    for (size_t i = 0; i < tlen; i++) {
+        size_t in = (size_t)(i < glen); /* 1 while inside the given value */
+        unsigned char g = (unsigned char)given[i * in];
+        diff |= (size_t)((unsigned char)(g * in) ^ (unsigned char)token[i]);
+    }
     return diff == 0;
 }

@@ -2,6 +2,7 @@
  */
 #include "host.h"
 
+#include <malloc.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -329,6 +330,40 @@ void host_clock_rearm(host_t *h)
     clock_arm(h, next);
 }
 
+/* ---------------------------------------------------------------- the output budget */
+
+void host_out_conn(host_t *h, int delta)
+{
+    h->out_conns = (unsigned)((int)h->out_conns + delta);
+}
+
+void host_out_queued(host_t *h, size_t n)
+{
+    h->out_total += n;
+    if (h->out_total > h->out_high) h->out_high = h->out_total;
+}
+
+/* Past a high mark of a few MB, once three quarters of it are gone, the freed heap goes back. */
+void host_out_sent(host_t *h, size_t n)
+{
+    h->out_total -= n < h->out_total ? n : h->out_total;
+    if (h->out_high >= (4u << 20) && h->out_total <= h->out_high / 4) {
+        malloc_trim(0);
+        h->out_high = h->out_total;
+    }
+}
+
+size_t host_out_share(const host_t *h)
+{
+    size_t share = h->out_budget / (h->out_conns ? h->out_conns : 1u);
+    return share < HOST_OUT_SHARE_MIN ? HOST_OUT_SHARE_MIN : share;
+}
+
+bool host_out_over_hard(const host_t *h, size_t held)
+{
+    return h->out_total > h->out_budget && held > 2 * host_out_share(h);
+}
+
 static void on_signal(uv_signal_t *s, int signum)
 {
     host_log(HOST_LOG_INFO, "%s received, shutting down", signum == SIGINT ? "SIGINT" : "SIGTERM");
@@ -341,6 +376,7 @@ int host_init(host_t *h, sim_t *sim)
     h->sim = sim;
     h->clock = sim_clock_mode(sim);
     h->loop_thread = pthread_self();
+    h->out_budget = HOST_OUT_BUDGET_DEFAULT;
     pthread_mutex_init(&h->device_mutex, NULL);
     host_tap_init(&h->tap);
     int rc = uv_loop_init(&h->loop);

@@ -1,6 +1,8 @@
 /* main.c: mcpsim's entry point: command line, board, endpoints, readiness lines, event loop. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "bridge.h"
 #include "buf.h"
@@ -15,6 +17,22 @@
 #include "stdio_transport.h"
 #include "transports.h"
 #include "ws.h"
+
+/* Every connection costs a descriptor: the soft open-files limit goes up to the hard one, so
+   that many clients (and the HTTP connection limit derived from it) fit. */
+static void raise_fd_limit(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur >= rl.rlim_max) return;
+    rlim_t was = rl.rlim_cur;
+    rl.rlim_cur = rl.rlim_max;
+    if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+        host_log(HOST_LOG_WARN, "cannot raise the open-files limit from %llu: %s",
+                 (unsigned long long)was, strerror(errno));
+    else
+        host_log(HOST_LOG_DEBUG, "open-files limit raised from %llu to %llu",
+                 (unsigned long long)was, (unsigned long long)rl.rlim_cur);
+}
 
 /* Loads the board named on the command line and boots the firmware on it; NULL after logging. */
 static sim_t *create_sim(const host_options_t *o)
@@ -206,6 +224,7 @@ int main(int argc, char **argv)
     }
     if (o.list_boards) return host_cli_list_boards(stdout) > 0 ? 0 : 1;
     host_log_set_level((host_log_level_t)o.log_level);
+    raise_fd_limit();
     sim_t *sim = o.device_count > 0 ? create_placeholder() : create_sim(&o);
     if (!sim) return 2;
     host_t h;
@@ -214,6 +233,7 @@ int main(int argc, char **argv)
         host_close(&h);
         return 1;
     }
+    h.out_budget = (size_t)o.output_budget_mb << 20;
     int rc = open_endpoints(&h, &o);
     if (rc == 0) host_run(&h);
     host_close(&h);

@@ -2,6 +2,7 @@
 #include "net.h"
 
 #include <netdb.h>
+#include <sys/resource.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@ struct host_server {
     char name[16];
     const host_server_ops_t *ops;
     size_t out_max;
+    uint64_t fd_warned_ms; /* loop time of the last warning about the open-files limit */
     host_conn_t *conns;      /* live connections, doubly linked */
     unsigned refs;           /* the listener + every connection not yet freed */
     char readbuf[64 * 1024]; /* reads are handled synchronously, so one buffer serves all */
@@ -33,6 +35,9 @@ struct host_conn {
     bool eof;        /* the client finished sending: close once the output is flushed */
     bool over_limit; /* output beyond out_max: disconnect after the current input */
     bool closing;
+    bool counted;    /* in the host's output budget (ops->budgeted) */
+    bool paused;     /* over its share: not read until it sent half of it */
+    host_buf_t held; /* input received but not handed on yet (paused mid-read) */
     char peer[64];
     host_conn_t *prev, *next;
 };
@@ -67,6 +72,11 @@ static void on_conn_closed(uv_handle_t *handle)
     host_server_t *srv = c->srv;
     srv->ops->close(c, c->state);
     host_log(HOST_LOG_INFO, "%s: %s disconnected", srv->name, c->peer);
+    if (c->counted) {
+        host_out_conn(srv->host, -1);
+        host_out_sent(srv->host, c->pending.len + c->inflight.len);
+    }
+    host_buf_free(&c->held);
     if (c->prev)
         c->prev->next = c->next;
     else
@@ -86,6 +96,12 @@ static void conn_close(host_conn_t *c)
 }
 
 static void conn_flush(host_conn_t *c);
+static void conn_resume(host_conn_t *c);
+
+static size_t conn_queued(const host_conn_t *c)
+{
+    return c->pending.len + c->inflight.len;
+}
 
 /* The client ended its input: closed once its output is written and nothing more is due. */
 static bool conn_done(host_conn_t *c)
@@ -98,6 +114,7 @@ static void on_written(uv_write_t *req, int status)
 {
     host_conn_t *c = req->data;
     c->writing = false;
+    if (c->counted) host_out_sent(c->srv->host, c->inflight.len);
     c->inflight.len = 0;
     if (c->closing) return;
     if (status < 0) {
@@ -110,6 +127,8 @@ static void on_written(uv_write_t *req, int status)
         conn_close(c);
     else
         conn_flush(c);
+    if (c->paused && !c->closing && conn_queued(c) <= host_out_share(c->srv->host) / 2)
+        conn_resume(c);
 }
 
 static void conn_flush(host_conn_t *c)
@@ -131,11 +150,13 @@ static void conn_flush(host_conn_t *c)
 void host_conn_write(host_conn_t *c, const char *data, size_t len)
 {
     if (c->closing || c->over_limit) return;
-    if (c->pending.len + c->inflight.len + len > c->srv->out_max) {
+    size_t held = conn_queued(c) + len;
+    if (held > c->srv->out_max || (c->counted && host_out_over_hard(c->srv->host, held))) {
         c->over_limit = true;
         return;
     }
     host_buf_append(&c->pending, data, len);
+    if (c->counted) host_out_queued(c->srv->host, len);
 }
 
 static void sink_write(void *ctx, const char *data, size_t len)
@@ -153,9 +174,18 @@ void host_conn_flush(host_conn_t *c)
 {
     if (c->closing) return;
     if (c->over_limit) {
-        host_log(HOST_LOG_WARN,
-                 "%s: %s does not read its replies (over %zu bytes queued): disconnected",
-                 c->srv->name, c->peer, c->srv->out_max);
+        host_t *h = c->srv->host;
+        if (c->counted && h->out_total > h->out_budget)
+            host_log(HOST_LOG_WARN,
+                     "%s: %s does not read its replies (%zu bytes queued, over twice its share "
+                     "of %zu while all clients hold %zu of the %zu-byte output budget): "
+                     "disconnected",
+                     c->srv->name, c->peer, conn_queued(c), host_out_share(h), h->out_total,
+                     h->out_budget);
+        else
+            host_log(HOST_LOG_WARN,
+                     "%s: %s does not read its replies (over %zu bytes queued): disconnected",
+                     c->srv->name, c->peer, c->srv->out_max);
         conn_close(c);
     } else {
         conn_flush(c);
@@ -195,11 +225,55 @@ static void on_alloc(uv_handle_t *handle, size_t suggested, uv_buf_t *buf)
     *buf = uv_buf_init(c->srv->readbuf, sizeof c->srv->readbuf);
 }
 
+/*
+ * Hands input to the transport. A budgeted client's input goes a line at a time, and only while
+ * it holds less than its share of the output budget: the rest waits in c->held, unread input
+ * stays in the kernel (reading stops), until it has sent half of its share (conn_resume). So
+ * one read full of requests with long answers cannot queue more than a line's answer past the
+ * share.
+ */
+static void conn_consume(host_conn_t *c, const char *data, size_t len)
+{
+    host_t *h = c->srv->host;
+    while (len > 0 && !c->closing && !c->over_limit) {
+        if (c->counted && conn_queued(c) >= host_out_share(h)) break;
+        const char *nl = c->counted ? memchr(data, '\n', len) : NULL;
+        size_t n = nl ? (size_t)(nl - data) + 1 : len;
+        c->srv->ops->data(c, c->state, data, n);
+        data += n;
+        len -= n;
+    }
+    if (len == 0 || c->closing || c->over_limit) return;
+    host_buf_append(&c->held, data, len);
+    if (!c->paused) {
+        c->paused = true;
+        uv_read_stop((uv_stream_t *)&c->tcp);
+        host_log(HOST_LOG_DEBUG, "%s: %s holds %zu bytes of replies (share %zu): not read until it reads",
+                 c->srv->name, c->peer, conn_queued(c), host_out_share(h));
+    }
+}
+
+static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf);
+
+/* The client sent enough: its held input is handed on, then reading goes on (unless it paused
+   again). */
+static void conn_resume(host_conn_t *c)
+{
+    host_buf_t in = c->held;
+    memset(&c->held, 0, sizeof c->held);
+    c->paused = false;
+    conn_consume(c, in.data, in.len);
+    host_buf_free(&in);
+    host_conn_flush(c);
+    if (!c->paused && !c->closing && !c->eof)
+        uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
+}
+
 static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
 {
     host_conn_t *c = stream->data;
     if (nread > 0) {
-        c->srv->ops->data(c, c->state, buf->base, (size_t)nread);
+        conn_consume(c, buf->base, (size_t)nread);
         host_conn_flush(c);
     } else if (nread == UV_EOF) {
         c->eof = true;
@@ -210,6 +284,25 @@ static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
                  uv_strerror((int)nread));
         conn_close(c);
     }
+}
+
+/* Past the open-files limit the system resets new connections before the loop sees them
+   (libuv accepts and closes them): a connection that takes one of the last descriptors is
+   logged instead, once a second at most. */
+static void warn_near_fd_limit(host_server_t *srv, host_conn_t *c)
+{
+    uv_os_fd_t fd;
+    struct rlimit rl;
+    if (uv_fileno((uv_handle_t *)&c->tcp, &fd) != 0 || getrlimit(RLIMIT_NOFILE, &rl) != 0 ||
+        rl.rlim_cur == RLIM_INFINITY || (rlim_t)fd + 32 < rl.rlim_cur)
+        return;
+    uint64_t now = uv_now(&srv->host->loop);
+    if (now - srv->fd_warned_ms < 1000 && srv->fd_warned_ms != 0) return;
+    srv->fd_warned_ms = now;
+    host_log(HOST_LOG_WARN,
+             "%s: %s took descriptor %d of the open-files limit %llu: new connections are "
+             "refused (reset) past it; raise it (ulimit -n) or close idle clients",
+             srv->name, c->peer, (int)fd, (unsigned long long)rl.rlim_cur);
 }
 
 static void on_connection(uv_stream_t *listener, int status)
@@ -225,6 +318,10 @@ static void on_connection(uv_stream_t *listener, int status)
         return;
     }
     c->srv = srv;
+    if (srv->ops->budgeted) {
+        c->counted = true;
+        host_out_conn(srv->host, 1);
+    }
     c->tcp.data = c;
     uv_tcp_init(listener->loop, &c->tcp);
     srv->refs++;
@@ -242,6 +339,7 @@ static void on_connection(uv_stream_t *listener, int status)
     if (uv_tcp_getpeername(&c->tcp, (struct sockaddr *)&ss, &len) == 0)
         format_addr(&ss, c->peer, sizeof c->peer);
     uv_tcp_nodelay(&c->tcp, 1); /* one reply per request: do not wait to fill a segment */
+    warn_near_fd_limit(srv, c);
     host_log(HOST_LOG_INFO, "%s: %s connected", srv->name, c->peer);
     uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
 }

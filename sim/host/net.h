@@ -23,6 +23,9 @@ typedef struct host_server_ops {
     /* Optional: true while answers are still due to the connection (written later with
        host_conn_write and host_conn_flush): a client that ended its input is not closed yet. */
     bool (*busy)(host_conn_t *conn, void *state);
+    /* Counted in the host's output budget (host_out_*): input is handed to data() a line at a
+       time while the client holds less than its share, and waits unread beyond it. */
+    bool budgeted;
 } host_server_ops_t;
 
 /*

@@ -60,7 +60,7 @@ static void tcp_close(host_conn_t *conn, void *state)
     free(cl);
 }
 
-static const host_server_ops_t tcp_ops = {tcp_open, tcp_data, tcp_close, tcp_busy};
+static const host_server_ops_t tcp_ops = {tcp_open, tcp_data, tcp_close, tcp_busy, true};
 
 static void conn_write(void *ctx, const char *data, size_t len)
 {

@@ -97,6 +97,9 @@ static int check_upgrade(const host_ws_t *ws, struct lws *wsi)
         return refuse_upgrade(
             wsi, 400, "unsupported WebSocket subprotocol: ask for 'mcp' or for none", false);
     }
+    char second[512];
+    if (lws_hdr_copy_fragment(wsi, second, sizeof second, WSI_TOKEN_HOST, 1) >= 0)
+        return refuse_upgrade(wsi, 400, "two Host headers: a request has exactly one", false);
     if (lws_hdr_copy(wsi, host, sizeof host, WSI_TOKEN_HOST) <= 0 ||
         !host_http_host_allowed(host, ws->cfg.allow_hosts, ws->cfg.allow_host_count)) {
         snprintf(why, sizeof why,
@@ -114,10 +117,14 @@ static int check_upgrade(const host_ws_t *ws, struct lws *wsi)
                  origin);
         return refuse_upgrade(wsi, 403, why, false);
     }
-    char auth[1024] = "";
-    if (ws->cfg.auth_token &&
-        (lws_hdr_copy(wsi, auth, sizeof auth, WSI_TOKEN_HTTP_AUTHORIZATION) <= 0 ||
-         !host_http_bearer_ok(auth, ws->cfg.auth_token)))
+    if (!ws->cfg.auth_token) return 0;
+    /* The header's own length: a long token works as it does on --http. */
+    int alen = lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_AUTHORIZATION);
+    char *auth = alen > 0 ? malloc((size_t)alen + 1) : NULL;
+    bool ok = auth && lws_hdr_copy(wsi, auth, alen + 1, WSI_TOKEN_HTTP_AUTHORIZATION) > 0 &&
+              host_http_bearer_ok(auth, ws->cfg.auth_token);
+    free(auth);
+    if (!ok)
         return refuse_upgrade(wsi, 401,
                               "missing or wrong bearer token: send 'Authorization: Bearer "
                               "<token>' (--auth-token)",

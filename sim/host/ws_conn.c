@@ -17,6 +17,7 @@ static const char headroom[LWS_PRE];
 
 static void free_frames(ws_conn_t *c)
 {
+    host_out_sent(c->ws->h, c->queued);
     while (c->head) {
         ws_frame_t *f = c->head;
         c->head = f->next;
@@ -30,9 +31,16 @@ static void free_frames(ws_conn_t *c)
 /* A client that does not read: it is dropped, never waited for. */
 static void kill_slow(ws_conn_t *c)
 {
-    host_log(HOST_LOG_WARN,
-             "%s: %s does not read its messages (over %u bytes queued): disconnected", c->label,
-             c->peer, HOST_WS_OUT_MAX);
+    host_t *h = c->ws->h;
+    if (h->out_total > h->out_budget)
+        host_log(HOST_LOG_WARN,
+                 "%s: %s does not read its messages (%zu bytes queued, over twice its share of "
+                 "%zu while all clients hold %zu of the %zu-byte output budget): disconnected",
+                 c->label, c->peer, c->queued, host_out_share(h), h->out_total, h->out_budget);
+    else
+        host_log(HOST_LOG_WARN,
+                 "%s: %s does not read its messages (over %u bytes queued): disconnected",
+                 c->label, c->peer, HOST_WS_OUT_MAX);
     c->dead = true;
     free_frames(c);
     lws_set_timeout(c->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
@@ -42,7 +50,8 @@ static void kill_slow(ws_conn_t *c)
 static void enqueue(ws_conn_t *c)
 {
     size_t len = c->out.len - LWS_PRE;
-    if (c->queued + len > HOST_WS_OUT_MAX) {
+    host_t *h = c->ws->h;
+    if (c->queued + len > HOST_WS_OUT_MAX || host_out_over_hard(h, c->queued + len)) {
         host_buf_free(&c->out);
         kill_slow(c);
         return;
@@ -59,7 +68,12 @@ static void enqueue(ws_conn_t *c)
         c->head = f;
     c->tail = f;
     c->queued += len;
+    host_out_queued(h, len);
     lws_callback_on_writable(c->wsi);
+    if (!c->paused && c->queued >= host_out_share(h)) { /* back-pressure: no more requests */
+        c->paused = true;
+        lws_rx_flow_control(c->wsi, 0);
+    }
 }
 
 /* Starts a message in c->out: headroom, then the envelope's head when wrapping. */
@@ -121,9 +135,14 @@ int ws_conn_writable(ws_conn_t *c)
     c->head = f->next;
     if (!c->head) c->tail = NULL;
     c->queued -= f->len;
+    host_out_sent(c->ws->h, f->len);
     free(f->buf);
     free(f);
     if (c->head) lws_callback_on_writable(c->wsi);
+    if (c->paused && c->queued <= host_out_share(c->ws->h) / 2) {
+        c->paused = false;
+        lws_rx_flow_control(c->wsi, 1);
+    }
     return 0;
 }
 
@@ -288,6 +307,7 @@ void ws_conn_open_device(ws_conn_t *c, host_ws_t *ws, host_t *h, struct lws *wsi
     c->next = ws->conns;
     if (ws->conns) ws->conns->prev = c;
     ws->conns = c;
+    host_out_conn(ws->h, 1);
 }
 
 void ws_conn_close(ws_conn_t *c)
@@ -300,6 +320,7 @@ void ws_conn_close(ws_conn_t *c)
         c->ws->conns = c->next;
     if (c->next) c->next->prev = c->prev;
     c->prev = c->next = NULL;
+    host_out_conn(c->ws->h, -1);
     free_frames(c);
     host_buf_free(&c->in);
     host_buf_free(&c->out);

@@ -42,6 +42,7 @@ typedef struct ws_conn {
     ws_frame_t *head, *tail;
     size_t queued; /* text bytes in the frames */
     bool dead;     /* over its output limit: killed, output dropped */
+    bool paused;   /* over its share of the output budget: not read (lws_rx_flow_control) */
     /* The form of the last message received: notifications are sent the same way. */
     bool envelope;
     char *session_id; /* JSON text of the last envelope's session_id (malloc'd), or NULL */

@@ -1,6 +1,7 @@
 /* test_host_http_check.c: the HTTP transport's header checks: Host and Origin against DNS
    rebinding, Accept, Content-Type and bearer tokens. */
 #include <check.h>
+#include <stdio.h>
 
 #include "http_check.h"
 #include "test_util.h"
@@ -125,6 +126,17 @@ START_TEST(bearer_token_must_match_exactly)
     ck_assert(!host_http_bearer_ok("Bearer ", "s3cret"));
     ck_assert(!host_http_bearer_ok("s3cret", "s3cret"));
     ck_assert(!host_http_bearer_ok(NULL, "s3cret"));
+    /* a given value longer or shorter than the token is compared over the token's length (no
+       early return on the length), and still refused */
+    ck_assert(!host_http_bearer_ok("Bearer s", "s3cret"));
+    ck_assert(!host_http_bearer_ok("Bearer s3cret s3cret", "s3cret"));
+    /* a long token (1,100 characters) */
+    static char token[1101], auth[1200];
+    for (size_t i = 0; i < 1100; i++) token[i] = (char)('a' + i % 26);
+    snprintf(auth, sizeof auth, "Bearer %s", token);
+    ck_assert(host_http_bearer_ok(auth, token));
+    auth[7 + 1099] = '!';
+    ck_assert(!host_http_bearer_ok(auth, token));
 }
 END_TEST
 

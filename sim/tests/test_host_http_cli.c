@@ -99,9 +99,9 @@ START_TEST(auth_token_from_the_flag_or_the_environment)
     const char *flag[] = {"--board", "uno", "--http", "0", "--auth-token", "from-flag", NULL};
     ck_assert_int_eq(parse(flag), 0);
     ck_assert_str_eq(o.auth_token, "from-flag"); /* the flag wins */
-    setenv("MCPSIM_AUTH_TOKEN", "", 1);
-    ck_assert_int_eq(parse(plain), 0);
-    ck_assert_ptr_null(o.auth_token); /* empty means none */
+    setenv("MCPSIM_AUTH_TOKEN", "", 1); /* refused as --auth-token '' is: never "no token" */
+    ck_assert_int_eq(parse(plain), -1);
+    ck_assert_ptr_nonnull(strstr(err, "MCPSIM_AUTH_TOKEN: the token must not be empty"));
     unsetenv("MCPSIM_AUTH_TOKEN");
     const char *empty[] = {"--board", "uno", "--http", "0", "--auth-token", "", NULL};
     ck_assert_int_eq(parse(empty), -1);

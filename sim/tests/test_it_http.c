@@ -491,6 +491,30 @@ START_TEST(a_foreign_host_header_gets_403_unless_allowed)
 }
 END_TEST
 
+/* Only the first Host header is looked up: a request with two is refused (400), whatever they
+   say, and the daemon logs its limits at start. */
+START_TEST(two_host_headers_get_400)
+{
+    start();
+    it_conn_t *c = it_tcp_connect(http_port);
+    char req[512];
+    snprintf(req, sizeof req,
+             "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nHost: evil.example\r\n%s\r\n%s\r\n"
+             "Content-Length: %zu\r\nConnection: close\r\n\r\n%s",
+             CT_JSON, ACCEPT_BOTH, strlen(INIT_BODY), INIT_BODY);
+    it_send(c, req);
+    char *line = it_read_line(c, IT_TIMEOUT);
+    ck_assert_ptr_nonnull(line);
+    ck_assert_msg(strstr(line, " 400 ") != NULL, "%s", line);
+    free(line);
+    it_conn_close(c);
+    char *err = it_stderr(&proc);
+    ck_assert_msg(strstr(err, "connections,") && strstr(err, "per address"), "%s", err);
+    free(err);
+    stop();
+}
+END_TEST
+
 START_TEST(a_foreign_origin_gets_403_unless_allowed)
 {
     start();
@@ -1004,6 +1028,7 @@ static Suite *it_http_suite(void)
     tcase_add_test(tc, post_needs_json_content_and_an_accept_of_json_and_sse);
     tcase_add_test(tc, a_body_over_1_mib_gets_413);
     tcase_add_test(tc, a_foreign_host_header_gets_403_unless_allowed);
+    tcase_add_test(tc, two_host_headers_get_400);
     tcase_add_test(tc, a_foreign_origin_gets_403_unless_allowed);
     tcase_add_test(tc, auth_token_requires_the_bearer_token);
     tcase_add_test(tc, browsers_of_allowed_origins_get_cors_headers);

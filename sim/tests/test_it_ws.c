@@ -444,6 +444,20 @@ START_TEST(allowed_origins_and_the_bearer_token_apply_to_the_upgrade)
     ck_assert_int_eq(upgrade_status("/mcp", NULL, wrong, head, sizeof head), 401);
     ck_assert_int_eq(upgrade_status("/mcp", NULL, app_token, head, sizeof head), 101);
     ck_assert_int_eq(upgrade_status("/mcp", NULL, evil_token, head, sizeof head), 403);
+    static const char *const second_host[] = {"Host: evil.example", NULL};
+    ck_assert_int_eq(upgrade_status("/mcp", NULL, second_host, head, sizeof head), 400);
+    stop();
+
+    /* a long token (1,100 characters) works as it does on --http */
+    static char token[1101], auth[1200];
+    for (size_t i = 0; i < 1100; i++) token[i] = (char)('A' + i % 26);
+    snprintf(auth, sizeof auth, "Authorization: Bearer %s", token);
+    const char *long_token[] = {"--ws", "0", "--auth-token", token, NULL};
+    const char *const with_long[] = {auth, NULL};
+    ck_assert(start_with(long_token));
+    ck_assert_int_eq(upgrade_status("/mcp", NULL, with_long, head, sizeof head), 101);
+    auth[30] ^= 1;
+    ck_assert_int_eq(upgrade_status("/mcp", NULL, with_long, head, sizeof head), 401);
     stop();
 }
 END_TEST

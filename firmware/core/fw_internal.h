@@ -161,6 +161,7 @@ typedef struct fw_msg {
     const char *method;  /* the MCP method's name */
     const char *state;   /* the verified payload of its requestState, or NULL */
     const char *requested; /* -32022: the protocol version asked for (in scratch) */
+    bool ask_input;        /* fw_call_ask wrote the input request "ask" (mcp_ask.c) */
 #endif
 } fw_msg_t;
 

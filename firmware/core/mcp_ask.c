@@ -43,10 +43,6 @@ static fw_err_t check_ask(fw_call_t *call, const fw_msg_t *m, const char *method
     if (m == NULL || m->asked || r->result_started || r->tool_started)
         return fw_call_errorf(call, FW_ERR_ARG, "%s",
                               "fw_call_ask: one request per run, before the result");
-    if (m->stateless)
-        return fw_call_errorf(call, FW_ERR_UNSUPPORTED, "%s",
-                              "a request of MCP 2026-07-28 cannot be answered by a request to "
-                              "the client: the tool must ask with an input-required result");
     if (!m->live)
         return fw_call_errorf(call, FW_ERR_UNSUPPORTED, "%s",
                               "this call cannot send requests to the client: only an MCP "
@@ -69,11 +65,50 @@ static fw_err_t check_ask(fw_call_t *call, const fw_msg_t *m, const char *method
     return FW_OK;
 }
 
+/*
+ * In a request of MCP 2026-07-28 the device sends no request of its own: the ask becomes an
+ * input-required result with the one input request "ask" and the request state "ask"; the
+ * client sends the tools/call again with the answer in inputResponses.ask, and the handler runs
+ * again with fw_call_answer giving it (its arguments bound this time: they came again).
+ */
+static fw_err_t ask_stateless(fw_call_t *call, fw_msg_t *m, const char *method, fw_jw_t **params)
+{
+    const char *cap = "";
+    uint8_t need = capability_of(method, &cap);
+    const fw_resp_t *r = call->priv;
+    if (m->asked || r->result_started || r->tool_started)
+        return fw_call_errorf(call, FW_ERR_ARG, "%s",
+                              "fw_call_ask: one request per run, before the result");
+    if (need != 0 && !fw_call_client_has(call, need)) return fw_call_need_client(call, need);
+    fw_jw_t *w = fw_call_input_begin(call);
+    if (w == NULL)
+        return fw_call_errorf(call, FW_ERR_UNSUPPORTED, "%s",
+                              "the device cannot issue request states (no entropy in its HAL)");
+    m->ask_input = true;
+    fw_jw_key(w, "ask");
+    fw_jw_obj_begin(w);
+    fw_jw_kv_str(w, "method", method);
+    fw_jw_key(w, "params");
+    fw_jw_obj_begin(w);
+    *params = w;
+    return FW_OK;
+}
+
+/* After a stateless handler that asked: its input-required result gets the state "ask". */
+void fw_mcp_ask_input_end(fw_call_t *call)
+{
+    fw_msg_t *m = call->dev->msg;
+    if (m == NULL || !m->ask_input) return;
+    m->ask_input = false;
+    fw_call_input_end(call, "ask");
+}
+
 fw_err_t fw_call_ask(fw_call_t *call, const char *method, fw_jw_t **params)
 {
     fw_msg_t *m = call->dev->msg;
     const fw_resp_t *r = call->priv;
     *params = NULL;
+    if (m != NULL && m->stateless) return ask_stateless(call, m, method, params);
     fw_err_t err = check_ask(call, m, method);
     if (err != FW_OK) return err;
     fw_session_t *s = m->session;

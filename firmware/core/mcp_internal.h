@@ -178,6 +178,10 @@ fw_err_t fw_mcp_prompts_list(fw_mcp_req_t *q);
 fw_err_t fw_mcp_prompts_get(fw_mcp_req_t *q);
 fw_err_t fw_mcp_complete(fw_mcp_req_t *q);
 
+/* After a stateless tools/call handler ran: the input request fw_call_ask wrote is closed and
+   the result gets its request state (mcp_ask.c). */
+void fw_mcp_ask_input_end(fw_call_t *call);
+
 /* Runs the deferred tools/call of call->tool again with the client's answer (the response
    object token msg of doc); the result goes to call's response as a tools/call's would. */
 fw_err_t fw_mcp_resume(fw_call_t *call, const fw_json_doc_t *doc, uint32_t msg);

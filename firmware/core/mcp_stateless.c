@@ -256,7 +256,15 @@ fw_err_t fw_mcp_stateless_run(fw_mcp_req_t *q, const fw_mcp_method_t *m, int32_t
     q->session = s;
     msg->stateless = true;
     msg->cacheable = (m->flags & FW_MCP_CACHEABLE) != 0;
+    /* the answer to a fw_call_ask of the previous round (state "ask", inputResponses.ask) */
+    fw_answer_t answer = {q->doc, -1, -1};
+    if (msg->state != NULL && strcmp(msg->state, "ask") == 0) {
+        int32_t ir = fw_mcp_member(q, q->params, "inputResponses");
+        answer.result = fw_mcp_member(q, ir, "ask");
+        if (answer.result >= 0) msg->answer = &answer;
+    }
     err = m->run(q);
+    msg->answer = NULL;
     msg->session = saved;
     return err;
 }

@@ -249,6 +249,7 @@ static fw_err_t run_direct(fw_mcp_req_t *q, const fw_tool_t *tool, const fw_json
     err = tool->handler(q->call);
     if (!r->result_started) fw_log_tool_failure(q->call, err);
     live_end(q);
+    fw_mcp_ask_input_end(q->call);
     if (asked_and_waits(q, err, false)) return FW_OK;
     if (r->result_started || err == FW_OK || err == FW_ERR_INVALID_PARAMS ||
         err == FW_ERR_CLIENT_CAPABILITY)
@@ -266,6 +267,7 @@ static fw_err_t call_tool(fw_mcp_req_t *q, const fw_tool_t *tool, const fw_json_
     bool started;
     fw_jw_init(&w, (fw_sink_t){tee_write, &t});
     fw_err_t err = run(q, tool, doc, args, &w, &started);
+    fw_mcp_ask_input_end(q->call);
     if (q->msg->input_required) return err; /* answered straight into the response */
     if (asked_and_waits(q, err, started)) return FW_OK;
     if (!started && (err == FW_ERR_INVALID_PARAMS || err == FW_ERR_CLIENT_CAPABILITY)) return err;

@@ -90,6 +90,28 @@ static const fw_tool_t tool_ask = {.name = "ask_name",
                                    .flags = FW_TOOL_MCP_RESULT,
                                    .handler = ask_name};
 
+/* A 2025-style tool: fw_call_ask, then the answer's text (a stateless request turns the ask
+   into an input-required result and the answer into fw_call_answer). */
+static fw_err_t ask_llm(fw_call_t *call)
+{
+    const fw_answer_t *a = fw_call_answer(call);
+    if (a == NULL) {
+        fw_jw_t *p;
+        fw_err_t err = fw_call_ask(call, "sampling/createMessage", &p);
+        if (err != FW_OK) return err;
+        fw_jw_kv_i64(p, "maxTokens", 5);
+        return FW_OK;
+    }
+    int32_t model = fw_json_obj_get(a->doc, (uint32_t)a->result, "model");
+    char text[32];
+    ck_assert_int_ge(fw_json_str_decode(a->doc, (uint32_t)model, text, sizeof text), 0);
+    fw_jw_kv_str(fw_call_result(call), "model", text);
+    return FW_OK;
+}
+
+static const fw_tool_t tool_llm = {.name = "ask_llm", .description = "asks the LLM",
+                                   .handler = ask_llm};
+
 /* An ordinary (wrapped) tool that asks too: the result must not be wrapped. */
 static const fw_tool_t tool_ask_wrapped = {
     .name = "ask_wrapped", .description = "asks for a name, wrapped", .handler = ask_name};
@@ -100,6 +122,7 @@ static void setup(void)
     fw_session_init(&sess, &dev);
     ck_assert_int_eq(fw_device_add_tool(&dev, &tool_ask), FW_OK);
     ck_assert_int_eq(fw_device_add_tool(&dev, &tool_ask_wrapped), FW_OK);
+    ck_assert_int_eq(fw_device_add_tool(&dev, &tool_llm), FW_OK);
 }
 
 /* ---------------------------------------------------------------- _meta and methods */
@@ -260,6 +283,29 @@ START_TEST(test_missing_client_capability)
 }
 END_TEST
 
+START_TEST(test_fw_call_ask_becomes_input_required)
+{
+    json_t *r = result_of("tools/call", "{\"name\":\"ask_llm\"," META_SAMPLING "}");
+    ck_assert_str_eq(jstr(r, "resultType"), "input_required");
+    ck_assert_str_eq(jstr(r, "inputRequests.ask.method"), "sampling/createMessage");
+    ck_assert_int_eq(jint(r, "inputRequests.ask.params.maxTokens"), 5);
+    char params[512];
+    snprintf(params, sizeof params,
+             "{\"name\":\"ask_llm\",\"requestState\":\"%s\",\"inputResponses\":{\"ask\":"
+             "{\"role\":\"assistant\",\"content\":{\"type\":\"text\",\"text\":\"x\"},"
+             "\"model\":\"m1\"}}," META_SAMPLING "}",
+             jstr(r, "requestState"));
+    r = result_of("tools/call", params);
+    ck_assert_str_eq(jstr(r, "resultType"), "complete");
+    ck_assert_ptr_nonnull(strstr(jstr(r, "content.0.text"), "\"model\":\"m1\""));
+    /* without the sampling capability: -32021, nothing asked */
+    json_t *e = error_of("tools/call", "{\"name\":\"ask_llm\"," META "}",
+                         FW_RPC_MISSING_CLIENT_CAP);
+    ck_assert(json_is_object(jpath(e, "data.requiredCapabilities.sampling")));
+    ck_assert_ptr_null(sess.ask_tool); /* no 2025-style wait was set up */
+}
+END_TEST
+
 START_TEST(test_input_required_only_when_stateless)
 {
     result_of("initialize", "{\"protocolVersion\":\"2025-11-25\",\"capabilities\":"
@@ -291,6 +337,7 @@ static Suite *mcp_stateless_suite(void)
     tcase_add_test(t, test_input_responses_must_be_objects);
     tcase_add_test(t, test_missing_client_capability);
     tcase_add_test(t, test_input_required_only_when_stateless);
+    tcase_add_test(t, test_fw_call_ask_becomes_input_required);
     suite_add_tcase(s, t);
     return s;
 }

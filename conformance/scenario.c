@@ -254,7 +254,7 @@ static bool v_strings(vctx_t *c, const json_t *v)
 
 static const char *const pin_types[] = {"digital_output", "digital_input", "pwm_output",
                                         "adc_input", NULL};
-static const char *const transports[] = {"stream", "tcp", "serial", "http", "ws", NULL};
+static const char *const transports[] = {"stream", "tcp", "serial", "http", "ws", "mqtt", NULL};
 static const char *const protocols[] = {"mcpu", "mcp", NULL};
 
 static bool v_level(vctx_t *c, const json_t *v)

@@ -7,7 +7,7 @@
 
 static const conf_target_ops_t *const kinds[] = {
     &conf_target_sim,  &conf_target_tcp,  &conf_target_serial, &conf_target_http,
-    &conf_target_ws,   &conf_target_qemu, &conf_target_avr};
+    &conf_target_ws,   &conf_target_qemu, &conf_target_avr,    &conf_target_mqtt};
 
 bool conf_query_get(const char *query, const char *key, char *out, size_t cap)
 {
@@ -59,7 +59,8 @@ conf_target_t *conf_target_open(const char *spec, const conf_target_opts_t *opts
         snprintf(err, cap,
                  "unknown target \"%s\" (sim[:BOARD], tcp:HOST:PORT, "
                  "serial:/dev/TTY[?baud=N], a path (/dev/ttyUSB0, /tmp/ttyMCP), http://HOST:PORT/PATH, "
-                 "ws://HOST:PORT/PATH, qemu:FILE.elf[?machine=M], avr:FILE.elf[?mcu=M])",
+                 "ws://HOST:PORT/PATH, mqtt://HOST:PORT?to=TOPIC&from=TOPIC, "
+                 "qemu:FILE.elf[?machine=M], avr:FILE.elf[?mcu=M])",
                  spec);
         *rc = CONF_EXIT_USAGE;
         return NULL;

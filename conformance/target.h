@@ -69,10 +69,16 @@ extern const conf_target_ops_t conf_target_http;
 extern const conf_target_ops_t conf_target_qemu;
 extern const conf_target_ops_t conf_target_avr;
 extern const conf_target_ops_t conf_target_ws;
+extern const conf_target_ops_t conf_target_mqtt;
+
+/* An mqtt target: runs its client until the device's hello arrives (true) or the deadline
+   passes (a conf_now_ms time). The sim target waits so for a simulator it just started. */
+bool conf_mqtt_wait_hello(conf_target_t *t, int64_t deadline);
 
 /*
- * Opens a target from its spec: "sim[:BOARD][?transport=tcp|serial|http|ws]", "tcp:HOST:PORT",
- * "http://HOST:PORT/PATH", "ws://HOST:PORT/PATH[?envelope=1]",
+ * Opens a target from its spec: "sim[:BOARD][?transport=tcp|serial|http|ws|mqtt]",
+ * "tcp:HOST:PORT", "http://HOST:PORT/PATH", "ws://HOST:PORT/PATH[?envelope=1]",
+ * "mqtt://HOST:PORT?to=TOPIC&from=TOPIC",
  * "serial:/dev/ttyUSB0[?baud=115200&dtr=1&boot_ms=600]" (a bare /dev/... path is serial too).
  * Returns NULL with *rc (CONF_EXIT_USAGE or CONF_EXIT_UNREACHABLE) and err.
  */

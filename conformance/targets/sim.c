@@ -1,9 +1,14 @@
 /* sim.c: the sim[:BOARD] target: spawns mcpsim (virtual clock, control channel), talks TCP, pty,
-   HTTP or WebSocket. */
+   HTTP, WebSocket or MQTT (through a mosquitto broker it spawns too). */
 #define _POSIX_C_SOURCE 200809L
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "child.h"
 #include "target.h"
@@ -13,9 +18,15 @@
 #define EXIT_WAIT_MS 2000
 
 typedef struct sim_impl {
-    conf_child_t child;  /* the simulator: stdout = its readiness lines, stderr = its log */
-    conf_target_t inner; /* the tcp or serial target that carries the messages */
+    conf_child_t child;   /* the simulator: stdout = its readiness lines, stderr = its log */
+    conf_target_t inner;  /* the tcp or serial target that carries the messages */
+    conf_child_t broker;  /* transport=mqtt: the mosquitto the simulator and the runner meet at */
+    char broker_conf[64]; /* its configuration file, removed at close */
 } sim_impl_t;
+
+/* The topics of transport=mqtt (device 1 of mcpsim's {n} templates). */
+#define MQTT_TO "conformance/{n}/in"
+#define MQTT_FROM "conformance/{n}/out"
 
 /* Parses "BOARD[?transport=tcp|serial|http|ws][&envelope=1][&fixtures=1]" into board and
    transport (BOARD: a board name or a board file). */
@@ -31,24 +42,90 @@ static int parse_spec(const char *spec, char *board, size_t cap, char *transport
     }
     conf_query_get(spec + n, "transport", transport, 16);
     if (strcmp(transport, "tcp") != 0 && strcmp(transport, "serial") != 0 &&
-        strcmp(transport, "http") != 0 && strcmp(transport, "ws") != 0) {
-        snprintf(err, ecap, "sim target: transport=%s (tcp, serial, http or ws)", transport);
+        strcmp(transport, "http") != 0 && strcmp(transport, "ws") != 0 &&
+        strcmp(transport, "mqtt") != 0) {
+        snprintf(err, ecap, "sim target: transport=%s (tcp, serial, http, ws or mqtt)", transport);
         return CONF_EXIT_USAGE;
     }
     return CONF_EXIT_OK;
+}
+
+/* ---------------------------------------------------------------- transport=mqtt's broker */
+
+static int free_port(void)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t len = sizeof a;
+    int port = -1;
+    if (fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof a) == 0 &&
+        getsockname(fd, (struct sockaddr *)&a, &len) == 0)
+        port = ntohs(a.sin_port);
+    if (fd >= 0) close(fd);
+    return port;
+}
+
+static bool accepts(int port)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET,
+                            .sin_port = htons((uint16_t)port),
+                            .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    bool ok = fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof a) == 0;
+    if (fd >= 0) close(fd);
+    return ok;
+}
+
+/* Starts mosquitto ($MOSQUITTO, /usr/sbin/mosquitto or PATH's) on a free loopback port and waits
+   until it listens; the port, or -1 with err. */
+static int start_broker(sim_impl_t *s, char *err, size_t ecap)
+{
+    const char *env = getenv("MOSQUITTO");
+    const char *exe = env && *env                                ? env
+                      : access("/usr/sbin/mosquitto", X_OK) == 0 ? "/usr/sbin/mosquitto"
+                                                                 : "mosquitto";
+    int port = free_port();
+    snprintf(s->broker_conf, sizeof s->broker_conf, "/tmp/conformance-mosquitto-XXXXXX");
+    int fd = mkstemp(s->broker_conf);
+    if (port < 0 || fd < 0) {
+        snprintf(err, ecap, "sim target: transport=mqtt: no port or file for the broker");
+        if (fd >= 0) close(fd);
+        return -1;
+    }
+    dprintf(fd, "listener %d 127.0.0.1\nallow_anonymous true\npersistence false\n", port);
+    close(fd);
+    const char *argv[] = {exe, "-c", s->broker_conf, NULL};
+    char why[512];
+    if (conf_child_start(&s->broker, argv, why, sizeof why) != 0) {
+        snprintf(err, ecap, "sim target: transport=mqtt needs a mosquitto broker: %s", why);
+        return -1;
+    }
+    for (int64_t deadline = conf_now_ms() + READY_TIMEOUT_MS; !accepts(port);) {
+        if (conf_child_ended(&s->broker) || conf_now_ms() > deadline) {
+            snprintf(err, ecap, "sim target: the broker %s did not listen on port %d", exe, port);
+            return -1;
+        }
+        nanosleep(&(struct timespec){0, 10000000}, NULL);
+    }
+    return port;
 }
 
 static int start(conf_target_t *t, sim_impl_t *s, const char *board, const char *transport,
                  bool fixtures, char *tcp, char *uart, size_t cap, char *err, size_t ecap)
 {
     const char *exe = t->opts && t->opts->mcpsim ? t->opts->mcpsim : "mcpsim";
-    bool serial = strcmp(transport, "serial") == 0;
+    bool serial = strcmp(transport, "serial") == 0, mqtt = strcmp(transport, "mqtt") == 0;
     char flag[24];
     snprintf(flag, sizeof flag, "--%s", serial ? "pty" : transport);
-    const char *argv[13] = {exe, "--board", board, "--clock", "virtual", "--control", "0",
-                            "--log-level", "warn", flag};
+    const char *argv[20] = {exe,         "--board", board,         "--clock", "virtual",
+                            "--control", "0",       "--log-level", "warn",    flag};
     size_t n = 10;
-    if (!serial) argv[n++] = "0";
+    if (mqtt) { /* tcp holds the broker's URL */
+        const char *more[] = {tcp, "--mqtt-publish", MQTT_FROM, "--mqtt-subscribe", MQTT_TO};
+        for (size_t i = 0; i < sizeof more / sizeof more[0]; i++) argv[n++] = more[i];
+    } else if (!serial) {
+        argv[n++] = "0";
+    }
     if (fixtures) argv[n++] = "--conformance-fixtures"; /* sim/fixtures.c: tools, resources */
     argv[n] = NULL;
     char why[1024];
@@ -57,9 +134,9 @@ static int start(conf_target_t *t, sim_impl_t *s, const char *board, const char 
         return CONF_EXIT_UNREACHABLE;
     }
     /* "tcp: ", "http: URL" and "ws: URL" all name the endpoint of the transport asked for. */
-    char http[160] = "", ws[160] = "";
-    const char *want[] = {"tcp: ", "http: ", "ws: ", "control: ", "uart: ", NULL};
-    char *values[] = {tcp, http, ws, t->control, uart};
+    char http[160] = "", ws[160] = "", mq[160] = "";
+    const char *want[] = {"tcp: ", "http: ", "ws: ", "control: ", "uart: ", "mqtt: ", NULL};
+    char *values[] = {tcp, http, ws, t->control, uart, mq};
     if (conf_child_wait_lines(&s->child, false, want, values, cap, "ready", READY_TIMEOUT_MS, why,
                               sizeof why) != 0) {
         snprintf(err, ecap, "simulator %s --board %s did not start: %s", exe, board, why);
@@ -74,6 +151,7 @@ static const conf_target_ops_t *inner_kind(const char *transport)
     if (strcmp(transport, "serial") == 0) return &conf_target_serial;
     if (strcmp(transport, "http") == 0) return &conf_target_http;
     if (strcmp(transport, "ws") == 0) return &conf_target_ws;
+    if (strcmp(transport, "mqtt") == 0) return &conf_target_mqtt;
     return &conf_target_tcp;
 }
 
@@ -99,6 +177,32 @@ typedef struct sim_state {
     sim_impl_t s;
 } sim_state_t;
 
+/* transport=mqtt: the broker first, the runner's subscription next, then the simulator, whose
+   hello tells that it has subscribed too. */
+static int open_mqtt(conf_target_t *t, sim_state_t *st, const char *board, bool fixtures, char *err,
+                     size_t cap)
+{
+    char url[64], inner[200], tcp[160], uart[160] = "";
+    int port = start_broker(&st->s, err, cap);
+    if (port < 0) return CONF_EXIT_UNREACHABLE;
+    snprintf(inner, sizeof inner, "//127.0.0.1:%d?to=conformance/1/in&from=conformance/1/out",
+             port);
+    st->s.inner.opts = t->opts;
+    int rc = conf_target_mqtt.open(&st->s.inner, inner, err, cap);
+    if (rc != CONF_EXIT_OK) return rc;
+    st->s.inner.ops = &conf_target_mqtt;
+    snprintf(url, sizeof url, "mqtt://127.0.0.1:%d", port);
+    conf_copy(tcp, sizeof tcp, url);
+    rc = start(t, &st->s, board, "mqtt", fixtures, tcp, uart, sizeof tcp, err, cap);
+    if (rc != CONF_EXIT_OK) return rc;
+    if (!conf_mqtt_wait_hello(&st->s.inner, conf_now_ms() + READY_TIMEOUT_MS)) {
+        snprintf(err, cap, "simulator --board %s: no hello on conformance/1/out through %s", board,
+                 url);
+        return CONF_EXIT_UNREACHABLE;
+    }
+    return CONF_EXIT_OK;
+}
+
 static int sim_open(conf_target_t *t, const char *spec, char *err, size_t cap)
 {
     char board[256], tcp[160] = "", uart[160] = "", inner[200], transport[16];
@@ -108,6 +212,16 @@ static int sim_open(conf_target_t *t, const char *spec, char *err, size_t cap)
     t->impl = st;
     char fixtures[8] = "";
     conf_query_get(strchr(spec, '?'), "fixtures", fixtures, sizeof fixtures);
+    if (strcmp(transport, "mqtt") == 0) {
+        rc = open_mqtt(t, st, board, strcmp(fixtures, "1") == 0, err, cap);
+        if (rc != CONF_EXIT_OK) {
+            t->ops->close(t);
+            return rc == CONF_EXIT_USAGE ? CONF_EXIT_UNREACHABLE : rc;
+        }
+        conf_copy(t->transport, sizeof t->transport, st->s.inner.transport);
+        t->virtual_clock = true;
+        return CONF_EXIT_OK;
+    }
     rc = start(t, &st->s, board, transport, strcmp(fixtures, "1") == 0, tcp, uart, sizeof tcp, err,
                cap);
     if (rc == CONF_EXIT_OK) {
@@ -167,6 +281,8 @@ static void sim_close(conf_target_t *t)
     if (st->s.inner.ops) st->s.inner.ops->close(&st->s.inner);
     conf_buf_free(&st->s.inner.notes);
     conf_child_stop(&st->s.child, EXIT_WAIT_MS);
+    if (st->s.broker.pid) conf_child_stop(&st->s.broker, EXIT_WAIT_MS);
+    if (st->s.broker_conf[0]) unlink(st->s.broker_conf);
     free(st);
     t->impl = NULL;
 }

@@ -650,11 +650,22 @@ static json_t *handle_one(sim_t *sim, const json_t *req)
     return json_pack("{s:s, s:O, s:o}", "jsonrpc", "2.0", "id", id, "result", result);
 }
 
+/* Most messages in one control batch: a longer one is refused whole (one call must not hold
+   the device for an unbounded time). */
+#define CONTROL_BATCH_MAX 64u
+
 static json_t *handle_batch(sim_t *sim, const json_t *batch)
 {
     if (json_array_size(batch) == 0) {
         rpc_err_t err = {0, "", ""};
         rpc_fail(&err, FW_RPC_INVALID_REQUEST, "", "Invalid Request: empty batch");
+        return error_response(NULL, &err);
+    }
+    if (json_array_size(batch) > CONTROL_BATCH_MAX) {
+        rpc_err_t err = {0, "", ""};
+        rpc_fail(&err, FW_RPC_INVALID_REQUEST, "",
+                 "Invalid Request: a batch of %zu messages (at most %u): none was run",
+                 json_array_size(batch), CONTROL_BATCH_MAX);
         return error_response(NULL, &err);
     }
     json_t *out = json_array();

@@ -94,6 +94,21 @@ static void peer_of(struct MHD_Connection *c, char *out, size_t cap)
     }
 }
 
+/* The client's address without its port: sessions are counted per address. */
+static void peer_address(struct MHD_Connection *c, char *out, size_t cap)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    snprintf(out, cap, "(client)");
+    if (!ci || !ci->client_addr) return;
+    if (ci->client_addr->sa_family == AF_INET6)
+        inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)(const void *)ci->client_addr)->sin6_addr,
+                  out, (socklen_t)cap);
+    else
+        inet_ntop(AF_INET, &((const struct sockaddr_in *)(const void *)ci->client_addr)->sin_addr,
+                  out, (socklen_t)cap);
+}
+
 /*
  * CORS, for browser clients of an allowed origin: they may read the answer and the headers
  * an MCP client needs. (A refused origin gets none: its browser shows the 403 as a failure.)
@@ -128,7 +143,7 @@ static enum MHD_Result preflight(const host_http_t *http, struct MHD_Connection 
     MHD_add_response_header(r, "Access-Control-Allow-Methods", "GET, POST, DELETE");
     MHD_add_response_header(r, "Access-Control-Allow-Headers",
                             "Content-Type, Accept, Authorization, Mcp-Session-Id, "
-                            "MCP-Protocol-Version, Last-Event-ID");
+                            "MCP-Protocol-Version, Mcp-Method, Mcp-Name, Last-Event-ID");
     MHD_add_response_header(r, "Access-Control-Max-Age", "600");
     return queue(http, c, 204, r);
 }
@@ -320,12 +335,23 @@ static host_session_t *find_session(host_http_t *http, struct MHD_Connection *c,
 }
 
 /* A session for an initialize sent without a session id: reserved, not listed yet. */
-static host_session_t *new_session(host_http_t *http, http_err_t *e)
+static host_session_t *new_session(host_http_t *http, struct MHD_Connection *c, http_err_t *e)
 {
-    if (!host_sessions_reserve(&http->sessions)) {
+    char owner[64];
+    peer_address(c, owner, sizeof owner);
+    host_reserve_t r = host_sessions_reserve_for(&http->sessions, owner);
+    if (r == HOST_RESERVE_CLIENT_CAP) {
         fail(e, 503, FW_RPC_TRANSPORT_ERROR,
-             "too many sessions (limit %u, --http-max-sessions): end one with DELETE /mcp or "
-             "let one expire (idle timeout %u s)",
+             "too many sessions of %s (limit %u, --http-sessions-per-client), each with a "
+             "request, stream or call in progress: end one with DELETE /mcp",
+             owner, http->sessions.per_client);
+        return NULL;
+    }
+    if (r != HOST_RESERVED) {
+        fail(e, 503, FW_RPC_TRANSPORT_ERROR,
+             "too many sessions (limit %u, --http-max-sessions), each with a request, stream "
+             "or call in progress: end one with DELETE /mcp or let one expire (idle timeout "
+             "%u s)",
              http->sessions.max, http->idle_timeout_s);
         return NULL;
     }
@@ -335,6 +361,7 @@ static host_session_t *new_session(host_http_t *http, http_err_t *e)
         fail(e, 500, FW_RPC_INTERNAL_ERROR, "no random bytes for a session id");
         return NULL;
     }
+    snprintf(s->owner, sizeof s->owner, "%s", owner);
     host_device_lock(http->host);
     fw_session_init(&s->fw, sim_device(http->host->sim));
     host_device_unlock(http->host);
@@ -788,7 +815,7 @@ static enum MHD_Result handle_post(host_http_t *http, struct MHD_Connection *c, 
     bool init = is_initialize(doc), requests = has_requests(doc);
     json_decref(doc);
     bool created = init && !header(c, "Mcp-Session-Id");
-    host_session_t *s = created ? new_session(http, &e) : find_session(http, c, &e);
+    host_session_t *s = created ? new_session(http, c, &e) : find_session(http, c, &e);
     if (!s) return send_error(http, c, "POST", "/mcp", &e);
     return run_post(http, c, req, s, created, requests);
 }
@@ -1017,6 +1044,7 @@ host_http_t *host_http_open(host_t *h, const host_options_t *o, char *url, size_
     http->idle_timeout_s = o->http_idle_timeout_s;
     host_sessions_init(&http->sessions, o->http_max_sessions,
                        (uint64_t)o->http_idle_timeout_s * 1000u);
+    if (o->http_sessions_per_client) http->sessions.per_client = o->http_sessions_per_client;
     uv_async_init(&h->loop, &http->wake, on_wake);
     http->wake.data = http;
     http->guard = http_guard_open(h, http_guard_conn_limit(), o->http_per_address, CONN_TIMEOUT_S);

@@ -117,6 +117,7 @@ void host_sessions_init(host_sessions_t *t, unsigned max, uint64_t idle_ms)
     memset(t, 0, sizeof *t);
     pthread_mutex_init(&t->mu, NULL);
     t->max = max;
+    t->per_client = max / 2 ? max / 2 : 1;
     t->idle_ms = idle_ms;
     t->slots = calloc(max ? max : 1, sizeof *t->slots);
     if (!t->slots) abort();
@@ -154,6 +155,59 @@ bool host_sessions_reserve(host_sessions_t *t)
     return ok;
 }
 
+/* Mutex held: the least recently used idle listed session (of owner, unless NULL). */
+static host_session_t *lru_idle_locked(host_sessions_t *t, const char *owner)
+{
+    host_session_t *best = NULL;
+    for (unsigned i = 0; i < t->max; i++) {
+        host_session_t *s = t->slots[i];
+        if (!s || s->streaming || s->refs > 1 || s->call) continue;
+        if (owner && strcmp(s->owner, owner) != 0) continue;
+        if (!best || s->last_use < best->last_use) best = s;
+    }
+    return best;
+}
+
+static void evict_locked(host_sessions_t *t, host_session_t *s, const char *why)
+{
+    char tag[16];
+    host_session_tag(s, tag);
+    host_log(HOST_LOG_INFO, "http: session %s of %s ended: the least recently used idle one %s",
+             tag, s->owner[0] ? s->owner : "(unknown)", why);
+    unlist_locked(t, s);
+    if (unref_locked(s)) session_free(s);
+}
+
+host_reserve_t host_sessions_reserve_for(host_sessions_t *t, const char *owner)
+{
+    host_reserve_t rc = HOST_RESERVED;
+    pthread_mutex_lock(&t->mu);
+    reap_locked(t);
+    unsigned mine = 0;
+    for (unsigned i = 0; owner && i < t->max; i++)
+        if (t->slots[i] && strcmp(t->slots[i]->owner, owner) == 0) mine++;
+    if (t->stopping) {
+        rc = HOST_RESERVE_FULL;
+    } else if (owner && t->per_client && mine >= t->per_client) {
+        host_session_t *s = lru_idle_locked(t, owner);
+        if (s)
+            evict_locked(t, s, "of a client at its --http-sessions-per-client");
+        else
+            rc = HOST_RESERVE_CLIENT_CAP;
+    }
+    if (rc == HOST_RESERVED && t->count + t->reserved >= t->max) {
+        host_session_t *s = lru_idle_locked(t, NULL);
+        if (s && t->count > 0)
+            evict_locked(t, s, "at --http-max-sessions");
+        else
+            rc = HOST_RESERVE_FULL;
+    }
+    if (rc == HOST_RESERVED && t->count + t->reserved >= t->max) rc = HOST_RESERVE_FULL;
+    if (rc == HOST_RESERVED) t->reserved++;
+    pthread_mutex_unlock(&t->mu);
+    return rc;
+}
+
 void host_sessions_unreserve(host_sessions_t *t)
 {
     pthread_mutex_lock(&t->mu);
@@ -171,6 +225,7 @@ unsigned host_sessions_publish(host_sessions_t *t, host_session_t *s)
         s->listed = true;
         s->refs++;
         s->last_ms = mono_ms();
+        s->last_use = ++t->uses;
         t->count++;
         break;
     }
@@ -200,6 +255,7 @@ host_session_t *host_sessions_find(host_sessions_t *t, const char *id)
     if (found) {
         found->refs++;
         found->last_ms = mono_ms();
+        found->last_use = ++t->uses;
     }
     pthread_mutex_unlock(&t->mu);
     return found;
@@ -209,6 +265,7 @@ void host_session_release(host_sessions_t *t, host_session_t *s)
 {
     pthread_mutex_lock(&t->mu);
     s->last_ms = mono_ms();
+    s->last_use = ++t->uses;
     bool last = unref_locked(s);
     pthread_mutex_unlock(&t->mu);
     if (last) session_free(s);

@@ -39,6 +39,8 @@ typedef struct host_session {
     bool streaming;           /* its GET stream is open */
     struct host_stream *call; /* the stream of a POST whose call waits for an answer, or NULL */
     uint64_t last_ms;         /* monotonic ms of its last request or stream end */
+    char owner[64];           /* the client address that created it ("" when unknown) */
+    uint64_t last_use;        /* the table's use count at its last activity (LRU order) */
     host_buf_t queue;         /* SSE events waiting for the GET stream */
     size_t dropped;           /* messages dropped since the queue was last emptied */
     pthread_cond_t cond;      /* queue grew, the session ended or the table stops */
@@ -54,6 +56,8 @@ typedef struct host_sessions {
     unsigned max;
     unsigned count;    /* listed sessions */
     unsigned reserved; /* initializes in flight that may become sessions */
+    unsigned per_client; /* most listed sessions of one owner (host_sessions_reserve_for) */
+    uint64_t uses;       /* activity counter: orders sessions by their last use */
     uint64_t idle_ms;  /* a session without request or stream for this long ends */
     bool stopping;
     host_buf_t msg; /* the message being drained (device lock held) */
@@ -72,6 +76,17 @@ void host_sessions_destroy(host_sessions_t *t);
 /* Claims a place for a session an initialize may create (expired sessions are ended first).
    False when max sessions are listed or being created. */
 bool host_sessions_reserve(host_sessions_t *t);
+
+/*
+ * As host_sessions_reserve for a client at address owner, with two policies instead of a plain
+ * refusal: an owner that already has t->per_client listed sessions loses its least recently
+ * used idle one (no request in flight, no stream, no waiting call), and a full table loses its
+ * least recently used idle session of any owner. Each eviction is logged. Returns
+ * HOST_RESERVED, or why not: HOST_RESERVE_FULL (every session is busy) or
+ * HOST_RESERVE_CLIENT_CAP (every session of this owner is busy).
+ */
+typedef enum { HOST_RESERVED, HOST_RESERVE_FULL, HOST_RESERVE_CLIENT_CAP } host_reserve_t;
+host_reserve_t host_sessions_reserve_for(host_sessions_t *t, const char *owner);
 
 /* Gives back a place host_sessions_reserve claimed (the initialize failed). */
 void host_sessions_unreserve(host_sessions_t *t);

@@ -635,6 +635,32 @@ START_TEST(envelope_errors)
                  FW_RPC_INVALID_REQUEST),
         "Invalid Request: unknown key \"extra\" (allowed: jsonrpc, id, method, params)");
     ck_assert_str_eq(error_of(sim, "[]", FW_RPC_INVALID_REQUEST), "Invalid Request: empty batch");
+    { /* a batch limit: 64 messages run, 65 are refused whole */
+        static char big[65 * 64 + 8];
+        size_t n = 0;
+        big[n++] = '[';
+        for (int i = 0; i < 65; i++)
+            n += (size_t)snprintf(big + n, sizeof big - n,
+                                  "%s{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"sim.time\"}",
+                                  i ? "," : "", i);
+        snprintf(big + n, sizeof big - n, "]");
+        char *refused = sim_control_handle(sim, big, strlen(big)); /* over ctl_raw's 2 KB */
+        json_t *r = json_loads(refused, 0, NULL);
+        json_t *e = json_object_get(r, "error");
+        ck_assert_int_eq(json_integer_value(json_object_get(e, "code")), FW_RPC_INVALID_REQUEST);
+        ck_assert_str_eq(json_string_value(json_object_get(e, "message")),
+                         "Invalid Request: a batch of 65 messages (at most 64): none was run");
+        json_decref(r);
+        free(refused);
+        char *cut = big, *next; /* the last ",{": the 65th message starts there */
+        while ((next = strstr(cut + 1, ",{")) != NULL) cut = next;
+        snprintf(cut, sizeof big - (size_t)(cut - big), "]");
+        char *text = sim_control_handle(sim, big, strlen(big));
+        json_t *answers = json_loads(text, 0, NULL);
+        ck_assert_msg(json_array_size(answers) == 64, "%.300s", text);
+        json_decref(answers);
+        free(text);
+    }
     ck_assert_str_eq(error_of(sim, "7", FW_RPC_INVALID_REQUEST),
                      "Invalid Request: a request is an object, not an integer");
     ck_assert_str_eq(error_of(sim, "{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \"sim.tim\"}",

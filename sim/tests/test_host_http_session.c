@@ -89,6 +89,53 @@ START_TEST(reservations_count_against_the_limit)
 }
 END_TEST
 
+/* A listed session of owner, idle (the caller's reference dropped). */
+static host_session_t *owned(const char *owner)
+{
+    ck_assert_int_eq(host_sessions_reserve_for(&table, owner), HOST_RESERVED);
+    host_session_t *s = host_session_new();
+    snprintf(s->owner, sizeof s->owner, "%s", owner);
+    ck_assert_uint_gt(host_sessions_publish(&table, s), 0);
+    host_session_release(&table, s);
+    return s;
+}
+
+START_TEST(the_lru_idle_session_makes_room_and_owners_are_capped)
+{
+    host_sessions_init(&table, 3, 60000);
+    table.per_client = 2;
+    char a[40], b[40], c[40];
+    snprintf(a, sizeof a, "%s", owned("10.0.0.1")->id);
+    usleep(2000);
+    snprintf(b, sizeof b, "%s", owned("10.0.0.1")->id);
+    usleep(2000);
+    snprintf(c, sizeof c, "%s", owned("10.0.0.2")->id);
+    /* 10.0.0.1 at its cap: its oldest (a) ends, 10.0.0.2's c stays */
+    host_session_t *busy = host_sessions_find(&table, b); /* a request in flight on b */
+    char d[40];
+    snprintf(d, sizeof d, "%s", owned("10.0.0.1")->id);
+    host_session_t *f = host_sessions_find(&table, a);
+    ck_assert_ptr_null(f);
+    f = host_sessions_find(&table, c);
+    ck_assert_ptr_nonnull(f);
+    host_session_release(&table, f);
+    /* both of 10.0.0.1's sessions busy: refused for the client, not the table */
+    host_session_t *busy_d = host_sessions_find(&table, d);
+    ck_assert_int_eq(host_sessions_reserve_for(&table, "10.0.0.1"), HOST_RESERVE_CLIENT_CAP);
+    /* a new owner at the full table: the LRU idle session of anyone (c) ends */
+    ck_assert_int_eq(host_sessions_reserve_for(&table, "10.0.0.3"), HOST_RESERVED);
+    ck_assert_ptr_null(host_sessions_find(&table, c));
+    host_sessions_unreserve(&table);
+    /* every session busy: full */
+    ck_assert_int_eq(host_sessions_reserve_for(&table, "10.0.0.3"), HOST_RESERVED); /* 2 of 3 */
+    ck_assert_int_eq(host_sessions_reserve_for(&table, "10.0.0.4"), HOST_RESERVE_FULL);
+    host_sessions_unreserve(&table);
+    host_session_release(&table, busy);
+    host_session_release(&table, busy_d);
+    host_sessions_destroy(&table);
+}
+END_TEST
+
 START_TEST(an_ended_session_is_not_found_and_frees_its_place)
 {
     host_sessions_init(&table, 1, 60000);
@@ -341,6 +388,7 @@ static Suite *http_session_suite(void)
     tcase_add_test(tc, ids_are_32_lowercase_hex_digits_and_differ);
     tcase_add_test(tc, find_needs_the_whole_id_of_a_listed_session);
     tcase_add_test(tc, reservations_count_against_the_limit);
+    tcase_add_test(tc, the_lru_idle_session_makes_room_and_owners_are_capped);
     tcase_add_test(tc, an_ended_session_is_not_found_and_frees_its_place);
     tcase_add_test(tc, an_idle_session_expires_unless_its_stream_is_open);
     tcase_add_test(tc, a_request_in_flight_keeps_a_session_alive);

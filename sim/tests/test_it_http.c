@@ -554,6 +554,7 @@ START_TEST(browsers_of_allowed_origins_get_cors_headers)
     ck_assert_int_eq(r->status, 204);
     ck_assert_str_eq(r->cors_origin, "http://localhost:6274");
     ck_assert_ptr_nonnull(strstr(r->cors_headers, "Mcp-Session-Id"));
+    ck_assert_ptr_nonnull(strstr(r->cors_headers, "Mcp-Method")); /* 2026-07-28 requests */
     ck_assert_ptr_nonnull(strstr(r->cors_headers, "Authorization"));
     resp_free(r);
     const char *post_h[] = {CT_JSON, ACCEPT_BOTH, "Origin: http://localhost:6274",
@@ -643,15 +644,56 @@ START_TEST(other_paths_404_and_other_methods_405)
 }
 END_TEST
 
-START_TEST(the_session_limit_gives_503_until_one_ends)
+static long list_status(const char *sid)
 {
-    const char *two[] = {"--http-max-sessions", "2", NULL};
+    resp_t *r = post(sid, "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/list\"}");
+    long status = r->status;
+    resp_free(r);
+    return status;
+}
+
+/* At the limit the least recently used idle session ends for a new one; only when every
+   session is busy (here: each has its GET stream open) does initialize get 503. */
+START_TEST(the_session_limit_ends_the_lru_idle_session_or_gives_503)
+{
+    const char *two[] = {"--http-max-sessions", "2", "--http-sessions-per-client", "2", NULL};
     start_with("esp32-demo", two);
     char *a = initialize(), *b = initialize();
-    expect_refusal(post(NULL, INIT_BODY), 503, FW_RPC_TRANSPORT_ERROR,
-                   "too many sessions (limit 2");
-    delete_session(a);
+    ck_assert_int_eq(list_status(a), 200); /* b is now the least recently used */
     char *c = initialize();
+    ck_assert_int_eq(list_status(b), 404);
+    ck_assert_int_eq(list_status(a), 200);
+    ck_assert_int_eq(list_status(c), 200);
+    it_conn_t *sa = open_stream(a), *sc = open_stream(c);
+    expect_refusal(post(NULL, INIT_BODY), 503, FW_RPC_TRANSPORT_ERROR,
+                   "too many sessions of 127.0.0.1 (limit 2");
+    delete_session(a);
+    char *d = initialize();
+    ck_assert_int_eq(list_status(d), 200);
+    it_conn_close(sa);
+    it_conn_close(sc);
+    free(a);
+    free(b);
+    free(c);
+    free(d);
+    stop();
+}
+END_TEST
+
+/* One client address holds at most --http-sessions-per-client (default: half the maximum):
+   its own least recently used idle session ends, another's never does. */
+START_TEST(a_client_over_its_session_cap_loses_its_own_lru_session)
+{
+    const char *four[] = {"--http-max-sessions", "4", NULL};
+    start_with("esp32-demo", four);
+    char *a = initialize(), *b = initialize();
+    char *c = initialize(); /* the third of 127.0.0.1, cap 2: a goes */
+    ck_assert_int_eq(list_status(a), 404);
+    ck_assert_int_eq(list_status(b), 200);
+    ck_assert_int_eq(list_status(c), 200);
+    char *err = it_stderr(&proc);
+    ck_assert_msg(strstr(err, "of a client at its --http-sessions-per-client"), "%s", err);
+    free(err);
     free(a);
     free(b);
     free(c);
@@ -1034,7 +1076,8 @@ static Suite *it_http_suite(void)
     tcase_add_test(tc, browsers_of_allowed_origins_get_cors_headers);
     tcase_add_test(tc, the_protocol_version_header_must_be_supported);
     tcase_add_test(tc, other_paths_404_and_other_methods_405);
-    tcase_add_test(tc, the_session_limit_gives_503_until_one_ends);
+    tcase_add_test(tc, the_session_limit_ends_the_lru_idle_session_or_gives_503);
+    tcase_add_test(tc, a_client_over_its_session_cap_loses_its_own_lru_session);
     tcase_add_test(tc, an_idle_session_expires);
     suite_add_tcase(s, tc);
     tc = tcase_create("streams");

@@ -238,6 +238,35 @@ START_TEST(self_tools_move_the_codec_and_the_backlight)
 }
 END_TEST
 
+/* Device-initiated: a subscribed pin that changes (the charger, sampled by the firmware every
+   500 ms) is pushed as notifications/resources/updated in an envelope with the session's id. */
+START_TEST(a_subscribed_change_is_pushed_in_an_envelope)
+{
+    start();
+    expect_hello();
+    json_t *env;
+    json_decref(call("s-n", 1, "initialize",
+                     "{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},"
+                     "\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}",
+                     &env));
+    json_decref(env);
+    result_of(call("s-n", 2, "resources/subscribe", "{\"uri\":\"pin://charging\"}", &env));
+    json_decref(env);
+    json_decref(it_call(control, 1, "sim.set_input", "{\"pin\":\"charging\",\"level\":true}"));
+    json_t *note = next();
+    ck_assert_str_eq(json_string_value(json_object_get(note, "type")), "mcp");
+    ck_assert_str_eq(json_string_value(json_object_get(note, "session_id")), "s-n");
+    json_t *payload = json_object_get(note, "payload");
+    ck_assert_str_eq(json_string_value(json_object_get(payload, "method")),
+                     "notifications/resources/updated");
+    ck_assert(json_object_get(payload, "id") == NULL);
+    ck_assert_str_eq(json_string_value(json_object_get(json_object_get(payload, "params"), "uri")),
+                     "pin://charging");
+    json_decref(note);
+    stop();
+}
+END_TEST
+
 START_TEST(the_device_reconnects_when_the_broker_comes_back)
 {
     start();
@@ -301,6 +330,7 @@ static Suite *it_mqtt_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, hello_initialize_list_and_call_over_mqtt);
     tcase_add_test(tc, self_tools_move_the_codec_and_the_backlight);
+    tcase_add_test(tc, a_subscribed_change_is_pushed_in_an_envelope);
     tcase_add_test(tc, the_device_reconnects_when_the_broker_comes_back);
     tcase_add_test(tc, bad_mqtt_flags_are_usage_errors);
     suite_add_tcase(s, tc);

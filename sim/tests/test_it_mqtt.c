@@ -180,7 +180,8 @@ START_TEST(self_tools_move_the_codec_and_the_backlight)
     start();
     expect_hello();
     json_t *env;
-    json_decref(call("s-9", 1, "initialize", "{\"capabilities\":{}}", &env));
+    call("s-9", 1, "initialize", "{\"capabilities\":{}}", &env);
+    json_decref(env);
     json_t *status = device_status();
     ck_assert_int_eq(
         json_integer_value(json_object_get(json_object_get(status, "audio_speaker"), "volume")),
@@ -245,10 +246,10 @@ START_TEST(a_subscribed_change_is_pushed_in_an_envelope)
     start();
     expect_hello();
     json_t *env;
-    json_decref(call("s-n", 1, "initialize",
-                     "{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},"
-                     "\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}",
-                     &env));
+    call("s-n", 1, "initialize",
+         "{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},"
+         "\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}",
+         &env);
     json_decref(env);
     result_of(call("s-n", 2, "resources/subscribe", "{\"uri\":\"pin://charging\"}", &env));
     json_decref(env);

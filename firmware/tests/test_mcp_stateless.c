@@ -346,7 +346,11 @@ static Suite *mcp_stateless_suite(void)
 
 START_TEST(test_feature_is_off)
 {
+    static const fw_board_t b = {.device = "no-mcp", .version = "1", .platform = "mock"};
     ck_assert(!FW_WITH_MCP);
+    mock_hal_init(&hal);
+    ck_assert_int_eq(fw_device_init(&dev, &b, &mock_hal_api, &hal), FW_OK);
+    ck_assert_uint_eq(hal.entropy_calls, 0); /* no key is drawn without MCP */
 }
 END_TEST
 

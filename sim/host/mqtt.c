@@ -24,7 +24,21 @@ static const char hello[] =
  * until stopped. libmosquitto never runs a thread here: its socket sits in a uv_poll (readable,
  * and writable while it has output queued), a one-second timer runs its keepalive; all of it
  * on the loop thread, so the device is called from there like from any other transport.
+ *
+ * Locks: libmosquitto holds its own mutexes while it runs a callback, and the device's lock is
+ * held while a watcher runs. The two never nest: the callbacks only take note (the CONNACK, a
+ * copy of each message, in `inbox`), which is served once libmosquitto has returned; what the
+ * device writes goes to `outbox` and is published once the device's lock is released (flush).
  */
+typedef struct mqtt_msg {
+    struct mqtt_msg *next;
+    size_t len;
+    char text[]; /* not NUL-terminated */
+} mqtt_msg_t;
+
+typedef struct mqtt_queue {
+    mqtt_msg_t *head, *tail;
+} mqtt_queue_t;
 struct host_mqtt {
     host_t *owner, *h; /* the loop's host, and the device served (the same for one device) */
     struct mosquitto *mosq;
@@ -38,7 +52,11 @@ struct host_mqtt {
     uint32_t delay_ms;
     unsigned attempt; /* attempts since the last connection */
     bool connected;   /* CONNACK accepted */
+    bool greet;       /* connected, the session and the hello not yet done (after_io) */
     bool stopping, watching;
+    mqtt_queue_t inbox;   /* messages received during libmosquitto's callbacks, not yet served */
+    mqtt_queue_t outbox;  /* messages the device wrote, not yet published */
+    uv_async_t wake;      /* a watcher ran: drain the session and publish, on the loop */
     fw_session_t session; /* a fresh MCP session per connection */
     char *session_id;     /* JSON text of the last envelope's session_id (malloc'd), or NULL */
     host_buf_t out;       /* the message being written by the device */
@@ -92,6 +110,32 @@ int host_mqtt_url_parse(const char *url, char *host, size_t host_cap, uint16_t *
 
 /* ---------------------------------------------------------------- output */
 
+static void queue_push(mqtt_queue_t *q, const char *text, size_t len)
+{
+    mqtt_msg_t *e = malloc(sizeof *e + len);
+    if (!e) abort();
+    e->next = NULL;
+    e->len = len;
+    memcpy(e->text, text, len);
+    if (q->tail)
+        q->tail->next = e;
+    else
+        q->head = e;
+    q->tail = e;
+}
+
+static mqtt_msg_t *queue_pop(mqtt_queue_t *q)
+{
+    mqtt_msg_t *e = q->head;
+    if (e && !(q->head = e->next)) q->tail = NULL;
+    return e;
+}
+
+static void queue_clear(mqtt_queue_t *q)
+{
+    for (mqtt_msg_t *e; (e = queue_pop(q));) free(e);
+}
+
 static void out_write(void *ctx, const char *data, size_t len)
 {
     host_mqtt_t *m = ctx;
@@ -99,21 +143,30 @@ static void out_write(void *ctx, const char *data, size_t len)
     host_buf_append(&m->out, data, len);
 }
 
-/* One whole message: published on the device's topic (QoS 0, as the device's own are). */
+/* One whole message: to the outbox (published by flush, once the device's lock is free). */
 static void out_end(void *ctx)
 {
     host_mqtt_t *m = ctx;
     if (m->out.len == 0 && m->out_wrap) host_env_head(&m->out, m->session_id);
     if (m->out_wrap) host_buf_append(&m->out, "}", 1);
-    int rc = m->connected ? mosquitto_publish(m->mosq, NULL, m->publish, (int)m->out.len,
-                                              m->out.data, 0, false)
-                          : MOSQ_ERR_NO_CONN;
-    if (rc == MOSQ_ERR_SUCCESS)
-        m->stats.msgs_out++;
-    else
-        host_log(HOST_LOG_DEBUG, "mqtt: %s: message dropped: %s", m->client_id,
-                 mosquitto_strerror(rc));
+    if (m->connected) queue_push(&m->outbox, m->out.data, m->out.len);
     m->out.len = 0;
+}
+
+/* Loop thread, device lock not held, outside libmosquitto's callbacks: publishes the outbox on
+   the device's topic (QoS 0, as the device's own are). */
+static void flush(host_mqtt_t *m)
+{
+    for (mqtt_msg_t *e; (e = queue_pop(&m->outbox)); free(e)) {
+        int rc = m->connected && !m->stopping
+                     ? mosquitto_publish(m->mosq, NULL, m->publish, (int)e->len, e->text, 0, false)
+                     : MOSQ_ERR_NO_CONN;
+        if (rc == MOSQ_ERR_SUCCESS)
+            m->stats.msgs_out++;
+        else
+            host_log(HOST_LOG_DEBUG, "mqtt: %s: message dropped: %s", m->client_id,
+                     mosquitto_strerror(rc));
+    }
 }
 
 static fw_msg_sink_t sink(host_mqtt_t *m, bool wrap)
@@ -123,17 +176,31 @@ static fw_msg_sink_t sink(host_mqtt_t *m, bool wrap)
     return (fw_msg_sink_t){out_write, m, out_end};
 }
 
-/* The device's watcher: its session's notifications, wrapped, after every call into it. */
+/* The device's watcher, after every call into it (device lock held, any thread): the session's
+   notifications are drained and published from the loop (on_wake), outside that lock. */
 static void on_device(void *ctx)
 {
     host_mqtt_t *m = ctx;
-    if (m->connected && !m->stopping) host_device_drain(m->h, &m->session, sink(m, true));
+    if (m->connected && !m->stopping) uv_async_send(&m->wake);
+}
+
+static void watch_socket(host_mqtt_t *m);
+
+static void on_wake(uv_async_t *a)
+{
+    host_mqtt_t *m = a->data;
+    if (!m->connected || m->stopping) return;
+    host_device_lock(m->h);
+    host_device_drain(m->h, &m->session, sink(m, true));
+    host_device_unlock(m->h);
+    flush(m);
+    watch_socket(m);
 }
 
 /* ---------------------------------------------------------------- the socket on the loop */
 
-static void watch_socket(host_mqtt_t *m);
 static void schedule_retry(host_mqtt_t *m, const char *why);
+static void after_io(host_mqtt_t *m);
 
 static void free_poll(uv_handle_t *handle)
 {
@@ -159,7 +226,7 @@ static void on_poll(uv_poll_t *p, int status, int events)
         rc = mosquitto_loop_write(m->mosq, 1);
     if (rc != MOSQ_ERR_SUCCESS)
         host_log(HOST_LOG_DEBUG, "mqtt: %s: %s", m->client_id, mosquitto_strerror(rc));
-    watch_socket(m);
+    after_io(m);
 }
 
 /* Follows libmosquitto's socket: a poll on it (writable too while output waits), none once it
@@ -198,7 +265,7 @@ static void on_tick(uv_timer_t *t)
     host_mqtt_t *m = t->data;
     if (mosquitto_socket(m->mosq) < 0) return;
     mosquitto_loop_misc(m->mosq);
-    watch_socket(m);
+    after_io(m);
 }
 
 /* ---------------------------------------------------------------- attempts and backoff */
@@ -252,20 +319,17 @@ static void on_connect(struct mosquitto *mosq, void *ctx, int rc)
         return;
     }
     m->connected = true;
+    m->greet = true; /* the session and the hello: after_io, outside this callback */
     m->attempt = 0;
     m->delay_ms = HOST_MQTT_RETRY_MIN_MS;
     free(m->session_id);
     m->session_id = NULL;
-    host_device_lock(m->h);
-    fw_session_init(&m->session, sim_device(m->h->sim));
-    host_device_unlock(m->h);
+    queue_clear(&m->inbox);
+    queue_clear(&m->outbox);
     rc = mosquitto_subscribe(mosq, NULL, m->subscribe, 0);
     if (rc != MOSQ_ERR_SUCCESS)
         host_log(HOST_LOG_WARN, "mqtt: %s: cannot subscribe to %s: %s", m->url, m->subscribe,
                  mosquitto_strerror(rc));
-    fw_msg_sink_t out = sink(m, false);
-    out.write(m, hello, sizeof hello - 1);
-    out.end(m);
     if (m->stats.established++ == 0) m->stats.first_connect_s = (uv_hrtime() - m->start_ns) / 1e9;
     m->stats.connected = true;
     host_log(m->owner == m->h ? HOST_LOG_INFO : HOST_LOG_DEBUG,
@@ -333,7 +397,26 @@ static void on_message(struct mosquitto *mosq, void *ctx, const struct mosquitto
                  m->client_id, msg->payloadlen, msg->topic, HOST_MQTT_MSG_MAX);
         return;
     }
-    serve(m, msg->payload, (size_t)msg->payloadlen);
+    queue_push(&m->inbox, msg->payload, (size_t)msg->payloadlen); /* served by after_io */
+}
+
+/* After libmosquitto returned (loop thread, no lock held): a new connection's session and
+   hello, the messages received, what the device wrote; then the socket's poll follows. */
+static void after_io(host_mqtt_t *m)
+{
+    if (m->greet && m->connected) {
+        m->greet = false;
+        host_device_lock(m->h);
+        fw_session_init(&m->session, sim_device(m->h->sim));
+        host_device_unlock(m->h);
+        fw_msg_sink_t out = sink(m, false);
+        out.write(m, hello, sizeof hello - 1);
+        out.end(m);
+    }
+    for (mqtt_msg_t *e; (e = queue_pop(&m->inbox)); free(e))
+        if (m->connected && !m->stopping) serve(m, e->text, e->len);
+    flush(m);
+    watch_socket(m);
 }
 
 /* ---------------------------------------------------------------- life */
@@ -390,7 +473,8 @@ host_mqtt_t *host_mqtt_open(host_t *owner, host_t *dev, const host_mqtt_config_t
     mosquitto_int_option(m->mosq, MOSQ_OPT_TCP_NODELAY, 1);
     uv_timer_init(&owner->loop, &m->tick);
     uv_timer_init(&owner->loop, &m->retry);
-    m->tick.data = m->retry.data = m;
+    uv_async_init(&owner->loop, &m->wake, on_wake);
+    m->tick.data = m->retry.data = m->wake.data = m;
     uv_timer_start(&m->tick, on_tick, 1000, 1000);
     m->watching = host_device_watch(dev, on_device, m) == 0;
     if (delay_ms == 0)
@@ -411,6 +495,7 @@ void host_mqtt_stop(host_mqtt_t *m)
     drop_poll(m);
     uv_close((uv_handle_t *)&m->tick, NULL);
     uv_close((uv_handle_t *)&m->retry, NULL);
+    uv_close((uv_handle_t *)&m->wake, NULL);
 }
 
 void host_mqtt_free(host_mqtt_t *m)
@@ -423,6 +508,8 @@ void host_mqtt_free(host_mqtt_t *m)
     free(m->client_id);
     free(m->session_id);
     host_buf_free(&m->out);
+    queue_clear(&m->inbox);
+    queue_clear(&m->outbox);
     free(m);
 }
 

@@ -66,6 +66,19 @@ static bool load_identity(loader_t *L, const json_t *r)
     return ok;
 }
 
+/* "uart": what a host sees when it opens the board's serial port (the pty). */
+static bool load_uart(loader_t *L, const json_t *uart)
+{
+    static const char *const keys[] = {"reset_on_open", "boot_banner", NULL};
+    if (uart == NULL) return true;
+    bool ok = sim_cfg_object(uart, "", &L->e) && sim_cfg_keys(uart, keys, &L->e) &&
+              sim_cfg_bool(uart, "reset_on_open", false, &L->b->uart_reset_on_open, &L->e) &&
+              sim_cfg_string(uart, "boot_banner", false, NULL, &L->b->uart_banner, &L->e);
+    if (ok && L->b->uart_banner != NULL && strpbrk(L->b->uart_banner, "\r\n") != NULL)
+        return sim_cfg_fail(&L->e, "boot_banner", "must be one line (no CR or LF)");
+    return ok;
+}
+
 static bool load_adc(loader_t *L, const json_t *adc)
 {
     static const char *const keys[] = {"bits", "ref_mv", "report", NULL};
@@ -581,11 +594,12 @@ static bool load_all(loader_t *L)
     static const char *const keys[] = {
         "device",       "version",        "platform", "description", "adc",
         "omit_schemas", "pwm_default_hz", "pins",     "channels",    "wires",
-        "i2c",          "app_tools",      NULL};
+        "i2c",          "app_tools",      "uart",     NULL};
     const json_t *r = L->b->root;
     sim_board_t *b = L->b;
     if (!sim_cfg_object(r, "", &L->e) || !sim_cfg_keys(r, keys, &L->e) || !allocate(L, r) ||
         !load_identity(L, r) || !under(L, "adc", load_adc(L, json_object_get(r, "adc"))) ||
+        !under(L, "uart", load_uart(L, json_object_get(r, "uart"))) ||
         !each(L, r, "pins", FW_PINS_MAX, pin_item))
         return false;
     b->hw_count = b->fw.pin_count;
@@ -793,6 +807,16 @@ sim_board_t *sim_board_load(const char *path, sim_error_t *err)
 const fw_board_t *sim_board_fw(const sim_board_t *board)
 {
     return &board->fw;
+}
+
+bool sim_uart_reset_on_open(const sim_t *sim)
+{
+    return sim->board->uart_reset_on_open;
+}
+
+const char *sim_uart_boot_banner(const sim_t *sim)
+{
+    return sim->board->uart_banner;
 }
 
 bool sim_board_make_models(const sim_board_t *b, sim_i2c_t *i2c, sim_error_t *err)

@@ -50,6 +50,11 @@ typedef enum sim_clock_mode { SIM_CLOCK_REALTIME = 0, SIM_CLOCK_VIRTUAL } sim_cl
 
 typedef struct sim sim_t;
 
+/* The board file's "uart": whether opening the serial port resets the board (as DTR does on a
+   USB-serial board), and the line its boot prints (NULL: none). */
+bool sim_uart_reset_on_open(const sim_t *sim);
+const char *sim_uart_boot_banner(const sim_t *sim);
+
 /*
  * Creates the simulated hardware for board (ownership passes to the sim) and boots the firmware
  * core on it. Time starts at 0. NULL on error with *err set. Not thread-safe: the host serialises

@@ -62,6 +62,8 @@ struct sim_board {
     void *chip_config[FW_I2C_DEVICES_MAX]; /* chips[i].config (malloc'd), or NULL */
     const fw_tool_t **app_tools;           /* NULL-terminated */
     uint32_t pwm_default_hz;
+    bool uart_reset_on_open; /* "uart": {"reset_on_open"} */
+    const char *uart_banner; /* "uart": {"boot_banner"}, or NULL */
 };
 
 /* Runtime state of one pin. */

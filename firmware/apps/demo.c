@@ -9,9 +9,10 @@
  */
 typedef struct touch_pad {
     uint16_t pin;
+    const char *resource; /* the name MCP/U's client stores the polled readings under */
 } touch_pad_t;
 
-static const touch_pad_t gpio4_pad = {4};
+static const touch_pad_t gpio4_pad = {4, "touch_gpio4"};
 
 /* Default touched/untouched boundary: typical untouched counts are 60..80, touched 10..20. */
 #define TOUCH_THRESHOLD_DEFAULT 40
@@ -27,6 +28,8 @@ static fw_err_t touch_sample(fw_call_t *call, uint16_t *raw)
     return FW_OK;
 }
 
+/* MCP/U's polled-tool answer {type: "buffer", resource, values: [readings]} (its client's
+   poller stores values under resource), with ours beside it: pin, value, touched, threshold. */
 static fw_err_t read_touch_fn(fw_call_t *call)
 {
     const touch_pad_t *pad = call->tool->user;
@@ -35,6 +38,12 @@ static fw_err_t read_touch_fn(fw_call_t *call)
     fw_err_t err = touch_sample(call, &raw);
     if (err != FW_OK) return err;
     fw_jw_t *w = fw_call_result(call);
+    fw_jw_kv_str(w, "type", "buffer");
+    fw_jw_kv_str(w, "resource", pad->resource);
+    fw_jw_key(w, "values");
+    fw_jw_arr_begin(w);
+    fw_jw_i64(w, raw);
+    fw_jw_arr_end(w);
     fw_jw_kv_i64(w, "pin", pad->pin);
     fw_jw_kv_i64(w, "value", raw);
     fw_jw_kv_bool(w, "touched", raw < threshold);

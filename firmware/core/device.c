@@ -195,9 +195,24 @@ const fw_tool_t *fw_device_find_tool(const fw_device_t *dev, const char *name)
     return NULL;
 }
 
+/* False for a tool with FW_TOOL_IF_EVENT_PIN on a board where no sampled pin raises events. */
+static bool wanted(const fw_board_t *b, const fw_tool_t *rom_tool)
+{
+#if FW_WITH_SAMPLING
+    if (!(fw_rd8(&rom_tool->flags) & FW_TOOL_IF_EVENT_PIN)) return true;
+    for (size_t i = 0; i < b->pin_count; i++)
+        if (b->pins[i].events && fw_pin_sampled(&b->pins[i])) return true;
+    return false;
+#else
+    (void)b, (void)rom_tool;
+    return true;
+#endif
+}
+
 static fw_err_t add_toolset(fw_device_t *dev, const fw_toolset_t *set)
 {
     for (size_t i = 0; i < set->count; i++) {
+        if (!wanted(dev->board, &set->tools[i])) continue;
         fw_err_t err = fw_device_add_tool(dev, &set->tools[i]);
         if (err != FW_OK) return err;
     }
@@ -323,6 +338,9 @@ void fw_device_poll(fw_device_t *dev)
 #if FW_WITH_SAMPLING
     fw_sampling_poll(dev, fw_hal_now(dev));
 #endif
+#if FW_WITH_TASKS
+    fw_mcp_tasks_poll(dev);
+#endif
     fw_layer_observe(dev);
 }
 
@@ -336,6 +354,10 @@ uint64_t fw_device_next_deadline(const fw_device_t *dev)
             next = fw_sampling_state(dev, (uint8_t)i)->next_sample_ms;
 #else
     (void)dev;
+#endif
+#if FW_WITH_TASKS
+    uint64_t task = fw_mcp_tasks_next(dev);
+    if (task < next) next = task;
 #endif
     return next;
 }

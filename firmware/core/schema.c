@@ -288,7 +288,7 @@ FW_NOINLINE static fw_err_t bind_pin_index(const bind_ctx_t *b, int idx)
     const fw_device_t *dev = b->call->dev;
     const fw_pin_def_t *def = &dev->board->pins[idx];
     uint8_t type = dev->pins[idx].type;
-    uint8_t mask = b->param->pin_types;
+    uint8_t mask = b->param->pin_types & (uint8_t)~FW_PIN_NAMES;
     if (mask != 0 && !(mask & FW_PINMASK(type))) {
         /* the message is cut at FW_ISSUE_TEXT_MAX anyway: what comes before the types is at
            least 40 characters ("pin 2 (a) is adc_input; this tool needs "), so with 56 no
@@ -554,19 +554,25 @@ static void chunk(fw_jw_t *w, const char *s)
     fw_jw_str_chunk(w, s, fw_strlen(s));
 }
 
-/* A PIN's description says that a name works too, and which pin types it takes (the text
-   mask_text gives; streamed where RAM is scarcest, without the buffer on the listing's
-   stack). */
+/* A PIN's description says which pin types it takes (the text mask_text gives; streamed where
+   RAM is scarcest, without the buffer on the listing's stack), and that a name works too where
+   it does (FW_PIN_NAMES: the schema's one type stays the integer every client maps). */
 static void write_pin_description(fw_jw_t *w, const fw_param_t *p)
 {
+    uint8_t types = p->pin_types & (uint8_t)(FW_PINMASK(FW_PIN_TYPE_COUNT) - 1u);
     fw_jw_key(w, "description");
     fw_jw_str_begin(w);
     if (p->description != NULL) {
         chunk(w, p->description);
         chunk(w, FW_S(" "));
     }
-    chunk(w, FW_S("(a pin number, or a pin name from the pin registry"));
-    if (p->pin_types != 0) {
+#if FW_WITH_SAMPLING /* FW_PIN_NAMES: the get_pin_* tools, which come with sampling */
+    if (p->pin_types & FW_PIN_NAMES)
+        chunk(w, FW_S("(GPIO pin number, or a pin name from the pin registry"));
+    else
+#endif
+        chunk(w, FW_S("(GPIO pin number"));
+    if (types != 0 && types != FW_PINMASK(FW_PIN_TYPE_COUNT) - 1u) { /* not every type */
         chunk(w, FW_S("; pin type "));
 #if FW_ROM_SPLIT
         bool first = true;
@@ -577,8 +583,8 @@ static void write_pin_description(fw_jw_t *w, const fw_param_t *p)
             first = false;
         }
 #else
-        char types[64];
-        chunk(w, mask_text(types, sizeof types, p->pin_types));
+        char names[64];
+        chunk(w, mask_text(names, sizeof names, types));
 #endif
     }
     chunk(w, FW_S(")"));
@@ -624,6 +630,10 @@ static void write_default(fw_jw_t *w, const fw_param_t *p)
     }
 }
 
+/* A PIN is published as an integer, the one type every client maps (MCP/U's converts each
+   property by its single "type"), and its description promises names only with FW_PIN_NAMES
+   (MCP/U's get_pin_* take "<name>" or <gpio>). The binder still resolves a name sent to any
+   PIN, a leniency no published schema invites. */
 static void write_property(fw_jw_t *w, const fw_param_t *p)
 {
     (fw_jw_key)(w, p->name);

@@ -11,6 +11,11 @@
 
 #if FW_WITH_SAMPLING
 
+/* A tool flag (fw_tool_t.flags, beside FW_TOOL_*): a board's tool sets register the tool only
+   when a sampled pin of the board has the events capability (MCP/U lists get_pin_events only
+   then). */
+#define FW_TOOL_IF_EVENT_PIN 0x80u
+
 /* True when def is sampled: a digital or ADC input with sample_interval_ms > 0. */
 bool fw_pin_sampled(const fw_pin_def_t *def);
 

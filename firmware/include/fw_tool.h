@@ -26,8 +26,9 @@ typedef int32_t fw_int_t;
 #define FW_INT_BITS 32
 #endif
 
-/* Parameter types. FW_PARAM_PIN accepts a pin number or a pin name and resolves it against the
-   registry (published as "integer"); FW_PARAM_BYTES is an array of integers 0..255. */
+/* Parameter types. FW_PARAM_PIN accepts a pin number (published as "integer"; the description
+   mentions names only with FW_PIN_NAMES) or a pin name and resolves it against the registry;
+   FW_PARAM_BYTES is an array of integers 0..255. */
 typedef enum fw_param_type {
     FW_PARAM_INTEGER = 0,
     FW_PARAM_NUMBER,
@@ -39,6 +40,11 @@ typedef enum fw_param_type {
 
 /* Pin type bits, for FW_PARAM_PIN's accepted types (fw_param_t.pin_types). */
 #define FW_PINMASK(type) (1u << (type))
+
+/* In fw_param_t.pin_types: the parameter's description says it takes a pin's name too, beside
+   the published integer (MCP/U's get_pin_* take "<name>" or <gpio>). The type bits beside it
+   still apply (none: any type). */
+#define FW_PIN_NAMES 0x80u
 
 #if FW_WITH_FLOAT
 /*
@@ -67,7 +73,7 @@ typedef struct fw_param {
     uint8_t type; /* fw_param_type_t */
     bool required;
     bool has_min, has_max, has_default;
-    uint8_t pin_types; /* PIN: mask of FW_PINMASK(FW_PIN_*) accepted; 0 = any */
+    uint8_t pin_types; /* PIN: mask of FW_PINMASK(FW_PIN_*) accepted (none = any), FW_PIN_NAMES */
     const char *description;
     fw_int_t min, max;
     fw_int_t def_int;    /* default for INTEGER, BOOLEAN (0 or 1), PIN (a number) */

@@ -143,6 +143,12 @@ START_TEST(test_read_touch_reads_the_touch_channel)
 {
     mock.pins[TOUCH_PIN].adc = 72; /* untouched */
     json_t *r = ok("read_touch", NULL);
+    /* MCP/U's polled-tool shape, which its client's poller stores */
+    ck_assert_str_eq(str_at(r, "type"), "buffer");
+    ck_assert_str_eq(str_at(r, "resource"), "touch_gpio4");
+    json_t *values = json_object_get(r, "values");
+    ck_assert_uint_eq(json_array_size(values), 1);
+    ck_assert_int_eq(json_integer_value(json_array_get(values, 0)), 72);
     ck_assert_int_eq(int_at(r, "pin"), 4);
     ck_assert_int_eq(int_at(r, "value"), 72);
     ck_assert(!bool_at(r, "touched"));

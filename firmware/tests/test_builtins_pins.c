@@ -135,7 +135,7 @@ START_TEST(test_gpio_write_drives_the_pin)
                   "{\"pin\":2,\"name\":\"led\",\"value\":true}");
     ck_assert(mock.pins[2].level);
     ck_assert_uint_eq(mock.pins[2].writes, 1);
-    expect_result(ok("gpio_write", "{'pin':'led','value':false}"),
+    expect_result(ok("gpio_write", "{'pin':2,'value':false}"),
                   "{\"pin\":2,\"name\":\"led\",\"value\":false}");
     ck_assert(!mock.pins[2].level);
     /* positional params follow the declaration order */
@@ -160,7 +160,7 @@ END_TEST
 START_TEST(test_gpio_read_inputs_and_outputs)
 {
     mock.pins[4].level = true;
-    expect_result(ok("gpio_read", "{'pin':'button'}"),
+    expect_result(ok("gpio_read", "{'pin':4}"),
                   "{\"pin\":4,\"name\":\"button\",\"value\":true}");
     ok("gpio_write", "{'pin':2,'value':true}");
     expect_result(ok("gpio_read", "{'pin':2}"), "{\"pin\":2,\"name\":\"led\",\"value\":true}");
@@ -185,7 +185,7 @@ END_TEST
 
 START_TEST(test_pin_mode_switches_between_input_and_output)
 {
-    expect_result(ok("pin_mode", "{'pin':'button','mode':'output'}"),
+    expect_result(ok("pin_mode", "{'pin':4,'mode':'output'}"),
                   "{\"pin\":4,\"name\":\"button\",\"mode\":\"output\","
                   "\"type\":\"digital_output\"}");
     ck_assert_int_eq(mock.pins[4].mode, HAL_PIN_OUTPUT);
@@ -198,7 +198,7 @@ START_TEST(test_pin_mode_switches_between_input_and_output)
                   "\"type\":\"digital_input\"}");
     ck_assert_int_eq(mock.pins[2].mode, HAL_PIN_INPUT_PULLUP);
     bad_param("gpio_write", "{'pin':2,'value':false}", "pin");
-    expect_result(ok("gpio_read", "{'pin':'led'}"), "{\"pin\":2,\"name\":\"led\",\"value\":true}");
+    expect_result(ok("gpio_read", "{'pin':2}"), "{\"pin\":2,\"name\":\"led\",\"value\":true}");
 
     ok("pin_mode", "{'pin':2,'mode':'input_pulldown'}");
     ck_assert_int_eq(mock.pins[2].mode, HAL_PIN_INPUT_PULLDOWN);
@@ -236,7 +236,7 @@ START_TEST(test_pwm_write_sets_duty_and_frequency)
                   "{\"pin\":18,\"name\":\"led_pwm\",\"duty\":128}");
     ck_assert_uint_eq(mock.pins[18].duty, 128);
     ck_assert_uint_eq(mock.pins[18].freq_hz, 0); /* the port's default */
-    expect_result(ok("pwm_write", "{'pin':'led_pwm','duty':255,'frequency':1000}"),
+    expect_result(ok("pwm_write", "{'pin':18,'duty':255,'frequency':1000}"),
                   "{\"pin\":18,\"name\":\"led_pwm\",\"duty\":255,\"frequency\":1000}");
     ck_assert_uint_eq(mock.pins[18].duty, 255);
     ck_assert_uint_eq(mock.pins[18].freq_hz, 1000);
@@ -269,7 +269,7 @@ START_TEST(test_adc_read_in_volts)
                   "{\"pin\":34,\"name\":\"sensor\",\"value\":2048,\"volts\":1.65}");
     ck_assert_ptr_nonnull(strstr(out.buf, "\"volts\":1.65"));
     mock.pins[35].adc = 4095;
-    expect_result(ok("adc_read", "{'pin':'raw'}"),
+    expect_result(ok("adc_read", "{'pin':35}"),
                   "{\"pin\":35,\"name\":\"raw\",\"value\":4095,\"volts\":3.3}");
     ck_assert_ptr_nonnull(strstr(out.buf, "\"volts\":3.30"));
 }
@@ -279,7 +279,7 @@ START_TEST(test_adc_read_in_millivolts_on_avr)
 {
     start(&avr_board);
     mock.pins[34].adc = 512;
-    expect_result(ok("adc_read", "{'pin':'sensor'}"),
+    expect_result(ok("adc_read", "{'pin':34}"),
                   "{\"pin\":34,\"name\":\"sensor\",\"value\":512,\"mv\":2502}");
 }
 END_TEST
@@ -300,7 +300,8 @@ END_TEST
 START_TEST(test_summary_before_any_sample_is_null)
 {
     expect_result(ok("get_pin_summary", "{'pin':34}"),
-                  "{\"pin\":34,\"name\":\"sensor\",\"count\":0,\"min\":null,\"max\":null,"
+                  "{\"pin\":34,\"name\":\"sensor\",\"samples\":0,\"count\":0,\"min\":null,"
+                  "\"max\":null,"
                   "\"avg\":null,\"latest\":null,\"latest_volts\":null,\"missed\":0,"
                   "\"read_errors\":0}");
 }
@@ -314,7 +315,8 @@ START_TEST(test_summary_of_adc_and_digital_pins)
         poll_at(500u * (i + 1u));
     }
     expect_result(ok("get_pin_summary", "{'pin':'sensor'}"),
-                  "{\"pin\":34,\"name\":\"sensor\",\"count\":3,\"min\":100,\"max\":300,"
+                  "{\"pin\":34,\"name\":\"sensor\",\"samples\":3,\"count\":3,\"min\":100,"
+                  "\"max\":300,"
                   "\"avg\":200.33,\"latest\":201,\"latest_volts\":0.16,\"missed\":0,"
                   "\"read_errors\":0}");
     ck_assert_ptr_nonnull(strstr(out.buf, "\"avg\":200.33"));
@@ -327,7 +329,8 @@ START_TEST(test_summary_of_adc_and_digital_pins)
     mock.pins[4].level = true;
     poll_at(3000); /* ticks 1600..2900 missed, one sample at 3000 */
     expect_result(ok("get_pin_summary", "{'pin':'button'}"),
-                  "{\"pin\":4,\"name\":\"button\",\"count\":4,\"min\":0,\"max\":1,"
+                  "{\"pin\":4,\"name\":\"button\",\"samples\":4,\"count\":4,\"min\":0,"
+                  "\"max\":1,"
                   "\"avg\":0.25,\"latest\":1,\"missed\":26,\"read_errors\":0}");
 }
 END_TEST
@@ -365,17 +368,26 @@ static void sensor_samples(unsigned n)
     }
 }
 
+/* MCP/U's {pin: name, count: buffered, values: oldest first}, our samples beside values. */
 START_TEST(test_buffer_returns_samples_oldest_first)
 {
     sensor_samples(3);
     expect_result(ok("get_pin_buffer", "{'pin':34}"),
-                  "{\"pin\":34,\"name\":\"sensor\",\"samples\":["
+                  "{\"pin\":\"sensor\",\"number\":34,\"count\":3,\"values\":[10,20,30],"
+                  "\"samples\":["
                   "{\"seq\":1,\"t\":500,\"value\":10},{\"seq\":2,\"t\":1000,\"value\":20},"
                   "{\"seq\":3,\"t\":1500,\"value\":30}],\"next_since\":3,\"oldest_seq\":1,"
                   "\"latest_seq\":3,\"gap\":0,\"more\":false}");
     expect_result(ok("get_pin_buffer", "{'pin':34,'since':3}"),
-                  "{\"pin\":34,\"name\":\"sensor\",\"samples\":[],\"next_since\":3,"
+                  "{\"pin\":\"sensor\",\"number\":34,\"count\":3,\"values\":[],"
+                  "\"samples\":[],\"next_since\":3,"
                   "\"oldest_seq\":1,\"latest_seq\":3,\"gap\":0,\"more\":false}");
+    /* MCP/U's client asks {pin, limit: buffer_size} and reads values: the oldest limit */
+    json_t *r = ok("get_pin_buffer", "{'pin':'sensor','limit':2}");
+    ck_assert_int_eq(get_int(r, "count"), 3);
+    ck_assert_uint_eq(json_array_size(json_object_get(r, "values")), 2);
+    ck_assert_int_eq(json_integer_value(json_array_get(json_object_get(r, "values"), 1)), 20);
+    ck_assert(json_is_true(json_object_get(r, "more")));
 }
 END_TEST
 
@@ -385,6 +397,7 @@ START_TEST(test_buffer_limit_and_since)
     json_t *r = ok("get_pin_buffer", "{'pin':'sensor','since':1,'limit':2}");
     json_t *samples = json_object_get(r, "samples");
     ck_assert_uint_eq(json_array_size(samples), 2);
+    ck_assert_int_eq(json_integer_value(json_array_get(json_object_get(r, "values"), 0)), 20);
     ck_assert_int_eq(get_int(json_array_get(samples, 0), "seq"), 2);
     ck_assert_int_eq(get_int(json_array_get(samples, 1), "seq"), 3);
     ck_assert_int_eq(get_int(r, "next_since"), 3);
@@ -413,12 +426,19 @@ START_TEST(test_buffer_reports_overwritten_samples_as_gap)
 }
 END_TEST
 
-START_TEST(test_buffer_needs_the_capability)
+/* MCP/U answers a pin without a ring with buffer_available false, not an error. */
+START_TEST(test_buffer_unavailable_without_the_capability)
 {
-    json_t *e = bad_param("get_pin_buffer", "{'pin':'door'}", "pin");
-    ck_assert_ptr_nonnull(strstr(message(e), "buffer"));
-    bad_param("get_pin_buffer", "{'pin':'raw'}", "pin");
-    bad_param("get_pin_buffer", "{'pin':'led'}", "pin");
+    static const char *const pins[] = {"{'pin':'door'}", "{'pin':'raw'}", "{'pin':2}"};
+    static const char *const names[] = {"door", "raw", "led"};
+    for (size_t i = 0; i < 3; i++) {
+        json_t *r = ok("get_pin_buffer", pins[i]);
+        ck_assert_str_eq(json_string_value(json_object_get(r, "pin")), names[i]);
+        ck_assert(json_is_false(json_object_get(r, "buffer_available")));
+        ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(r, "reason")), "buffer"));
+        ck_assert_ptr_null(json_object_get(r, "values"));
+    }
+    bad_param("get_pin_buffer", "{'pin':77}", "pin");
 }
 END_TEST
 
@@ -461,13 +481,15 @@ START_TEST(test_events_report_and_clear)
     ck_assert_int_eq(get_int(r, "pending"), 7);
     ck_assert_int_eq(get_int(r, "dropped"), 0);
     json_t *e = json_array_get(json_object_get(r, "events"), 3);
-    expect_result(e, "{\"seq\":4,\"t\":600,\"pin\":5,\"name\":\"door\",\"kind\":\"falling\","
-                     "\"value\":0}");
+    expect_result(e, "{\"type\":\"threshold_low\",\"value\":0,\"threshold\":0,\"seq\":4,"
+                     "\"t\":600,\"pin\":5,\"name\":\"door\",\"kind\":\"falling\"}");
+    ck_assert_ptr_null(json_object_get(r, "pin")); /* every pin's events */
     r = ok("get_pin_events", NULL);
     ck_assert_uint_eq(json_array_size(json_object_get(r, "events")), 7);
     json_t *last = json_array_get(json_object_get(r, "events"), 6);
-    expect_result(last, "{\"seq\":7,\"t\":1000,\"pin\":34,\"name\":\"sensor\",\"kind\":\"rising\","
-                        "\"value\":3500}");
+    expect_result(last, "{\"type\":\"threshold_high\",\"value\":3500,\"threshold\":3000,"
+                        "\"seq\":7,\"t\":1000,\"pin\":34,\"name\":\"sensor\","
+                        "\"kind\":\"rising\"}");
     ck_assert_int_eq(get_int(r, "pending"), 0);
     ck_assert_int_eq(get_int(r, "next_since"), 7);
     r = ok("get_pin_events", NULL);
@@ -479,7 +501,8 @@ END_TEST
 START_TEST(test_events_filtered_by_pin_keep_the_others_in_order)
 {
     make_events();
-    json_t *r = ok("get_pin_events", "{'pin':'door'}");
+    json_t *r = ok("get_pin_events", "{'pin':5}");
+    ck_assert_str_eq(json_string_value(json_object_get(r, "pin")), "door"); /* MCP/U: the name */
     static const json_int_t door[] = {2, 4};
     expect_seqs(json_object_get(r, "events"), door, 2);
     ck_assert_str_eq(
@@ -515,13 +538,55 @@ START_TEST(test_events_since_for_non_destructive_readers)
 }
 END_TEST
 
-START_TEST(test_events_need_the_capability)
+/* As MCP/U: a pin without the events capability has no events (not an error). */
+START_TEST(test_events_of_a_pin_without_the_capability)
 {
-    json_t *e = bad_param("get_pin_events", "{'pin':'raw'}", "pin");
-    ck_assert_ptr_nonnull(strstr(message(e), "events"));
-    bad_param("get_pin_events", "{'pin':2}", "pin");
+    make_events();
+    json_t *r = ok("get_pin_events", "{'pin':'raw'}");
+    ck_assert_str_eq(json_string_value(json_object_get(r, "pin")), "raw");
+    ck_assert_uint_eq(json_array_size(json_object_get(r, "events")), 0);
+    ck_assert_uint_eq(fw_event_count(&dev), 6); /* the other pins' events stay */
+    bad_param("get_pin_events", "{'pin':77}", "pin");
     bad_param("get_pin_events", "{'clear':'yes'}", "clear");
     bad_param("get_pin_events", "{'since':-3}", "since");
+}
+END_TEST
+
+/* MCP/U lists get_pin_events only when a pin has the events capability: a board whose one
+   sampled pin buffers without events lists summary and buffer, not events. */
+START_TEST(test_events_tool_only_with_an_event_pin)
+{
+    static const fw_pin_def_t quiet_pins[] = {
+        {.number = 34, .type = FW_PIN_ADC_INPUT, .name = "sensor", .sample_interval_ms = 500,
+         .buffer_size = 4, .summary = true, .buffer = true},
+        /* events without sampling raise none: not enough either */
+        {.number = 5, .type = FW_PIN_DIGITAL_INPUT, .name = "door", .events = true},
+    };
+    static fw_sample_slot_t quiet_store[4];
+    static const fw_board_t quiet = {.device = "quiet",
+                                     .version = "1",
+                                     .platform = "test",
+                                     .pins = quiet_pins,
+                                     .pin_count = FW_ARRAY_LEN(quiet_pins),
+                                     .toolsets = pin_sets,
+                                     .sample_store = quiet_store,
+                                     .sample_store_len = FW_ARRAY_LEN(quiet_store)};
+    start(&quiet);
+    json_t *tools = json_object_get(ok("list_tools", NULL), "tools");
+    bool summary = false, buffer = false, events = false;
+    size_t i;
+    json_t *t;
+    json_array_foreach(tools, i, t)
+    {
+        const char *n = json_string_value(json_object_get(t, "name"));
+        summary = summary || strcmp(n, "get_pin_summary") == 0;
+        buffer = buffer || strcmp(n, "get_pin_buffer") == 0;
+        events = events || strcmp(n, "get_pin_events") == 0;
+    }
+    ck_assert(summary && buffer && !events);
+    ck_assert_ptr_null(fw_device_find_tool(&dev, "get_pin_events"));
+    start(&esp_board);
+    ck_assert_ptr_nonnull(fw_device_find_tool(&dev, "get_pin_events"));
 }
 END_TEST
 
@@ -617,14 +682,15 @@ static Suite *builtins_pins_suite(void)
     tcase_add_test(t, test_buffer_returns_samples_oldest_first);
     tcase_add_test(t, test_buffer_limit_and_since);
     tcase_add_test(t, test_buffer_reports_overwritten_samples_as_gap);
-    tcase_add_test(t, test_buffer_needs_the_capability);
+    tcase_add_test(t, test_buffer_unavailable_without_the_capability);
     suite_add_tcase(s, t);
     t = tcase_create("events");
     tcase_add_checked_fixture(t, setup, harness_teardown);
     tcase_add_test(t, test_events_report_and_clear);
     tcase_add_test(t, test_events_filtered_by_pin_keep_the_others_in_order);
     tcase_add_test(t, test_events_since_for_non_destructive_readers);
-    tcase_add_test(t, test_events_need_the_capability);
+    tcase_add_test(t, test_events_of_a_pin_without_the_capability);
+    tcase_add_test(t, test_events_tool_only_with_an_event_pin);
     suite_add_tcase(s, t);
 #endif
     t = tcase_create("listing");

@@ -25,6 +25,7 @@ typedef enum opt_id {
     OPT_DEVICE,
     OPT_LIST_BOARDS,
     OPT_PTY_LINK,
+    OPT_PTY_RESET_ON_OPEN,
     OPT_TCP,
     OPT_CONTROL,
     OPT_WS,
@@ -67,6 +68,7 @@ static const opt_t opts[] = {
     {"--device", "serial:PATH[?baud=N]|tcp:HOST:PORT", OPT_DEVICE},
     {"--list-boards", NULL, OPT_LIST_BOARDS},
     {"--pty-link", "PATH", OPT_PTY_LINK},
+    {"--pty-reset-on-open", "on|off", OPT_PTY_RESET_ON_OPEN},
     {"--tcp", "[HOST:]PORT", OPT_TCP},
     {"--control", "[HOST:]PORT", OPT_CONTROL},
     {"--ws", "[HOST:]PORT", OPT_WS},
@@ -280,6 +282,10 @@ static int apply(host_options_t *o, const opt_t *op, const char *val, char *err,
         o->pty_link = val;
         o->pty = true;
         return 0;
+    case OPT_PTY_RESET_ON_OPEN:
+        if (strcmp(val, "on") != 0 && strcmp(val, "off") != 0) break;
+        o->pty_reset_on_open = strcmp(val, "on") == 0 ? 1 : 0;
+        return 0;
     case OPT_TCP:
         return host_endpoint_parse(val, &o->tcp, err, cap);
     case OPT_CONTROL:
@@ -446,6 +452,7 @@ int host_cli_parse(int argc, char *const argv[], host_options_t *o, char *err, s
     o->log_level = HOST_LOG_INFO;
     o->http_idle_timeout_s = HOST_HTTP_IDLE_TIMEOUT_DEFAULT;
     o->http_max_sessions = HOST_HTTP_MAX_SESSIONS_DEFAULT;
+    o->pty_reset_on_open = -1;
     o->output_budget_mb = HOST_OUTPUT_BUDGET_MB_DEFAULT;
     o->fleet = 1;
     o->fleet_stagger_ms = HOST_FLEET_STAGGER_DEFAULT;
@@ -506,6 +513,10 @@ int host_cli_parse(int argc, char *const argv[], host_options_t *o, char *err, s
 #endif
     if (o->connect_header_count > 0 && !o->connect) {
         snprintf(err, cap, "--connect-header needs --connect ws://HOST[:PORT][/PATH]");
+        return -1;
+    }
+    if (o->pty_reset_on_open >= 0 && !o->pty) {
+        snprintf(err, cap, "--pty-reset-on-open needs --pty or --pty-link PATH");
         return -1;
     }
     if (o->tcp.enabled && o->control.enabled && o->tcp.port != 0 &&
@@ -698,6 +709,12 @@ void host_cli_usage(FILE *f)
         "                      Clients may open, close and reopen it.  e.g. --pty\n"
         "  --pty-link PATH     Also keep a symlink PATH to the pty (implies --pty; replaced\n"
         "                      atomically, removed at exit).  e.g. --pty-link /tmp/mcpsim-uart\n"
+        "  --pty-reset-on-open on|off\n"
+        "                      A client opening the pty reboots the device, which prints its\n"
+        "                      boot banner, as DTR resets a USB-serial board (default: the\n"
+        "                      board file's uart.reset_on_open: on for uno and esp32-demo).\n"
+        "                      Every open starts with an empty line buffer either way.\n"
+        "                      e.g. --pty --pty-reset-on-open off\n"
         "  --tcp [HOST:]PORT   Serve newline-delimited JSON-RPC over TCP, many clients at once.\n"
         "                      HOST defaults to 127.0.0.1; PORT 0 picks a free port.\n"
         "                      e.g. --tcp 7000   --tcp 0.0.0.0:7000   --tcp [::1]:7000\n",

@@ -152,7 +152,9 @@ static int open_endpoints(host_t *h, const host_options_t *o)
         add_line(&lines, "stdio", "stdin/stdout");
     }
     if (o->pty) {
-        if (!(h->pty = host_pty_open(h, o->pty_link))) goto out;
+        bool reset = o->pty_reset_on_open < 0 ? sim_uart_reset_on_open(h->sim)
+                                               : o->pty_reset_on_open != 0;
+        if (!(h->pty = host_pty_open(h, o->pty_link, reset))) goto out;
         add_line(&lines, "uart", host_pty_path(h->pty));
         if (o->pty_link) add_line(&lines, "uart-link", o->pty_link);
     }

@@ -1,5 +1,6 @@
 /* pty.c: the device's UART as a pseudo-terminal (raw, 115200), optionally behind a symlink, with
-   one MCP session and the push of its device notifications. */
+   one MCP session and the push of its device notifications; a client opening it finds it as a
+   USB-serial board's port: nothing left of the previous client, and optionally a fresh boot. */
 #include "pty.h"
 
 #include <errno.h>
@@ -7,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -30,6 +32,11 @@ struct host_pty {
     fw_session_t session; /* one for the pty's lifetime: a reopening client cannot be told */
     host_buf_t out;       /* replies and notifications not yet accepted by the master */
     host_tap_src_t tap;   /* the message log's line assembly */
+    int notify;           /* inotify on the slave: tells when a client opens it */
+    uv_poll_t notify_poll;
+    int open_handles;     /* uv handles not yet closed (memory goes with the last) */
+    bool reset_on_open;   /* a client's open reboots the device (DTR on a USB-serial board) */
+    const char *banner;   /* the line the device prints when it boots, or NULL */
 };
 
 static void on_poll(uv_poll_t *poll, int status, int events);
@@ -84,9 +91,64 @@ static void pty_late(void *ctx, const char *msg, size_t len)
     update_events(p);
 }
 
+/*
+ * A client opened the slave. A USB-serial port starts empty: the framer drops a half line the
+ * previous client left, and replies it never read are dropped too (queued here, or waiting in
+ * the slave's input). With reset_on_open the device reboots as DTR resets a real board, and its
+ * boot banner is the first line the new client reads.
+ */
+static void client_opened(host_pty_t *p)
+{
+    fw_framer_init(&p->framer);
+    host_tap_src_free(&p->tap);
+    host_tap_src_init(&p->tap, "pty");
+    host_buf_consume(&p->out, p->out.len);
+    tcflush(p->slave, TCIFLUSH);
+    if (p->reset_on_open && !p->host->bridge) {
+        host_device_lock(p->host);
+        sim_reset(p->host->sim);
+        fw_session_init(&p->session, sim_device(p->host->sim));
+        host_device_unlock(p->host);
+        host_clock_rearm(p->host);
+        host_log(HOST_LOG_INFO, "uart: opened: the device was reset");
+    }
+    if (p->reset_on_open && p->banner) {
+        host_buf_append(&p->out, p->banner, strlen(p->banner));
+        host_buf_append(&p->out, "\r\n", 2);
+    }
+}
+
+/* Reads the inotify events waiting; true when a client opened the slave since the last call. */
+static bool opened_since(host_pty_t *p)
+{
+    char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+    bool opened = false;
+    ssize_t n;
+    while (p->notify >= 0 && (n = read(p->notify, buf, sizeof buf)) > 0) {
+        for (char *at = buf; at < buf + n;) {
+            const struct inotify_event *ev = (const struct inotify_event *)(void *)at;
+            opened = opened || (ev->mask & IN_OPEN);
+            at += sizeof *ev + ev->len;
+        }
+    }
+    return opened;
+}
+
+static void on_notify(uv_poll_t *poll, int status, int events)
+{
+    host_pty_t *p = poll->data;
+    (void)events;
+    if (status < 0 || !opened_since(p)) return;
+    client_opened(p);
+    flush_out(p);
+    update_events(p);
+}
+
 static void read_input(host_pty_t *p)
 {
     uint8_t buf[4096];
+    /* the open that came before these bytes is seen first, so they start the new client's line */
+    if (opened_since(p)) client_opened(p);
     ssize_t n = read(p->master, buf, sizeof buf);
     if (n > 0) {
         fw_sink_t sink = {sink_write, p};
@@ -193,12 +255,25 @@ static void close_fds(host_pty_t *p)
     p->slave = p->master = -1;
 }
 
-host_pty_t *host_pty_open(host_t *h, const char *link_path)
+/* Watches the slave for opens; our own open of it came before, so every event is a client's. */
+static int watch_opens(host_pty_t *p)
+{
+    p->notify = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+    if (p->notify < 0 || inotify_add_watch(p->notify, p->path, IN_OPEN) < 0) return -1;
+    uv_poll_init(&p->host->loop, &p->notify_poll, p->notify);
+    p->notify_poll.data = p;
+    p->open_handles++;
+    return uv_poll_start(&p->notify_poll, UV_READABLE, on_notify);
+}
+
+host_pty_t *host_pty_open(host_t *h, const char *link_path, bool reset_on_open)
 {
     host_pty_t *p = calloc(1, sizeof *p);
     if (!p) return NULL;
     p->host = h;
-    p->master = p->slave = -1;
+    p->master = p->slave = p->notify = -1;
+    p->reset_on_open = reset_on_open;
+    p->banner = sim_uart_boot_banner(h->sim);
     fw_framer_init(&p->framer);
     host_tap_src_init(&p->tap, "pty");
     if (open_pair(p) != 0) {
@@ -219,8 +294,15 @@ host_pty_t *host_pty_open(host_t *h, const char *link_path)
     host_device_unlock(h);
     uv_poll_init(&h->loop, &p->poll, p->master);
     p->poll.data = p;
+    p->open_handles = 1;
     p->events = UV_READABLE;
     uv_poll_start(&p->poll, p->events, on_poll);
+    if (watch_opens(p) != 0) {
+        host_log(HOST_LOG_ERROR, "uart: cannot watch %s for clients opening it: %s", p->path,
+                 strerror(errno));
+        host_pty_close(p);
+        return NULL;
+    }
     if (host_device_watch(h, on_device, p) != 0) {
         host_log(HOST_LOG_ERROR, "uart: too many notification watchers");
         host_pty_close(p);
@@ -237,6 +319,8 @@ const char *host_pty_path(const host_pty_t *p)
 static void on_closed(uv_handle_t *handle)
 {
     host_pty_t *p = handle->data;
+    if (--p->open_handles > 0) return;
+    if (p->notify >= 0) close(p->notify);
     close_fds(p);
     host_buf_free(&p->out);
     host_tap_src_free(&p->tap);
@@ -248,5 +332,6 @@ void host_pty_close(host_pty_t *p)
     host_device_unwatch(p->host, on_device, p);
     host_device_forget(p->host, p);
     remove_link(p);
+    if (p->open_handles > 1) uv_close((uv_handle_t *)&p->notify_poll, on_closed);
     uv_close((uv_handle_t *)&p->poll, on_closed);
 }

@@ -126,8 +126,11 @@ bool it_start(it_proc_t *p, const char *const *args)
 
 void it_start_board(it_proc_t *p, const char *board)
 {
-    const char *args[] = {"--board", board,     "--pty",   "--tcp",       "0",     "--control",
-                          "0",       "--clock", "virtual", "--log-level", "debug", NULL};
+    /* the pty keeps its line buffer empty on open, without the boot some boards do then */
+    const char *args[] = {"--board",   board,  "--pty",    "--pty-reset-on-open",
+                          "off",       "--tcp", "0",       "--control",
+                          "0",         "--clock", "virtual", "--log-level",
+                          "debug",     NULL};
     ck_assert_msg(it_start(p, args), "mcpsim --board %s did not start (exit %d)", board, p->status);
     ck_assert_str_ne(p->uart, "");
     ck_assert_int_gt(p->tcp_port, 0);
@@ -287,7 +290,21 @@ it_conn_t *it_tcp_connect(int port)
     return conn_new(fd);
 }
 
+static int serial_open(const char *path);
+
 it_conn_t *it_serial_open(const char *path)
+{
+    int fd = serial_open(path);
+    tcflush(fd, TCIOFLUSH);
+    return conn_new(fd);
+}
+
+it_conn_t *it_serial_open_keep(const char *path)
+{
+    return conn_new(serial_open(path));
+}
+
+static int serial_open(const char *path)
 {
     int fd = open(path, O_RDWR | O_NOCTTY);
     ck_assert_msg(fd >= 0, "open %s: %s", path, strerror(errno));
@@ -300,8 +317,7 @@ it_conn_t *it_serial_open(const char *path)
     t.c_cc[VMIN] = 1;
     t.c_cc[VTIME] = 0;
     ck_assert_int_eq(tcsetattr(fd, TCSANOW, &t), 0);
-    tcflush(fd, TCIOFLUSH);
-    return conn_new(fd);
+    return fd;
 }
 
 void it_conn_close(it_conn_t *c)
@@ -362,12 +378,17 @@ json_t *it_rpc(it_conn_t *c, const char *request)
 {
     it_send(c, request);
     it_send(c, "\n");
-    char *line = it_read_line(c, IT_TIMEOUT);
-    ck_assert_msg(line != NULL, "no reply to %s", request);
-    json_error_t err;
-    json_t *reply = json_loads(line, 0, &err);
-    ck_assert_msg(reply != NULL, "reply to %s is not JSON: %s", request, line);
-    free(line);
+    json_t *reply = NULL;
+    /* a board that resets when its port opens prints a boot banner first (uart.boot_banner) */
+    for (int boot_lines = 0; reply == NULL; boot_lines++) {
+        char *line = it_read_line(c, IT_TIMEOUT);
+        ck_assert_msg(line != NULL, "no reply to %s", request);
+        json_error_t err;
+        reply = json_loads(line, 0, &err);
+        ck_assert_msg(reply != NULL || boot_lines < 2, "reply to %s is not JSON: %s", request,
+                      line);
+        free(line);
+    }
     return reply;
 }
 

@@ -49,7 +49,8 @@ it_conn_t *it_start_stdio(it_proc_t *p, const char *const *args);
 /* Closes the child's stdin (an MCP client ending the session); reading still works. */
 void it_close_input(it_conn_t *c);
 
-/* Starts board with --pty --tcp 0 --control 0 --clock virtual and asserts it became ready. */
+/* Starts board with --pty --pty-reset-on-open off --tcp 0 --control 0 --clock virtual and asserts
+   it became ready. */
 void it_start_board(it_proc_t *p, const char *board);
 
 /* Sends sig and waits (up to IT_TIMEOUT) for the exit; returns the exit code (128 + signal
@@ -78,6 +79,10 @@ it_conn_t *it_tcp_connect(int port);
 /* Opens a pty path the way a bench client opens a serial port: raw, 8N1, 115200, and discards
    whatever input was pending. */
 it_conn_t *it_serial_open(const char *path);
+
+/* The same without discarding anything: what the device writes from the open on (a boot
+   banner) is read. */
+it_conn_t *it_serial_open_keep(const char *path);
 
 void it_conn_close(it_conn_t *c);
 

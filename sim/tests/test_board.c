@@ -275,7 +275,15 @@ static const bad_case_t bad[] = {
     {"{\"pins\": []}", "bad.json:1:1: missing required key \"device\""},
     {"{\"device\": \"x\", \"pinz\": []}",
      "bad.json:1:17: pinz: unknown key \"pinz\" (allowed: device, version, platform, "
-     "description, adc, omit_schemas, pwm_default_hz, pins, channels, wires, i2c, app_tools)"},
+     "description, adc, omit_schemas, pwm_default_hz, pins, channels, wires, i2c, app_tools, "
+     "uart)"},
+    /* uart */
+    {"{\"device\": \"x\", \"uart\": {\"reset\": true}}",
+     "bad.json:1:26: uart.reset: unknown key \"reset\" (allowed: reset_on_open, boot_banner)"},
+    {"{\"device\": \"x\", \"uart\": {\"boot_banner\": \"a\\nb\"}}",
+     "bad.json:1:41: uart.boot_banner: must be one line (no CR or LF)"},
+    {"{\"device\": \"x\", \"uart\": {\"reset_on_open\": 1}}",
+     "bad.json:1:43: uart.reset_on_open: must be true or false, not an integer"},
     {"{\"device\": \"x\",\n  \"adc\": {\"bits\": 24}}",
      "bad.json:2:19: adc.bits: 24 is out of range 1..16"},
     /* pins */

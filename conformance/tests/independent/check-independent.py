@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
 """check-independent.py: the scenario library against mcpu_device.py, an independent MCP/U device.
 
-Usage: check-independent.py CONFORMANCE [tcp|serial|mistakes|discovery]...
+Usage: check-independent.py CONFORMANCE [tcp|serial|mistakes|old-shapes|discovery]...
 
 tcp, serial  the correct device over TCP / a pty: the run must end with 0 must-level failures
              (exit status 0; should-level failures are allowed and do not count).
 mistakes     each seeded mistake (--mistake NAME) must fail the run and be reported as exactly
              one must-level cause whose text names it (root-cause grouping).
+old-shapes   the device answering the sampling and polled tools in mcpsim's former shapes
+             (--mistake old-shapes) must fail exactly the mcpu/shapes must checks listed in
+             OLD_SHAPES, over TCP and a pty, and no must check outside mcpu/shapes.
 discovery    devices that cannot be discovered (--partial-dispatch, --error-id-zero) must be
              named as such in the failing "discovery" case of the JSON report.
 """
@@ -26,6 +29,10 @@ MISTAKES = {
     "unknown-method-32600": "expected -32601, got -32600",
     "error-no-jsonrpc": "lacks \"jsonrpc\": \"2.0\"",
 }
+OLD_SHAPES = ["mcpu/shapes/summary-members", "mcpu/shapes/summary-by-name",
+              "mcpu/shapes/buffer-members", "mcpu/shapes/buffer-values-as-counted",
+              "mcpu/shapes/buffer-by-name", "mcpu/shapes/buffer-unavailable",
+              "mcpu/shapes/events-tool-only-with-an-event-pin"]
 DISCOVERY = {
     "--partial-dispatch": "dispatches partial reads",
     "--error-id-zero": "errors carry id 0",
@@ -65,7 +72,8 @@ def must_failures(doc):
 
 
 def main():
-    conformance, modes = sys.argv[1], sys.argv[2:] or ["tcp", "serial", "mistakes", "discovery"]
+    conformance = sys.argv[1]
+    modes = sys.argv[2:] or ["tcp", "serial", "mistakes", "old-shapes", "discovery"]
     bad = 0
     for mode in modes:
         if mode in ("tcp", "serial"):
@@ -94,6 +102,19 @@ def main():
                 print("%s mistake %s: exit %d, must causes: %s" % (
                     "ok  " if ok else "FAIL", name, rc,
                     ["%s (%d)" % (c["cause"], c["count"]) for c in causes]))
+                bad += not ok
+        elif mode == "old-shapes":
+            for transport in ("tcp", "serial"):
+                dev, addr = start((["--tcp", "0"] if transport == "tcp" else ["--pty"]) +
+                                  ["--mistake", "old-shapes"])
+                try:
+                    rc, out, doc = run(conformance, addr)
+                finally:
+                    dev.kill()
+                mf = must_failures(doc) if doc else ["(no report)"]
+                ok = rc == 1 and sorted(mf) == sorted(OLD_SHAPES)
+                print("%s old-shapes over %s: exit %d, must failures: %s" % (
+                    "ok  " if ok else "FAIL", transport, rc, mf))
                 bad += not ok
         elif mode == "discovery":
             for flag, words in DISCOVERY.items():

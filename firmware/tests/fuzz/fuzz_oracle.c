@@ -72,7 +72,8 @@ static bool valid_envelope(const fw_json_doc_t *doc, uint32_t req)
  * The inputSchema every tool publishes in list_tools (read once from a rig) must not promise
  * more than the tool accepts: arguments the schema refuses must be refused with -32602. (The
  * converse does not hold: a pin must also be of the right type, an offset inside the chip.)
- * Pin parameters, which take a pin name as well as the published integer, are not judged.
+ * Pin parameters ("GPIO pin number"), which also resolve a pin name beyond the published
+ * integer, are not judged.
  */
 static json_t *published_tools(void)
 {
@@ -110,7 +111,7 @@ static const json_t *schema_of(const fw_json_doc_t *doc, int32_t method)
 static bool is_pin_param(const json_t *prop)
 {
     const char *d = json_string_value(json_object_get(prop, "description"));
-    return d != NULL && strstr(d, "pin name") != NULL;
+    return d != NULL && (strstr(d, "GPIO pin number") != NULL || strstr(d, "pin name") != NULL);
 }
 
 /* Value of number token tok, as the schema's bounds are compared. */

@@ -32,7 +32,7 @@ AVR_CONFIGURE = $(CMAKE) -S . -B build-arm/avr -DCMAKE_TOOLCHAIN_FILE=$(CURDIR)/
 BUILD_CMD := env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL $(CMAKE) --build
 
 .PHONY: all build bootstrap test unit min asan tsan coverage cross bench run conformance clean \
-        format tidy help fuzz workflows docker-test interop layering port-qemu port-avr emulated \
+        format tidy help fuzz fuzz-sim fuzz-long workflows docker-test interop layering port-qemu port-avr emulated \
         firmware-project docs action-test mutation
 
 all: build
@@ -58,6 +58,8 @@ help:
 	@echo "make mutation   mutants of firmware/ and sim/ against the conformance library (MUTATION_ARGS)"
 	@echo "make format     clang-format -i the C sources; make tidy: clang-tidy"
 	@echo "make fuzz       libFuzzer runs of the core's harnesses (FUZZ_SECONDS each, default 60)"
+	@echo "make fuzz-sim   libFuzzer runs of the simulator's input paths (FUZZ_SECONDS each)"
+	@echo "make fuzz-long  every harness of both for FUZZ_SECONDS each"
 	@echo "make workflows  validate .github/workflows and action.yml (tools/check-workflows --self-test)"
 	@echo "make layering   who may include whom (tools/check-layering --self-test)"
 	@echo "make docker-test  build the image, run it on 127.0.0.1, conformance against it (slow)"
@@ -174,11 +176,21 @@ tidy: build
 	    -print | xargs -r clang-tidy -p build --quiet
 
 clean:
-	rm -rf build build-min build-asan build-tsan build-cov build-arm build-fuzz build-switches
+	rm -rf build build-min build-asan build-tsan build-cov build-arm build-fuzz build-sim-fuzz build-switches
 
 FUZZ_SECONDS ?= 60
 fuzz: bootstrap
 	tools/fuzz all $(FUZZ_SECONDS)
+
+# The simulator's input paths (sim/tests/fuzz: HTTP checks, addresses, WebSocket envelopes, the
+# control channel, board and backing files) under libFuzzer, FUZZ_SECONDS each.
+fuzz-sim: bootstrap
+	tools/fuzz-sim all $(FUZZ_SECONDS)
+
+# Every harness, the core's and the simulator's, for FUZZ_SECONDS each (e.g. FUZZ_SECONDS=3600).
+fuzz-long: bootstrap
+	tools/fuzz all $(FUZZ_SECONDS)
+	tools/fuzz-sim all $(FUZZ_SECONDS)
 
 # A firmware team's repository (examples/firmware-project) built out of tree against mcpsim
 # installed in a temporary prefix, its scenarios and the library against its simulator; then the

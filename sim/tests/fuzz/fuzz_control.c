@@ -1,12 +1,12 @@
 /* fuzz_control.c: one control-channel message (sim_control_handle) against the greenhouse board
    (every device model, sampled pins, waveforms) on the virtual clock. One simulator serves every
    input, as one long control session would. Properties: no crash; the answer, when there is
-   one, is JSON. sim.advance is clamped by the input size limit only (a large advance of the
-   virtual clock is the loader's cost, not a fault), so inputs are capped at 4 KiB. */
-#include <jansson.h>
+   one, is JSON. Inputs are capped at 4 KiB. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* memmem */
 #endif
+#include <jansson.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "fuzz_sim.h"
@@ -29,12 +29,29 @@ static sim_t *the_sim(void)
     return sim;
 }
 
+/* True for a message (or batch) advancing the virtual clock by over a minute: sim.advance
+   accepts up to 1e12 ms by design and runs every tick on the way, which takes hours on a sampled
+   board (a finding noted in docs/fuzzing.md, not a fault), so the harness leaves those out. */
+static bool long_advance(const json_t *msg)
+{
+    if (json_is_array(msg)) {
+        for (size_t i = 0; i < json_array_size(msg); i++)
+            if (long_advance(json_array_get(msg, i))) return true;
+        return false;
+    }
+    const json_t *ms = json_object_get(json_object_get(msg, "params"), "ms");
+    return json_is_number(ms) && json_number_value(ms) > 60000.0;
+}
+
 int fuzz_sim_control(const uint8_t *data, size_t size)
 {
     if (size > 4096) return 0;
-    /* a clock advance of more than a minute per input makes runs slow, not interesting */
-    if (size >= 11 && memmem(data, size, "advance", 7) && memmem(data, size, "000000", 6))
-        return 0;
+    if (memmem(data, size, "advance", 7)) {
+        json_t *msg = json_loadb((const char *)data, size, JSON_DECODE_ANY, NULL);
+        bool skip = msg && long_advance(msg);
+        json_decref(msg);
+        if (skip) return 0;
+    }
     char *answer = sim_control_handle(the_sim(), (const char *)data, size);
     if (answer) {
         json_t *doc = json_loads(answer, 0, NULL);

@@ -88,6 +88,27 @@ START_TEST(defaults_and_every_flag)
 }
 END_TEST
 
+/* --pty-reset-on-open: on, off, or the board file's choice (-1) when not given; pty only. */
+START_TEST(pty_reset_on_open)
+{
+    const char *a1[] = {"--board", "uno", "--pty", NULL};
+    ck_assert_int_eq(parse(a1), 0);
+    ck_assert_int_eq(o.pty_reset_on_open, -1);
+    const char *a2[] = {"--board", "uno", "--pty", "--pty-reset-on-open", "off", NULL};
+    ck_assert_int_eq(parse(a2), 0);
+    ck_assert_int_eq(o.pty_reset_on_open, 0);
+    const char *a3[] = {"--board", "uno", "--pty-link", "/tmp/x", "--pty-reset-on-open=on", NULL};
+    ck_assert_int_eq(parse(a3), 0);
+    ck_assert_int_eq(o.pty_reset_on_open, 1);
+    const char *a4[] = {"--board", "uno", "--pty", "--pty-reset-on-open", "yes", NULL};
+    ck_assert_int_eq(parse(a4), -1);
+    ck_assert_ptr_nonnull(strstr(err, "on|off"));
+    const char *a5[] = {"--board", "uno", "--tcp", "0", "--pty-reset-on-open", "on", NULL};
+    ck_assert_int_eq(parse(a5), -1);
+    ck_assert_ptr_nonnull(strstr(err, "needs --pty"));
+}
+END_TEST
+
 START_TEST(help_and_version_need_nothing_else)
 {
     const char *a1[] = {"--help", NULL};
@@ -254,6 +275,7 @@ static Suite *host_cli_suite(void)
     tcase_add_test(tc, endpoint_errors_say_what_is_wrong);
     tcase_add_test(tc, defaults_and_every_flag);
     tcase_add_test(tc, help_and_version_need_nothing_else);
+    tcase_add_test(tc, pty_reset_on_open);
     tcase_add_test(tc, usage_errors);
     tcase_add_test(tc, board_paths_are_used_as_is);
     tcase_add_test(tc, board_names_are_looked_up_env_first_then_compiled_in);

@@ -88,6 +88,7 @@ static void set_vars(conf_run_ctx_t *ctx)
     conf_vars_set(g, "device", json_deep_copy(json_object_get(ctx->info, "device")));
     conf_vars_set(g, "protocol", json_string(ctx->protocol));
     conf_vars_set(g, "transport", json_string(ctx->target->transport));
+    if (ctx->target->vars) conf_vars_set(g, "target", json_deep_copy(ctx->target->vars));
     conf_vars_set(g, "tools", json_is_array(tools) ? json_deep_copy(tools) : json_array());
     conf_vars_set(g, "pins", json_is_array(pins) ? json_deep_copy(pins) : json_array());
     json_t *names = json_array();

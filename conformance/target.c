@@ -72,6 +72,7 @@ conf_target_t *conf_target_open(const char *spec, const conf_target_opts_t *opts
     *rc = ops->open(t, rest, err, cap);
     if (*rc != CONF_EXIT_OK) {
         conf_buf_free(&t->notes);
+        json_decref(t->vars);
         free(t);
         return NULL;
     }
@@ -83,5 +84,6 @@ void conf_target_close(conf_target_t *t)
     if (!t) return;
     t->ops->close(t);
     conf_buf_free(&t->notes);
+    json_decref(t->vars);
     free(t);
 }

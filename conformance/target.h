@@ -59,7 +59,13 @@ struct conf_target {
        "" for every method of the simulator's (docs/control-channel.md). */
     char control_methods[256];
     const struct conf_stream *rx; /* the byte stream's receive statistics, or NULL */
-    conf_buf_t notes;   /* remarks for the report (boot noise before the first JSON line) */
+    conf_buf_t notes; /* remarks for the report (boot noise before the first JSON line) */
+    /* What the target started the device with, for scenarios as the variable "target" (e.g.
+       {"auth_token": "...", "allow_host": [...]}); NULL when it says nothing. Freed at close. */
+    json_t *vars;
+    /* HTTP and WebSocket: a bearer token sent as "Authorization: Bearer TOKEN" on every request
+       (an http step's own Authorization header, or null, replaces it); "" for none. */
+    char auth_token[128];
 };
 
 extern const conf_target_ops_t conf_target_tcp;

@@ -37,6 +37,7 @@ typedef struct http_impl {
     char url[512];
     char session[160]; /* Mcp-Session-Id, once issued */
     char version[32];  /* negotiated MCP-Protocol-Version */
+    char auth[160];    /* "Bearer TOKEN" for the Authorization header, or "" */
     xfer_t *get;       /* the session's GET event stream, or NULL */
     bool get_refused;  /* the server does not offer one (405) */
     xfer_t *posts[8];  /* POSTs whose event streams are still open */
@@ -140,6 +141,12 @@ static void add_header(xfer_t *x, const char *name, const char *value)
     free(line);
 }
 
+/* The target's bearer token, when it has one (conf_target_t.auth_token). */
+static void auth_header(xfer_t *x)
+{
+    if (x->h->auth[0]) add_header(x, "Authorization", x->h->auth);
+}
+
 static xfer_t *xfer_new(http_impl_t *h, const char *method, bool queue)
 {
     xfer_t *x = conf_xcalloc(1, sizeof *x);
@@ -207,6 +214,7 @@ static void std_headers(http_impl_t *h, xfer_t *x, bool body, bool in_session)
 {
     if (body) add_header(x, "Content-Type", "application/json");
     add_header(x, "Accept", "application/json, text/event-stream");
+    auth_header(x);
     if (in_session && h->session[0]) add_header(x, "Mcp-Session-Id", h->session);
     if (in_session && h->version[0]) add_header(x, "MCP-Protocol-Version", h->version);
 }
@@ -236,6 +244,7 @@ static void open_get_stream(http_impl_t *h)
     if (h->get || h->get_refused || !h->session[0]) return;
     xfer_t *x = xfer_new(h, "GET", true);
     add_header(x, "Accept", "text/event-stream");
+    auth_header(x);
     add_header(x, "Mcp-Session-Id", h->session);
     if (h->version[0]) add_header(x, "MCP-Protocol-Version", h->version);
     curl_easy_setopt(x->easy, CURLOPT_HTTPHEADER, x->headers);
@@ -306,13 +315,14 @@ static bool stateless_headers(xfer_t *x, const char *msg, size_t len)
     const char *version = json_string_value(json_object_get(
         json_object_get(params, "_meta"), "io.modelcontextprotocol/protocolVersion"));
     const char *method = json_string_value(json_object_get(req, "method"));
-    bool stateless = version && method && strncmp(version, "2024-", 5) != 0 &&
-                     strncmp(version, "2025-", 5) != 0;
+    bool stateless =
+        version && method && strncmp(version, "2024-", 5) != 0 && strncmp(version, "2025-", 5) != 0;
     if (stateless) {
         add_header(x, "Content-Type", "application/json");
         add_header(x, "Accept", "application/json, text/event-stream");
         add_header(x, "MCP-Protocol-Version", version);
         add_header(x, "Mcp-Method", method);
+        auth_header(x);
         const char *key = strcmp(method, "tools/call") == 0 || strcmp(method, "prompts/get") == 0
                               ? "name"
                           : strcmp(method, "resources/read") == 0 ? "uri"
@@ -431,8 +441,9 @@ static int http_exchange(conf_target_t *t, const json_t *req, json_t **resp, cha
         {"Content-Type", text ? "application/json" : NULL},
         {"Accept", "application/json, text/event-stream"},
         {"Mcp-Session-Id", with_session && h->session[0] ? h->session : NULL},
-        {"MCP-Protocol-Version", h->version[0] ? h->version : NULL}};
-    for (size_t i = 0; i < 4; i++) {
+        {"MCP-Protocol-Version", h->version[0] ? h->version : NULL},
+        {"Authorization", h->auth[0] ? h->auth : NULL}};
+    for (size_t i = 0; i < sizeof defaults / sizeof defaults[0]; i++) {
         if (!defaults[i][1]) continue;
         bool overridden = false;
         const char *k;
@@ -495,6 +506,7 @@ static int http_open(conf_target_t *t, const char *spec, char *err, size_t cap)
     curl_global_init(CURL_GLOBAL_DEFAULT);
     http_impl_t *h = conf_xcalloc(1, sizeof *h);
     snprintf(h->url, sizeof h->url, "http:%s", spec);
+    if (t->auth_token[0]) snprintf(h->auth, sizeof h->auth, "Bearer %s", t->auth_token);
     h->multi = curl_multi_init();
     t->impl = h;
     t->stream = false;
@@ -529,5 +541,5 @@ static void http_close(conf_target_t *t)
     curl_global_cleanup();
 }
 
-const conf_target_ops_t conf_target_http = {"http",       http_open,  http_send,    NULL,
+const conf_target_ops_t conf_target_http = {"http",       http_open,  http_send,     NULL,
                                             http_receive, http_close, http_exchange, NULL};

@@ -21,6 +21,7 @@ typedef struct ws_impl {
     char why[256];       /* why the connection failed or closed */
     bool envelope;       /* wrap what we send, unwrap what comes back */
     char session_id[48]; /* the envelope's session_id */
+    char auth[160];      /* "Bearer TOKEN" for the handshake's Authorization header, or "" */
     conf_buf_t partial;  /* a message arriving in fragments */
     char **queue;        /* whole messages received */
     size_t qhead, qlen, qcap;
@@ -68,6 +69,14 @@ static int on_event(struct lws *wsi, enum lws_callback_reasons reason, void *use
     case LWS_CALLBACK_CLIENT_ESTABLISHED:
         w->connected = true;
         break;
+    case LWS_CALLBACK_CLIENT_APPEND_HANDSHAKE_HEADER: { /* in: where to write, len: room left */
+        unsigned char **p = in, *end = *p + len;
+        if (w->auth[0] && lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_AUTHORIZATION,
+                                                       (const unsigned char *)w->auth,
+                                                       (int)strlen(w->auth), p, end) != 0)
+            return -1;
+        break;
+    }
     case LWS_CALLBACK_CLIENT_CONNECTION_ERROR:
         snprintf(w->why, sizeof w->why, "WebSocket connection failed: %.*s", (int)(in ? len : 0),
                  in ? (const char *)in : "");
@@ -187,6 +196,7 @@ static int ws_open(conf_target_t *t, const char *spec, char *err, size_t cap)
     lws_set_log_level(0, NULL);
     ws_impl_t *w = conf_xcalloc(1, sizeof *w);
     w->envelope = envelope;
+    if (t->auth_token[0]) snprintf(w->auth, sizeof w->auth, "Bearer %s", t->auth_token);
     snprintf(w->session_id, sizeof w->session_id, "conformance-%ld", (long)getpid());
     t->impl = w;
     t->stream = false;
@@ -301,4 +311,5 @@ static void ws_close(conf_target_t *t)
     t->impl = NULL;
 }
 
-const conf_target_ops_t conf_target_ws = {"ws", ws_open, ws_send, NULL, ws_receive, ws_close, NULL, NULL};
+const conf_target_ops_t conf_target_ws = {"ws",       ws_open,  ws_send, NULL,
+                                          ws_receive, ws_close, NULL,    NULL};

@@ -2,6 +2,7 @@
    conformance suite, as ordinary firmware tools, resources and prompts. */
 #include "fixtures.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -999,6 +1000,219 @@ static const fw_prompt_t fixture_prompts[] = {
      0, input_required_prompt, NULL},
 };
 
+/* ---------------------------------------------------------------- tasks (2026-07-28 extension)
+
+   The fixtures of the suite's tasks-* scenarios. A task tool runs in steps over the device's
+   time (fw_task.h): slow_compute sleeps its seconds one step a second, so a virtual clock that
+   stands still keeps it working; failing_job and protocol_error_job end after a step; the
+   confirm_delete and multi_input tasks park in input_required until tasks/update answers. */
+
+static const fw_param_t greet_params[] = {
+    {.name = "name", .type = FW_PARAM_STRING, .required = true, .description = "Who to greet"},
+};
+
+static fw_err_t greet(fw_call_t *call)
+{
+    char text[96];
+    snprintf(text, sizeof text, "Hello, %s!", fw_call_arg(call, "name")->str);
+    return text_result(call, text);
+}
+
+static const fw_param_t slow_params[] = {
+    {.name = "seconds",
+     .type = FW_PARAM_INTEGER,
+     .has_min = true,
+     .has_max = true,
+     .has_default = true,
+     .min = 0,
+     .max = 3600,
+     .def_int = 1,
+     .description = "Seconds of device time the computation takes"},
+    {.name = "label", .type = FW_PARAM_STRING, .description = "Echoed in the result"},
+};
+
+/* A string argument of a task step (empty when absent or too long). */
+static void step_str(const fw_task_step_t *t, const char *key, char *out, size_t cap)
+{
+    int32_t v = t->args >= 0 ? fw_json_obj_get(t->args_doc, (uint32_t)t->args, key) : -1;
+    out[0] = 0;
+    if (v < 0 || fw_json_str_decode(t->args_doc, (uint32_t)v, out, cap) < 0) out[0] = 0;
+}
+
+static int64_t step_int(const fw_task_step_t *t, const char *key, int64_t def)
+{
+    int32_t v = t->args >= 0 ? fw_json_obj_get(t->args_doc, (uint32_t)t->args, key) : -1;
+    int64_t n;
+    return v >= 0 && fw_json_get_i64(t->args_doc, (uint32_t)v, &n) == FW_OK ? n : def;
+}
+
+/* Without the tasks extension the device cannot sleep inside a request: it answers at once. */
+static fw_err_t slow_compute_now(fw_call_t *call)
+{
+    char text[96];
+    const fw_arg_t *label = fw_call_arg(call, "label");
+    snprintf(text, sizeof text, "slow_compute %s: done (%d s, not waited: no task)",
+             label->present ? label->str : "", (int)fw_call_arg(call, "seconds")->i);
+    return text_result(call, text);
+}
+
+/* One step a second; state counts the seconds done. */
+static fw_task_rc_t slow_compute_step(fw_task_step_t *t)
+{
+    int64_t seconds = step_int(t, "seconds", 1);
+    char label[48];
+    if ((int64_t)t->state < seconds) {
+        t->state++;
+        t->wake_ms = 1000;
+        return FW_TASK_WORKING;
+    }
+    step_str(t, "label", label, sizeof label);
+    snprintf(t->text, t->text_cap, "slow_compute %s: done after %u s", label,
+             (unsigned)t->state);
+    return FW_TASK_DONE;
+}
+
+static fw_err_t task_only(fw_call_t *call)
+{
+    return fw_call_errorf(call, FW_ERR_UNSUPPORTED, "%s runs only as a task", call->tool->name);
+}
+
+static fw_task_rc_t failing_job_step(fw_task_step_t *t)
+{
+    if (t->state++ == 0) {
+        t->wake_ms = 1000;
+        return FW_TASK_WORKING;
+    }
+    snprintf(t->text, t->text_cap, "failing_job: the job failed (on purpose)");
+    return FW_TASK_TOOL_ERROR;
+}
+
+static fw_err_t protocol_error_now(fw_call_t *call)
+{
+    return fw_call_errorf(call, FW_ERR_INTERNAL, "%s", "protocol_error_job: internal failure");
+}
+
+static fw_task_rc_t protocol_error_step(fw_task_step_t *t)
+{
+    if (t->state++ == 0) {
+        t->wake_ms = 200;
+        return FW_TASK_WORKING;
+    }
+    snprintf(t->text, t->text_cap, "protocol_error_job: internal failure (on purpose)");
+    return FW_TASK_FAILED;
+}
+
+static const fw_param_t filename_params[] = {
+    {.name = "filename", .type = FW_PARAM_STRING, .required = true, .description = "File to delete"},
+};
+
+static fw_err_t needs_task(fw_call_t *call)
+{
+    return text_result(call, "this tool asks the user through a task: call it with the tasks "
+                             "extension");
+}
+
+/* state 0: ask (input-0, or input-0 and input-1); then complete with what was accepted. */
+static fw_task_rc_t ask_step(fw_task_step_t *t, uint8_t want, const char *what)
+{
+    char name[48];
+    if (t->state++ == 0) {
+        t->input_want = want;
+        step_str(t, "filename", name, sizeof name);
+        snprintf(t->text, t->text_cap, "%s%s?", what, name);
+        return FW_TASK_INPUT;
+    }
+    snprintf(t->text, t->text_cap, "%s: %u of %u requests accepted", what,
+             (unsigned)__builtin_popcount(t->input_accepted), (unsigned)__builtin_popcount(want));
+    return FW_TASK_DONE;
+}
+
+static fw_task_rc_t confirm_delete_step(fw_task_step_t *t)
+{
+    return ask_step(t, 0x1, "Delete ");
+}
+
+static fw_task_rc_t multi_input_step(fw_task_step_t *t)
+{
+    return ask_step(t, 0x3, "Two questions at once");
+}
+
+/* test_tool_with_task: round 1 asks the user's name (an input-required result), round 2
+   starts the task with it; the task's result greets the name gathered before it began. */
+static fw_err_t tool_with_task(fw_call_t *call)
+{
+    int32_t a = answer_of(call, "user_name");
+    if (a < 0) {
+        fw_jw_t *w = fw_call_input_begin(call);
+        if (w == NULL) return stateless_only(call);
+        elicit_request(w, "user_name", "What is your name?", "name", "string");
+        return fw_call_input_end(call, NULL);
+    }
+    const fw_json_doc_t *doc = fw_call_doc(call);
+    int32_t content = fw_json_obj_get(doc, (uint32_t)a, "content");
+    int32_t v = content >= 0 ? fw_json_obj_get(doc, (uint32_t)content, "name") : -1;
+    char name[40], args[64];
+    if (v < 0 || fw_json_str_decode(doc, (uint32_t)v, name, sizeof name) < 0)
+        return fw_call_param_error(call, "inputResponses/user_name", "%s",
+                                   "needs content.name, a string of up to 39 bytes");
+    for (char *p = name; *p; p++) /* kept as JSON text in the task: no quote, no escape */
+        if (*p == '"' || *p == '\\' || (unsigned char)*p < 0x20) *p = '_';
+    snprintf(args, sizeof args, "{\"user_name\":\"%s\"}", name);
+    return fw_call_start_task(call, args);
+}
+
+static fw_task_rc_t tool_with_task_step(fw_task_step_t *t)
+{
+    char name[40];
+    step_str(t, "user_name", name, sizeof name);
+    snprintf(t->text, t->text_cap, "Hello, %s! (gathered before the task began)", name);
+    return FW_TASK_DONE;
+}
+
+static const fw_tool_t task_tools[] = {
+    {.name = "greet",
+     .description = "Conformance fixture (tasks): a tool that never runs as a task",
+     .params = greet_params,
+     .param_count = 1,
+     .flags = FW_TOOL_READ_ONLY | FW_TOOL_MCP_RESULT,
+     .handler = greet},
+    {.name = "slow_compute",
+     .description = "Conformance fixture (tasks): takes `seconds` of device time as a task",
+     .params = slow_params,
+     .param_count = 2,
+     .flags = FW_TOOL_READ_ONLY | FW_TOOL_MCP_RESULT | FW_TOOL_TASK_OPTIONAL,
+     .handler = slow_compute_now},
+    {.name = "failing_job",
+     .description = "Conformance fixture (tasks): a task whose tool fails after a second",
+     .flags = FW_TOOL_READ_ONLY | FW_TOOL_MCP_RESULT | FW_TOOL_TASK_REQUIRED,
+     .handler = task_only},
+    {.name = "protocol_error_job",
+     .description = "Conformance fixture (tasks): a task that fails at the protocol level",
+     .flags = FW_TOOL_READ_ONLY | FW_TOOL_MCP_RESULT | FW_TOOL_TASK_OPTIONAL,
+     .handler = protocol_error_now},
+    {.name = "confirm_delete",
+     .description = "Conformance fixture (tasks): asks the user to confirm, then completes",
+     .params = filename_params,
+     .param_count = 1,
+     .flags = FW_TOOL_READ_ONLY | FW_TOOL_MCP_RESULT | FW_TOOL_TASK_OPTIONAL,
+     .handler = needs_task},
+    {.name = "multi_input",
+     .description = "Conformance fixture (tasks): asks two questions at once",
+     .flags = FW_TOOL_READ_ONLY | FW_TOOL_MCP_RESULT | FW_TOOL_TASK_OPTIONAL,
+     .handler = needs_task},
+    {.name = "test_tool_with_task",
+     .description = "Conformance fixture (tasks): asks for a name (input required), then runs "
+                    "as a task",
+     .flags = FW_TOOL_READ_ONLY | FW_TOOL_MCP_RESULT | FW_TOOL_TASK_REQUIRED,
+     .handler = tool_with_task},
+};
+
+static const fw_task_tool_t task_steps[] = {
+    {&task_tools[1], slow_compute_step, false},   {&task_tools[2], failing_job_step, false},
+    {&task_tools[3], protocol_error_step, false}, {&task_tools[4], confirm_delete_step, false},
+    {&task_tools[5], multi_input_step, false},    {&task_tools[6], tool_with_task_step, true},
+};
+
 /* ---------------------------------------------------------------- registration */
 
 fw_err_t sim_fixtures_add(fw_device_t *dev)
@@ -1011,6 +1225,10 @@ fw_err_t sim_fixtures_add(fw_device_t *dev)
         err = fw_device_add_resource(dev, &fixture_resources[i]);
     for (size_t i = 0; err == FW_OK && i < sizeof fixture_prompts / sizeof *fixture_prompts; i++)
         err = fw_device_add_prompt(dev, &fixture_prompts[i]);
+    for (size_t i = 0; err == FW_OK && i < sizeof task_tools / sizeof *task_tools; i++)
+        err = fw_device_add_tool(dev, &task_tools[i]);
+    for (size_t i = 0; err == FW_OK && i < sizeof task_steps / sizeof *task_steps; i++)
+        err = fw_device_add_task_tool(dev, &task_steps[i]);
     return err;
 }
 

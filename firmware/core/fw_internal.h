@@ -162,6 +162,7 @@ typedef struct fw_msg {
     const char *state;   /* the verified payload of its requestState, or NULL */
     const char *requested; /* -32022: the protocol version asked for (in scratch) */
     bool ask_input;        /* fw_call_ask wrote the input request "ask" (mcp_ask.c) */
+    bool task_created;     /* its result is a CreateTaskResult (mcp_tasks.c) */
 #endif
 } fw_msg_t;
 
@@ -266,6 +267,12 @@ extern const size_t fw_mcpu_method_count;
 /* Fills call->args from params token (object, array by position, or -1 for absent). On failure
    returns FW_ERR_INVALID_PARAMS with the message and issues recorded in the response. */
 fw_err_t fw_schema_bind(fw_call_t *call, const fw_json_doc_t *doc, int32_t params);
+
+#if FW_WITH_TASKS
+/* MCP tasks (mcp_tasks.c): steps the tasks that are due; the time the next one is. */
+void fw_mcp_tasks_poll(fw_device_t *dev);
+uint64_t fw_mcp_tasks_next(const fw_device_t *dev);
+#endif
 
 /* Writes the inputSchema object of tool (type object, properties, required,
    additionalProperties false) as one value. */

@@ -125,6 +125,10 @@ uint8_t fw_mcp_client_caps(const fw_mcp_req_t *q, int32_t caps)
     if (fw_mcp_member(q, caps, "sampling") >= 0) bits |= FW_CLIENT_SAMPLING;
     if (fw_mcp_member(q, caps, "elicitation") >= 0) bits |= FW_CLIENT_ELICITATION;
     if (fw_mcp_member(q, caps, "roots") >= 0) bits |= FW_CLIENT_ROOTS;
+#if FW_WITH_TASKS
+    if (fw_mcp_member(q, fw_mcp_member(q, caps, "extensions"), FW_MCP_TASKS_EXTENSION) >= 0)
+        bits |= FW_CLIENT_TASKS;
+#endif
     return bits;
 }
 
@@ -154,6 +158,14 @@ static void write_capabilities(fw_jw_t *w, unsigned version, bool stateless)
     list_changed(w, "prompts", false);
     empty_obj(w, "logging");
     if (version >= FW_MCP_V2025_03_26) empty_obj(w, "completions");
+#if FW_WITH_TASKS
+    if (stateless) { /* the tasks extension of 2026-07-28 (mcp_tasks.c) */
+        fw_jw_key(w, "extensions");
+        fw_jw_obj_begin(w);
+        empty_obj(w, FW_MCP_TASKS_EXTENSION);
+        fw_jw_obj_end(w);
+    }
+#endif
     fw_jw_obj_end(w);
 }
 
@@ -324,6 +336,11 @@ static const fw_mcp_method_t methods[] = {
     {"prompts/list", fw_mcp_prompts_list, CACHEABLE},
     {"prompts/get", fw_mcp_prompts_get, INPUT},
     {"completion/complete", fw_mcp_complete, 0},
+#if FW_WITH_TASKS
+    {"tasks/get", fw_mcp_tasks_get, 0},
+    {"tasks/update", fw_mcp_tasks_update, 0},
+    {"tasks/cancel", fw_mcp_tasks_cancel, 0},
+#endif
 };
 
 static const void *method_find(const fw_json_doc_t *doc, uint32_t tok)

@@ -178,6 +178,24 @@ fw_err_t fw_mcp_prompts_list(fw_mcp_req_t *q);
 fw_err_t fw_mcp_prompts_get(fw_mcp_req_t *q);
 fw_err_t fw_mcp_complete(fw_mcp_req_t *q);
 
+/* ---------------------------------------------------------------- tasks (mcp_tasks.c) */
+
+#define FW_MCP_TASKS_EXTENSION "io.modelcontextprotocol/tasks"
+
+#if FW_WITH_TASKS
+/* The step of a tool registered with fw_device_add_task_tool, or NULL. */
+fw_task_step_fn fw_mcp_task_step_of(const fw_device_t *dev, const fw_tool_t *tool);
+
+/* tools/call of a task tool from a client that negotiated the extension: binds (validates) the
+   arguments, takes a slot, runs the first step and answers the CreateTaskResult. */
+fw_err_t fw_mcp_task_create(fw_mcp_req_t *q, const fw_tool_t *tool, fw_task_step_fn step,
+                            int32_t args);
+
+fw_err_t fw_mcp_tasks_get(fw_mcp_req_t *q);
+fw_err_t fw_mcp_tasks_update(fw_mcp_req_t *q);
+fw_err_t fw_mcp_tasks_cancel(fw_mcp_req_t *q);
+#endif
+
 /* After a stateless tools/call handler ran: the input request fw_call_ask wrote is closed and
    the result gets its request state (mcp_ask.c). */
 void fw_mcp_ask_input_end(fw_call_t *call);

@@ -275,7 +275,9 @@ void fw_mcp_result_opened(fw_device_t *dev, fw_jw_t *w)
 {
     const fw_msg_t *m = dev->msg;
     if (m == NULL || !m->stateless) return;
-    fw_jw_kv_str(w, "resultType", m->input_required ? "input_required" : "complete");
+    fw_jw_kv_str(w, "resultType",
+                 m->input_required ? "input_required" : m->task_created ? "task" : "complete");
+    if (m->task_created) return;
     if (!m->cacheable || m->input_required) return;
     /* Pin states change under the client's eyes and tools may be added at run time: nothing
        the device answers stays true for a known time. */
@@ -301,6 +303,12 @@ bool fw_mcp_error_data(fw_device_t *dev, fw_jw_t *w, fw_err_t err)
         if (m->need_caps & FW_CLIENT_SAMPLING) empty(w, "sampling");
         if (m->need_caps & FW_CLIENT_ELICITATION) empty(w, "elicitation");
         if (m->need_caps & FW_CLIENT_ROOTS) empty(w, "roots");
+        if (m->need_caps & FW_CLIENT_TASKS) {
+            fw_jw_key(w, "extensions");
+            fw_jw_obj_begin(w);
+            empty(w, FW_MCP_TASKS_EXTENSION);
+            fw_jw_obj_end(w);
+        }
         fw_jw_obj_end(w);
         fw_jw_obj_end(w);
         return true;

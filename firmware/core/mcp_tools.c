@@ -287,6 +287,18 @@ fw_err_t fw_mcp_tools_call(fw_mcp_req_t *q)
     const fw_tool_t *tool = fw_device_find_tool(q->dev, name);
     if (tool == NULL)
         return fw_call_errorf(q->call, FW_ERR_INVALID_PARAMS, "unknown tool: %s", name);
+#if FW_WITH_TASKS
+    /* a task tool runs as a task for a client that negotiated the extension (the device
+       decides; a legacy params.task hint changes nothing), at once for others, or not at all
+       when it requires a task */
+    fw_task_step_fn step = (tool->flags & (FW_TOOL_TASK_OPTIONAL | FW_TOOL_TASK_REQUIRED))
+                               ? fw_mcp_task_step_of(q->dev, tool)
+                               : NULL;
+    if (step != NULL && fw_call_client_has(q->call, FW_CLIENT_TASKS))
+        return fw_mcp_task_create(q, tool, step, args);
+    if ((tool->flags & FW_TOOL_TASK_REQUIRED) && !fw_call_client_has(q->call, FW_CLIENT_TASKS))
+        return fw_call_need_client(q->call, FW_CLIENT_TASKS);
+#endif
     return call_tool(q, tool, q->doc, args);
 }
 

@@ -56,6 +56,15 @@ static void write_annotations(fw_jw_t *w, const fw_tool_t *t)
     fw_jw_kv_bool(w, "readOnlyHint", (t->flags & FW_TOOL_READ_ONLY) != 0);
     fw_jw_kv_bool(w, "destructiveHint", (t->flags & FW_TOOL_DESTRUCTIVE) != 0);
     fw_jw_obj_end(w);
+#if FW_WITH_TASKS
+    if (t->flags & (FW_TOOL_TASK_OPTIONAL | FW_TOOL_TASK_REQUIRED)) {
+        fw_jw_key(w, "execution");
+        fw_jw_obj_begin(w);
+        fw_jw_kv_str(w, "taskSupport",
+                     (t->flags & FW_TOOL_TASK_REQUIRED) ? "required" : "optional");
+        fw_jw_obj_end(w);
+    }
+#endif
 }
 #endif
 

@@ -344,6 +344,7 @@ static bool dispatch(fw_device_t *dev, const fw_json_doc_t *doc, uint32_t req, f
         dev->msg->state = NULL;
         dev->msg->requested = NULL;
         dev->msg->ask_input = false;
+        dev->msg->task_created = false;
     }
 #endif
     fw_call_t *call = &dev->call;

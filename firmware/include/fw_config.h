@@ -169,7 +169,7 @@
 
 /* Tools registered on one device (built-in, driver and application tools together). */
 #ifndef FW_TOOLS_MAX
-#define FW_TOOLS_MAX (FW_MIN ? 8 : 40)
+#define FW_TOOLS_MAX (FW_MIN ? 8 : 48)
 #endif
 
 /* Parameters one tool may declare. */
@@ -246,6 +246,26 @@
 #ifndef FW_MCP_RESULT_MAX
 #define FW_MCP_RESULT_MAX 1024
 #endif
+
+/* MCP tasks (fw_task.h): slots of running and finished tasks (0: no tasks), tools that can run
+   as one, bytes of a task's arguments and of its result text, and how long a finished task is
+   kept (ttlMs). Compiled out without MCP. */
+#ifndef FW_MAX_TASKS
+#define FW_MAX_TASKS (FW_WITH_MCP ? 8 : 0)
+#endif
+#ifndef FW_TASK_TOOLS_MAX
+#define FW_TASK_TOOLS_MAX 8
+#endif
+#ifndef FW_TASK_ARGS_MAX
+#define FW_TASK_ARGS_MAX 96
+#endif
+#ifndef FW_TASK_TEXT_MAX
+#define FW_TASK_TEXT_MAX 128
+#endif
+#ifndef FW_TASK_TTL_MS
+#define FW_TASK_TTL_MS 300000u
+#endif
+#define FW_WITH_TASKS (FW_WITH_MCP && FW_MAX_TASKS > 0)
 
 /* MCP: longest request id (raw JSON bytes) a notifications/cancelled can name. */
 #ifndef FW_MCP_ID_MAX

@@ -12,6 +12,7 @@
 #include "fw_hal.h"
 #include "fw_json.h"
 #include "fw_tool.h"
+#include "fw_task.h"
 
 /* ---------------------------------------------------------------- board */
 
@@ -177,6 +178,7 @@ typedef struct fw_log_entry {
 #define FW_CLIENT_SAMPLING 0x01u
 #define FW_CLIENT_ELICITATION 0x02u
 #define FW_CLIENT_ROOTS 0x04u
+#define FW_CLIENT_TASKS 0x08u /* extensions["io.modelcontextprotocol/tasks"] (2026-07-28) */
 
 /* Subscription bit of device://info in fw_session_t.subscriptions (bit i < FW_PINS_MAX is the
    resource of pin i of the registry; bit FW_PINS_MAX + 1 + k the application resource k). */
@@ -314,6 +316,13 @@ typedef struct fw_device {
        on the stack while it runs */
     uint8_t state_key[16]; /* SipHash key of request states, from the HAL's entropy */
     bool state_key_ready;  /* state_key was drawn (once per boot) */
+#endif
+#if FW_WITH_TASKS
+    /* MCP tasks (mcp_tasks.c) */
+    fw_task_t tasks[FW_MAX_TASKS];
+    fw_task_tool_t task_tools[FW_TASK_TOOLS_MAX]; /* fw_device_add_task_tool */
+    uint8_t task_tool_count;
+    uint32_t task_next_id;
 #endif
 } fw_device_t;
 
@@ -489,6 +498,11 @@ fw_err_t fw_device_add_resource(fw_device_t *dev, const struct fw_resource *res)
    FW_ERR_EXISTS for a name taken (the device's own prompts included), FW_ERR_NO_SPACE when
    FW_EXTRA_PROMPTS_MAX are added. */
 fw_err_t fw_device_add_prompt(fw_device_t *dev, const struct fw_prompt *prompt);
+
+/* Registers a tool that runs as an MCP task (fw_task.h); the tool itself is added with
+   fw_device_add_tool. FW_ERR_NO_SPACE beyond FW_TASK_TOOLS_MAX, FW_ERR_UNSUPPORTED without
+   tasks in the build. */
+fw_err_t fw_device_add_task_tool(fw_device_t *dev, const struct fw_task_tool *tt);
 
 /* Tells subscribers that what the added fixed resource at uri shows has changed: each
    subscribed session gets notifications/resources/updated at its next drain.

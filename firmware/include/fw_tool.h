@@ -108,6 +108,8 @@ typedef struct fw_call fw_call_t;
     0x08u /* the result object is an MCP CallToolResult (content blocks,                           \
              isError) that tools/call sends as it is, instead of wrapping                          \
              the result in a text block and structuredContent */
+#define FW_TOOL_TASK_OPTIONAL 0x10u /* MCP tasks: may run as a task (fw_task.h) */
+#define FW_TOOL_TASK_REQUIRED 0x20u /* MCP tasks: runs only as a task (-32021 otherwise) */
 #define FW_TOOL_SCHEMA_JSON                                                                        \
     0x40u /* user is the MCP inputSchema as JSON text, listed as it is (keywords the parameter   \
              descriptors cannot express); arguments are then not bound */

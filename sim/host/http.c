@@ -638,7 +638,9 @@ static const char *name_member(const char *method)
 {
     if (strcmp(method, "tools/call") == 0 || strcmp(method, "prompts/get") == 0) return "name";
     if (strcmp(method, "resources/read") == 0) return "uri";
-    if (strncmp(method, "tasks/", 6) == 0 && strcmp(method, "tasks/list") != 0) return "taskId";
+    if (strcmp(method, "tasks/get") == 0 || strcmp(method, "tasks/update") == 0 ||
+        strcmp(method, "tasks/cancel") == 0)
+        return "taskId"; /* not tasks/result, tasks/list: the revision removed them (-32601) */
     return NULL;
 }
 

@@ -13,7 +13,7 @@
 #define MCPSIM_SOURCE_DIR "."
 #endif
 
-static const char *const tool_names[SIM_FIXTURE_TOOLS] = {"test_simple_text",
+static const char *const tool_names[] = {"test_simple_text",
                                                           "test_image_content",
                                                           "test_audio_content",
                                                           "test_embedded_resource",
@@ -142,21 +142,21 @@ START_TEST(test_every_board_takes_the_fixtures)
     sim_t *s = boot(boards[_i]);
     fw_device_t *dev = sim_device(s);
     uint8_t board_tools = dev->tool_count;
-    for (size_t i = 0; i < SIM_FIXTURE_TOOLS; i++)
+    for (size_t i = 0; i < sizeof tool_names / sizeof *tool_names; i++)
         ck_assert_ptr_null(fw_device_find_tool(dev, tool_names[i])); /* not without the flag */
     ck_assert_int_eq(dev->resource_count, 0);
     ck_assert_int_eq(dev->prompt_count, 0);
     ck_assert_int_eq(sim_enable_fixtures(s), FW_OK);
     ck_assert_int_eq(sim_enable_fixtures(s), FW_OK); /* once is enough */
-    ck_assert_uint_eq(dev->tool_count, board_tools + SIM_FIXTURE_TOOLS);
-    for (size_t i = 0; i < SIM_FIXTURE_TOOLS; i++)
+    ck_assert_uint_eq(dev->tool_count, board_tools + SIM_FIXTURE_TOOLS + SIM_FIXTURE_TASK_TOOLS);
+    for (size_t i = 0; i < sizeof tool_names / sizeof *tool_names; i++)
         ck_assert_ptr_nonnull(fw_device_find_tool(dev, tool_names[i]));
     ck_assert_int_eq(dev->resource_count, 4);
-    ck_assert_int_eq(dev->prompt_count, 4);
+    ck_assert_int_eq(dev->prompt_count, 5);
     sim_reset(s); /* the firmware boots again: the fixtures come back with it */
-    ck_assert_uint_eq(dev->tool_count, board_tools + SIM_FIXTURE_TOOLS);
+    ck_assert_uint_eq(dev->tool_count, board_tools + SIM_FIXTURE_TOOLS + SIM_FIXTURE_TASK_TOOLS);
     ck_assert_int_eq(dev->resource_count, 4);
-    ck_assert_int_eq(dev->prompt_count, 4);
+    ck_assert_int_eq(dev->prompt_count, 5);
     sim_destroy(s);
 }
 END_TEST

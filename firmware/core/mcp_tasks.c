@@ -1,0 +1,402 @@
+/* mcp_tasks.c: MCP tasks, the io.modelcontextprotocol/tasks extension of 2026-07-28 (SEP-2663).
+   A task tool's tools/call takes one of the device's fixed slots (fw_device_t.tasks) and
+   answers a CreateTaskResult at once; the tool then runs in steps over device time, in
+   fw_device_poll (and before any tasks request, so a client polling a device that is not
+   otherwise polled still sees it move). tasks/get inlines the result or the error; tasks/update
+   delivers answers to the task's input requests; tasks/cancel stops it. tasks/list and
+   tasks/result are gone from the revision (-32601: not in the method table). */
+#include "mcp_internal.h"
+
+#if FW_WITH_TASKS
+
+#define POLL_INTERVAL_MS 500u
+#define ARGS_TOKENS 24u
+
+fw_err_t fw_device_add_task_tool(fw_device_t *dev, const fw_task_tool_t *tt)
+{
+    if (dev == NULL || tt == NULL || tt->tool == NULL || tt->step == NULL) return FW_ERR_ARG;
+    if (dev->task_tool_count >= FW_TASK_TOOLS_MAX) return FW_ERR_NO_SPACE;
+    dev->task_tools[dev->task_tool_count++] = *tt;
+    return FW_OK;
+}
+
+static const fw_task_tool_t *task_tool_of(const fw_device_t *dev, const fw_tool_t *tool)
+{
+    for (size_t i = 0; i < dev->task_tool_count; i++)
+        if (dev->task_tools[i].tool == tool ||
+            strcmp(dev->task_tools[i].tool->name, tool->name) == 0)
+            return &dev->task_tools[i];
+    return NULL;
+}
+
+fw_task_step_fn fw_mcp_task_step_of(const fw_device_t *dev, const fw_tool_t *tool)
+{
+    const fw_task_tool_t *tt = task_tool_of(dev, tool);
+    return tt != NULL && !tt->handler_first ? tt->step : NULL;
+}
+
+static bool terminal(const fw_task_t *t)
+{
+    return t->status >= FW_TASK_S_COMPLETED;
+}
+
+/* ---------------------------------------------------------------- stepping */
+
+static void run_step(fw_device_t *dev, fw_task_t *t, uint64_t now)
+{
+    fw_json_tok_t toks[ARGS_TOKENS];
+    fw_json_doc_t doc;
+    size_t n = strlen(t->args);
+    int32_t args = -1;
+    if (n > 0 && fw_json_parse(&doc, t->args, n, toks, ARGS_TOKENS, 4) == FW_OK) args = 0;
+    fw_task_step_t s = {dev, &doc, args, (uint32_t)(now - t->created_ms), t->state, 0, 0,
+                        t->accepted, t->text, sizeof t->text};
+    t->text[0] = 0;
+    fw_task_rc_t rc = t->step(&s);
+    t->state = s.state;
+    t->rc = (uint8_t)rc;
+    t->updated_ms = now;
+    switch (rc) {
+    case FW_TASK_WORKING:
+        t->status = FW_TASK_S_WORKING;
+        t->wake_at_ms = now + (s.wake_ms > 0 ? s.wake_ms : 1u);
+        break;
+    case FW_TASK_DONE:
+    case FW_TASK_TOOL_ERROR: t->status = FW_TASK_S_COMPLETED; break;
+    case FW_TASK_INPUT:
+        if (s.input_want != 0) {
+            t->status = FW_TASK_S_INPUT_REQUIRED;
+            t->pending = s.input_want;
+            t->accepted = 0;
+            break;
+        }
+        fw_fmt(t->text, sizeof t->text, "%s", "the tool asked for input without naming any");
+        t->rc = FW_TASK_FAILED;
+        t->status = FW_TASK_S_FAILED;
+        break;
+    default: t->status = FW_TASK_S_FAILED; break;
+    }
+    if (t->status == FW_TASK_S_FAILED) t->err = FW_ERR_INTERNAL;
+}
+
+/* Steps every working task that is due and frees the expired ones (ttlMs after creation). */
+static void advance(fw_device_t *dev, uint64_t now)
+{
+    for (size_t i = 0; i < FW_MAX_TASKS; i++) {
+        fw_task_t *t = &dev->tasks[i];
+        if (t->id == 0) continue;
+        if (now - t->created_ms >= FW_TASK_TTL_MS) {
+            t->id = 0;
+            continue;
+        }
+        if (t->status == FW_TASK_S_WORKING && now >= t->wake_at_ms) run_step(dev, t, now);
+    }
+}
+
+void fw_mcp_tasks_poll(fw_device_t *dev)
+{
+    advance(dev, fw_hal_now(dev));
+}
+
+uint64_t fw_mcp_tasks_next(const fw_device_t *dev)
+{
+    uint64_t next = UINT64_MAX;
+    for (size_t i = 0; i < FW_MAX_TASKS; i++) {
+        const fw_task_t *t = &dev->tasks[i];
+        if (t->id != 0 && t->status == FW_TASK_S_WORKING && t->wake_at_ms < next)
+            next = t->wake_at_ms;
+    }
+    return next;
+}
+
+/* ---------------------------------------------------------------- writing a task */
+
+static void id_text(char out[16], uint32_t id)
+{
+    fw_fmt(out, 16, "task-%u", (unsigned)id);
+}
+
+static char *digits(char *p, unsigned v, unsigned n)
+{
+    for (unsigned i = n; i-- > 0;) {
+        p[i] = (char)('0' + v % 10u);
+        v /= 10u;
+    }
+    return p + n;
+}
+
+/* Device time as an ISO-8601 instant: the device has no calendar, so its clock's zero (boot)
+   is 1970-01-01T00:00:00Z (days to a civil date: Howard Hinnant's algorithm). */
+static void write_time(fw_jw_t *w, const char *key, uint64_t ms)
+{
+    char b[32], *p = b;
+    uint64_t secs = ms / 1000u;
+    uint32_t days = (uint32_t)(secs / 86400u), sod = (uint32_t)(secs % 86400u);
+    uint32_t z = days + 719468u, era = z / 146097u, doe = z - era * 146097u;
+    uint32_t yoe = (doe - doe / 1460u + doe / 36524u - doe / 146096u) / 365u;
+    uint32_t doy = doe - (365u * yoe + yoe / 4u - yoe / 100u), mp = (5u * doy + 2u) / 153u;
+    uint32_t d = doy - (153u * mp + 2u) / 5u + 1u, m = mp < 10u ? mp + 3u : mp - 9u;
+    uint32_t y = yoe + era * 400u + (m <= 2u);
+    p = digits(p, y, 4);
+    *p++ = '-';
+    p = digits(p, m, 2);
+    *p++ = '-';
+    p = digits(p, d, 2);
+    *p++ = 'T';
+    p = digits(p, sod / 3600u, 2);
+    *p++ = ':';
+    p = digits(p, sod / 60u % 60u, 2);
+    *p++ = ':';
+    p = digits(p, sod % 60u, 2);
+    *p++ = '.';
+    p = digits(p, (unsigned)(ms % 1000u), 3);
+    *p++ = 'Z';
+    fw_jw_key(w, key);
+    fw_jw_strn(w, b, (size_t)(p - b));
+}
+
+static const char *status_name(uint8_t s)
+{
+    switch (s) {
+    case FW_TASK_S_WORKING: return "working";
+    case FW_TASK_S_INPUT_REQUIRED: return "input_required";
+    case FW_TASK_S_COMPLETED: return "completed";
+    case FW_TASK_S_FAILED: return "failed";
+    default: return "cancelled";
+    }
+}
+
+static void write_envelope(fw_jw_t *w, const fw_task_t *t)
+{
+    char id[16];
+    id_text(id, t->id);
+    fw_jw_kv_str(w, "taskId", id);
+    fw_jw_kv_str(w, "status", status_name(t->status));
+    write_time(w, "createdAt", t->created_ms);
+    write_time(w, "lastUpdatedAt", t->updated_ms);
+    fw_jw_kv_i64(w, "ttlMs", FW_TASK_TTL_MS);
+    fw_jw_kv_i64(w, "pollIntervalMs", POLL_INTERVAL_MS);
+}
+
+static void write_input_requests(fw_jw_t *w, const fw_task_t *t)
+{
+    fw_jw_key(w, "inputRequests");
+    fw_jw_obj_begin(w);
+    for (unsigned i = 0; i < 8u; i++) {
+        if (!(t->pending & (1u << i))) continue;
+        char key[12];
+        fw_fmt(key, sizeof key, "input-%u", i);
+        fw_jw_key(w, key);
+        fw_jw_obj_begin(w);
+        fw_jw_kv_str(w, "method", "elicitation/create");
+        fw_jw_key(w, "params");
+        fw_jw_obj_begin(w);
+        fw_jw_kv_str(w, "mode", "form");
+        fw_jw_kv_str(w, "message", t->text);
+        fw_jw_key(w, "requestedSchema");
+        fw_jw_obj_begin(w);
+        fw_jw_kv_str(w, "type", "object");
+        fw_jw_key(w, "properties");
+        fw_jw_obj_begin(w);
+        fw_jw_key(w, "confirm");
+        fw_jw_obj_begin(w);
+        fw_jw_kv_str(w, "type", "boolean");
+        fw_jw_obj_end(w);
+        fw_jw_obj_end(w);
+        fw_jw_obj_end(w);
+        fw_jw_obj_end(w);
+        fw_jw_obj_end(w);
+    }
+    fw_jw_obj_end(w);
+}
+
+/* The DetailedTask of tasks/get: the envelope, and the result, the error or the input requests. */
+static void write_detail(fw_jw_t *w, const fw_task_t *t)
+{
+    write_envelope(w, t);
+    if (t->status == FW_TASK_S_COMPLETED) {
+        fw_jw_key(w, "result");
+        fw_jw_obj_begin(w);
+        fw_jw_key(w, "content");
+        fw_jw_arr_begin(w);
+        fw_jw_obj_begin(w);
+        fw_jw_kv_str(w, "type", "text");
+        fw_jw_kv_str(w, "text", t->text);
+        fw_jw_obj_end(w);
+        fw_jw_arr_end(w);
+        if (t->rc == FW_TASK_TOOL_ERROR) fw_jw_kv_bool(w, "isError", true);
+        fw_jw_obj_end(w);
+    } else if (t->status == FW_TASK_S_FAILED) {
+        fw_jw_key(w, "error");
+        fw_jw_obj_begin(w);
+        fw_jw_kv_i64(w, "code", fw_err_rpc_code((fw_err_t)t->err));
+        fw_jw_kv_str(w, "message", t->text[0] ? t->text : "the task failed");
+        fw_jw_obj_end(w);
+    } else if (t->status == FW_TASK_S_INPUT_REQUIRED) {
+        write_input_requests(w, t);
+    } else if (t->status == FW_TASK_S_CANCELLED) {
+        fw_jw_kv_str(w, "statusMessage", "cancelled by the client");
+    }
+}
+
+/* ---------------------------------------------------------------- tools/call */
+
+static fw_task_t *take_slot(fw_device_t *dev)
+{
+    fw_task_t *oldest = NULL;
+    for (size_t i = 0; i < FW_MAX_TASKS; i++) {
+        fw_task_t *t = &dev->tasks[i];
+        if (t->id == 0) return t;
+        /* full: the finished task updated longest ago makes room, before its ttlMs */
+        if (terminal(t) && (oldest == NULL || t->updated_ms < oldest->updated_ms)) oldest = t;
+    }
+    return oldest;
+}
+
+/* A new task of step with arguments raw (len bytes), answered as a CreateTaskResult. */
+static fw_err_t start(fw_call_t *call, fw_task_step_fn step, const char *raw, size_t len)
+{
+    fw_device_t *dev = call->dev;
+    if (len >= FW_TASK_ARGS_MAX)
+        return fw_call_param_error(call, "arguments", "longer than the %u bytes a task keeps",
+                                   (unsigned)(FW_TASK_ARGS_MAX - 1u));
+    uint64_t now = fw_hal_now(dev);
+    advance(dev, now);
+    fw_task_t *t = take_slot(dev);
+    if (t == NULL)
+        return fw_call_errorf(call, FW_ERR_NO_SPACE, "all %u task slots hold running tasks",
+                              (unsigned)FW_MAX_TASKS);
+    memset(t, 0, sizeof *t);
+    t->id = ++dev->task_next_id;
+    if (t->id == 0) t->id = ++dev->task_next_id;
+    t->step = step;
+    t->created_ms = now;
+    t->updated_ms = now;
+    t->status = FW_TASK_S_WORKING;
+    memcpy(t->args, raw, len);
+    t->args[len] = 0;
+    run_step(dev, t, now); /* durable before the answer: tasks/get finds it at once */
+    dev->msg->task_created = true;
+    write_envelope(fw_call_result(call), t);
+    return FW_OK;
+}
+
+fw_err_t fw_mcp_task_create(fw_mcp_req_t *q, const fw_tool_t *tool, fw_task_step_fn step,
+                            int32_t args)
+{
+    q->call->tool = tool;
+    fw_err_t err = fw_schema_bind(q->call, q->doc, args);
+    if (err != FW_OK) return err;
+    size_t len = 0;
+    const char *raw = args >= 0 ? fw_json_tok_raw(q->doc, (uint32_t)args, &len) : "";
+    return start(q->call, step, raw, len);
+}
+
+fw_err_t fw_call_start_task(fw_call_t *call, const char *args_json)
+{
+    const fw_task_tool_t *tt = call->tool != NULL ? task_tool_of(call->dev, call->tool) : NULL;
+    if (tt == NULL || call->dev->msg == NULL || !fw_call_client_has(call, FW_CLIENT_TASKS))
+        return fw_call_errorf(call, FW_ERR_ARG, "%s", "not a task tool's request with the tasks "
+                                                      "extension");
+    if (args_json == NULL) args_json = "";
+    return start(call, tt->step, args_json, strlen(args_json));
+}
+
+/* ---------------------------------------------------------------- tasks/get, update, cancel */
+
+/* The task params.taskId names, after the gate on the extension; NULL with the error worded. */
+static fw_task_t *find(fw_mcp_req_t *q, fw_err_t *err)
+{
+    char id[24];
+    *err = FW_OK;
+    if (!fw_call_client_has(q->call, FW_CLIENT_TASKS)) {
+        *err = fw_call_need_client(q->call, FW_CLIENT_TASKS);
+        return NULL;
+    }
+    *err = fw_mcp_string(q, q->params, "taskId", "taskId", true, id, sizeof id);
+    if (*err != FW_OK) return NULL;
+    advance(q->dev, fw_hal_now(q->dev));
+    for (size_t i = 0; i < FW_MAX_TASKS; i++) {
+        fw_task_t *t = &q->dev->tasks[i];
+        char mine[16];
+        if (t->id == 0) continue;
+        id_text(mine, t->id);
+        if (strcmp(mine, id) == 0) return t;
+    }
+    *err = fw_call_errorf(q->call, FW_ERR_INVALID_PARAMS, "unknown task: %s", id);
+    return NULL;
+}
+
+fw_err_t fw_mcp_tasks_get(fw_mcp_req_t *q)
+{
+    fw_err_t err;
+    fw_task_t *t = find(q, &err);
+    if (t == NULL) return err;
+    write_detail(fw_call_result(q->call), t);
+    return FW_OK;
+}
+
+/* inputResponses {"input-i": {"action": "accept", ...}}: each answers request i; keys the task
+   does not wait for are ignored. When none is left pending the task works again at once. */
+fw_err_t fw_mcp_tasks_update(fw_mcp_req_t *q)
+{
+    fw_err_t err;
+    fw_task_t *t = find(q, &err);
+    if (t == NULL) return err;
+    int32_t responses;
+    err = fw_mcp_object(q, q->params, "inputResponses", "inputResponses", true, &responses);
+    if (err != FW_OK) return err;
+    if (t->status == FW_TASK_S_INPUT_REQUIRED) {
+        for (unsigned i = 0; i < 8u; i++) {
+            char key[12];
+            fw_fmt(key, sizeof key, "input-%u", i);
+            int32_t r = fw_mcp_member(q, responses, key);
+            if (r < 0 || !(t->pending & (1u << i))) continue;
+            t->pending &= (uint8_t)~(1u << i);
+            int32_t action = fw_mcp_member(q, r, "action");
+            if (action >= 0 && fw_json_str_eq(q->doc, (uint32_t)action, "accept"))
+                t->accepted |= (uint8_t)(1u << i);
+        }
+        uint64_t now = fw_hal_now(q->dev);
+        t->updated_ms = now;
+        if (t->pending == 0) {
+            t->status = FW_TASK_S_WORKING;
+            t->wake_at_ms = now;
+            run_step(q->dev, t, now);
+        }
+    }
+    fw_call_result(q->call);
+    return FW_OK;
+}
+
+/* Cancelling a finished task changes nothing and is acknowledged the same way. */
+fw_err_t fw_mcp_tasks_cancel(fw_mcp_req_t *q)
+{
+    fw_err_t err;
+    fw_task_t *t = find(q, &err);
+    if (t == NULL) return err;
+    if (!terminal(t)) {
+        t->status = FW_TASK_S_CANCELLED;
+        t->pending = 0;
+        t->updated_ms = fw_hal_now(q->dev);
+    }
+    fw_call_result(q->call);
+    return FW_OK;
+}
+
+#else
+
+fw_err_t fw_call_start_task(fw_call_t *call, const char *args_json)
+{
+    (void)args_json;
+    return fw_call_errorf(call, FW_ERR_UNSUPPORTED, "%s", "no tasks in this build");
+}
+
+fw_err_t fw_device_add_task_tool(fw_device_t *dev, const fw_task_tool_t *tt)
+{
+    (void)dev;
+    (void)tt;
+    return FW_ERR_UNSUPPORTED;
+}
+
+#endif

@@ -328,10 +328,13 @@ static void inner_spec(const char *transport, const char *spec, const char *endp
         snprintf(out, cap, "%s", uart);
     else if (strcmp(transport, "tcp") == 0 || !colon)
         snprintf(out, cap, "%s", endpoint);
-    else if (strcmp(transport, "ws") == 0 &&
-             conf_query_get(strchr(spec, '?'), "envelope", env, sizeof env))
-        snprintf(out, cap, "%s?envelope=%s", colon + 1, env);
-    else
+    else if (strcmp(transport, "ws") == 0) {
+        char frag[16] = "";
+        bool e = conf_query_get(strchr(spec, '?'), "envelope", env, sizeof env);
+        bool f = conf_query_get(strchr(spec, '?'), "fragment", frag, sizeof frag);
+        snprintf(out, cap, "%s%s%s%s%s%s", colon + 1, e || f ? "?" : "", e ? "envelope=" : "",
+                 e ? env : "", f ? (e ? "&fragment=" : "fragment=") : "", f ? frag : "");
+    } else
         snprintf(out, cap, "%s", colon + 1);
 }
 

@@ -22,6 +22,8 @@ typedef struct ws_impl {
     bool envelope;       /* wrap what we send, unwrap what comes back */
     char session_id[48]; /* the envelope's session_id */
     char auth[160];      /* "Bearer TOKEN" for the handshake's Authorization header, or "" */
+    size_t fragment;     /* fragment=N: each message sent in frames of N bytes (0: one frame) */
+    size_t opos;         /* the bytes of the message being written already sent */
     conf_buf_t partial;  /* a message arriving in fragments */
     char **queue;        /* whole messages received */
     size_t qhead, qlen, qcap;
@@ -95,11 +97,24 @@ static int on_event(struct lws *wsi, enum lws_callback_reasons reason, void *use
     case LWS_CALLBACK_CLIENT_WRITEABLE:
         if (w->ohead < w->olen) {
             unsigned char *f = w->out[w->ohead];
-            size_t n = w->out_len[w->ohead];
-            if (lws_write(wsi, f + LWS_PRE, n, LWS_WRITE_TEXT) < (int)n) {
+            size_t n = w->out_len[w->ohead], left = n - w->opos;
+            size_t chunk = w->fragment && left > w->fragment ? w->fragment : left;
+            bool fin = chunk == left;
+            /* fragment=N: a text frame without FIN, continuations, the last one with FIN (the
+               bytes before the fragment, already sent, make room for its header). */
+            int flags = w->fragment ? lws_write_ws_flags(LWS_WRITE_TEXT, w->opos == 0, fin)
+                                    : LWS_WRITE_TEXT;
+            if (lws_write(wsi, f + LWS_PRE + w->opos, chunk, (enum lws_write_protocol)flags) <
+                (int)chunk) {
                 snprintf(w->why, sizeof w->why, "WebSocket write failed");
                 return -1;
             }
+            w->opos += chunk;
+            if (!fin) {
+                lws_callback_on_writable(wsi);
+                break;
+            }
+            w->opos = 0;
             free(f);
             w->ohead++;
             if (w->ohead < w->olen) lws_callback_on_writable(wsi);
@@ -156,7 +171,7 @@ static bool has_message(const ws_impl_t *w)
 
 /* "//HOST:PORT/PATH[?envelope=1]" */
 static int parse(const char *spec, char *host, size_t hcap, int *port, char *path, size_t pcap,
-                 bool *envelope)
+                 bool *envelope, size_t *fragment)
 {
     if (strncmp(spec, "//", 2) != 0) return -1;
     const char *hp = spec + 2, *slash = hp + strcspn(hp, "/?");
@@ -181,6 +196,8 @@ static int parse(const char *spec, char *host, size_t hcap, int *port, char *pat
     else
         snprintf(path, pcap, "%.*s", (int)plen, slash);
     *envelope = q && conf_query_get(q, "envelope", env, sizeof env) && strcmp(env, "0") != 0;
+    char frag[16] = "";
+    *fragment = q && conf_query_get(q, "fragment", frag, sizeof frag) ? strtoul(frag, NULL, 10) : 0;
     return host[0] && *port > 0 && *port < 65536 ? 0 : -1;
 }
 
@@ -189,13 +206,17 @@ static int ws_open(conf_target_t *t, const char *spec, char *err, size_t cap)
     char host[256], path[256];
     int port = 0;
     bool envelope = false;
-    if (parse(spec, host, sizeof host, &port, path, sizeof path, &envelope) != 0) {
-        snprintf(err, cap, "ws target \"ws:%s\": expected ws://HOST:PORT/PATH[?envelope=1]", spec);
+    size_t fragment = 0;
+    if (parse(spec, host, sizeof host, &port, path, sizeof path, &envelope, &fragment) != 0) {
+        snprintf(err, cap,
+                 "ws target \"ws:%s\": expected ws://HOST:PORT/PATH[?envelope=1][&fragment=N]",
+                 spec);
         return CONF_EXIT_USAGE;
     }
     lws_set_log_level(0, NULL);
     ws_impl_t *w = conf_xcalloc(1, sizeof *w);
     w->envelope = envelope;
+    w->fragment = fragment;
     if (t->auth_token[0]) snprintf(w->auth, sizeof w->auth, "Bearer %s", t->auth_token);
     snprintf(w->session_id, sizeof w->session_id, "conformance-%ld", (long)getpid());
     t->impl = w;

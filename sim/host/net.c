@@ -225,20 +225,33 @@ static void on_alloc(uv_handle_t *handle, size_t suggested, uv_buf_t *buf)
     *buf = uv_buf_init(c->srv->readbuf, sizeof c->srv->readbuf);
 }
 
+/* Lines handed on in one call while a client holds under a quarter of its share. */
+#define CONSUME_LINES 16u
+
 /*
- * Hands input to the transport. A budgeted client's input goes a line at a time, and only while
- * it holds less than its share of the output budget: the rest waits in c->held, unread input
- * stays in the kernel (reading stops), until it has sent half of its share (conn_resume). So
- * one read full of requests with long answers cannot queue more than a line's answer past the
- * share.
+ * Hands input to the transport. A budgeted client's input goes a few lines at a time, and only
+ * while it holds less than its share of the output budget: the rest waits in c->held, unread
+ * input stays in the kernel (reading stops), until it has sent half of its share
+ * (conn_resume). So one read full of requests with long answers cannot queue more than
+ * CONSUME_LINES answers past a quarter of the share, or one answer past the share.
  */
 static void conn_consume(host_conn_t *c, const char *data, size_t len)
 {
     host_t *h = c->srv->host;
     while (len > 0 && !c->closing && !c->over_limit) {
-        if (c->counted && conn_queued(c) >= host_out_share(h)) break;
-        const char *nl = c->counted ? memchr(data, '\n', len) : NULL;
-        size_t n = nl ? (size_t)(nl - data) + 1 : len;
+        size_t n = len;
+        if (c->counted) {
+            size_t queued = conn_queued(c), share = host_out_share(h);
+            if (queued >= share) break;
+            /* far below the share, up to CONSUME_LINES lines per call (a pipelined client
+               costs one call per read, as before); near it, one line at a time */
+            size_t lines = queued < share / 4 ? CONSUME_LINES : 1;
+            n = 0;
+            for (size_t k = 0; k < lines && n < len; k++) {
+                const char *nl = memchr(data + n, '\n', len - n);
+                n = nl ? (size_t)(nl - data) + 1 : len;
+            }
+        }
         c->srv->ops->data(c, c->state, data, n);
         data += n;
         len -= n;

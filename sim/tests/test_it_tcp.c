@@ -195,6 +195,59 @@ START_TEST(a_client_that_does_not_read_is_disconnected_and_others_go_on)
 }
 END_TEST
 
+/* With a small output budget a client that does not read is not read either (back-pressure)
+   instead of being cut: its requests wait, the others go on, and once it reads it gets an
+   answer to every request it sent. */
+START_TEST(a_client_over_its_output_share_is_not_read_until_it_reads)
+{
+    const char *args[] = {"--board",     "esp32-demo", "--tcp",           "0", "--clock",
+                          "virtual",     "--log-level", "debug", "--output-budget", "1", NULL};
+    ck_assert(it_start(&proc, args));
+    it_conn_t *hog = it_tcp_connect(proc.tcp_port);
+    it_conn_t *good = it_tcp_connect(proc.tcp_port);
+    /* (no tiny SO_RCVBUF here: set after the connection, it starves the transfer later) */
+    fcntl(hog->fd, F_SETFL, fcntl(hog->fd, F_GETFL) | O_NONBLOCK);
+    static const char req[] = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"list_tools\"}\n";
+    const size_t line = sizeof req - 1;
+    size_t bytes = 0; /* sent so far: whole lines, and maybe the start of one */
+    double blocked_since = 0, deadline = it_now() + 4 * IT_TIMEOUT;
+    bool cut = false;
+    while (it_now() < deadline) { /* until the hog's sending has been blocked for 2 s */
+        ssize_t n = send(hog->fd, req + bytes % line, line - bytes % line, MSG_NOSIGNAL);
+        if (n > 0) {
+            bytes += (size_t)n;
+            blocked_since = 0;
+            continue;
+        }
+        if (errno == EPIPE || errno == ECONNRESET) {
+            cut = true;
+            break;
+        }
+        if (blocked_since == 0) blocked_since = it_now();
+        if (it_now() - blocked_since > 2.0) break;
+        usleep(2000);
+    }
+    ck_assert_msg(!cut, "the client over its share was disconnected, not held back");
+    long sent = (long)(bytes / line); /* a line cut short is never answered */
+    ck_assert_int_gt(sent, 100);
+    json_t *r = it_call(good, 1, "get_info", NULL); /* the other client goes on */
+    it_result(r);
+    json_decref(r);
+    char *log = it_stderr(&proc);
+    ck_assert_msg(strstr(log, "not read until it reads") != NULL, "no back-pressure in: %s", log);
+    free(log);
+    /* now it reads: every request it sent is answered */
+    fcntl(hog->fd, F_SETFL, fcntl(hog->fd, F_GETFL) & ~O_NONBLOCK);
+    long answered = 0;
+    for (char *l; answered < sent && (l = it_read_line(hog, IT_TIMEOUT)) != NULL; free(l))
+        answered++;
+    ck_assert_int_eq(answered, sent);
+    it_conn_close(hog);
+    it_conn_close(good);
+    stop();
+}
+END_TEST
+
 /* ---------------------------------------------------------------- MCP sessions and pushes */
 
 static const char initialize[] =
@@ -393,6 +446,7 @@ static Suite *it_tcp_suite(void)
     tcase_add_test(tc, a_client_that_stops_sending_still_gets_its_replies);
     tcase_add_test(tc, clients_come_and_go);
     tcase_add_test(tc, a_client_that_does_not_read_is_disconnected_and_others_go_on);
+    tcase_add_test(tc, a_client_over_its_output_share_is_not_read_until_it_reads);
     tcase_add_test(tc, a_tcp_subscriber_is_told_and_other_clients_get_nothing_extra);
     tcase_add_test(tc, an_unsubscribed_tcp_client_is_no_longer_told);
     tcase_add_test(tc, a_change_made_by_one_tcp_client_is_pushed_to_another);

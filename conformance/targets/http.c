@@ -326,7 +326,10 @@ static bool stateless_headers(xfer_t *x, const char *msg, size_t len)
         const char *key = strcmp(method, "tools/call") == 0 || strcmp(method, "prompts/get") == 0
                               ? "name"
                           : strcmp(method, "resources/read") == 0 ? "uri"
-                                                                  : NULL;
+                          : strcmp(method, "tasks/get") == 0 || strcmp(method, "tasks/update") == 0 ||
+                                  strcmp(method, "tasks/cancel") == 0
+                              ? "taskId" /* SEP-2663's routing header */
+                              : NULL;
         const char *name = key ? json_string_value(json_object_get(params, key)) : NULL;
         if (name) add_header(x, "Mcp-Name", name);
     }

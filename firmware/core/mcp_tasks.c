@@ -59,7 +59,9 @@ static void run_step(fw_device_t *dev, fw_task_t *t, uint64_t now)
     switch (rc) {
     case FW_TASK_WORKING:
         t->status = FW_TASK_S_WORKING;
-        t->wake_at_ms = now + (s.wake_ms > 0 ? s.wake_ms : 1u);
+        /* from the instant the step was due, so a late poll catches up (advance) */
+        t->wake_at_ms = (t->wake_at_ms != 0 && t->wake_at_ms <= now ? t->wake_at_ms : now) +
+                        (s.wake_ms > 0 ? s.wake_ms : 1u);
         break;
     case FW_TASK_DONE:
     case FW_TASK_TOOL_ERROR: t->status = FW_TASK_S_COMPLETED; break;
@@ -89,7 +91,10 @@ static void advance(fw_device_t *dev, uint64_t now)
             t->id = 0;
             continue;
         }
-        if (t->status == FW_TASK_S_WORKING && now >= t->wake_at_ms) run_step(dev, t, now);
+        /* a poll that comes late runs the steps due since, each at most 16 at a time */
+        for (unsigned k = 0; k < 16u && t->status == FW_TASK_S_WORKING && now >= t->wake_at_ms;
+             k++)
+            run_step(dev, t, now);
     }
 }
 
@@ -178,8 +183,11 @@ static void write_envelope(fw_jw_t *w, const fw_task_t *t)
     fw_jw_kv_i64(w, "pollIntervalMs", POLL_INTERVAL_MS);
 }
 
+/* Every input request is a yes/no question (its message is the step's text). */
 static void write_input_requests(fw_jw_t *w, const fw_task_t *t)
 {
+    static const char schema[] =
+        "{\"type\":\"object\",\"properties\":{\"confirm\":{\"type\":\"boolean\"}}}";
     fw_jw_key(w, "inputRequests");
     fw_jw_obj_begin(w);
     for (unsigned i = 0; i < 8u; i++) {
@@ -194,16 +202,7 @@ static void write_input_requests(fw_jw_t *w, const fw_task_t *t)
         fw_jw_kv_str(w, "mode", "form");
         fw_jw_kv_str(w, "message", t->text);
         fw_jw_key(w, "requestedSchema");
-        fw_jw_obj_begin(w);
-        fw_jw_kv_str(w, "type", "object");
-        fw_jw_key(w, "properties");
-        fw_jw_obj_begin(w);
-        fw_jw_key(w, "confirm");
-        fw_jw_obj_begin(w);
-        fw_jw_kv_str(w, "type", "boolean");
-        fw_jw_obj_end(w);
-        fw_jw_obj_end(w);
-        fw_jw_obj_end(w);
+        fw_jw_raw(w, schema, sizeof schema - 1u);
         fw_jw_obj_end(w);
         fw_jw_obj_end(w);
     }

@@ -169,7 +169,7 @@
 
 /* Tools registered on one device (built-in, driver and application tools together). */
 #ifndef FW_TOOLS_MAX
-#define FW_TOOLS_MAX (FW_MIN ? 8 : 48)
+#define FW_TOOLS_MAX (FW_MIN ? 8 : 40)
 #endif
 
 /* Parameters one tool may declare. */
@@ -248,19 +248,20 @@
 #endif
 
 /* MCP tasks (fw_task.h): slots of running and finished tasks (0: no tasks), tools that can run
-   as one, bytes of a task's arguments and of its result text, and how long a finished task is
-   kept (ttlMs). Compiled out without MCP. */
+   as one, bytes of a task's arguments and of its result text, and how long a task is kept
+   (ttlMs). Compiled out without MCP. A device image keeps two small slots; the simulator's host
+   build raises all four (CMakeLists.txt: 8 slots, the conformance suite's tasks-* scenarios). */
 #ifndef FW_MAX_TASKS
-#define FW_MAX_TASKS (FW_WITH_MCP ? 8 : 0)
+#define FW_MAX_TASKS (FW_WITH_MCP ? 2 : 0)
 #endif
 #ifndef FW_TASK_TOOLS_MAX
-#define FW_TASK_TOOLS_MAX 8
+#define FW_TASK_TOOLS_MAX 2
 #endif
 #ifndef FW_TASK_ARGS_MAX
-#define FW_TASK_ARGS_MAX 96
+#define FW_TASK_ARGS_MAX 48
 #endif
 #ifndef FW_TASK_TEXT_MAX
-#define FW_TASK_TEXT_MAX 128
+#define FW_TASK_TEXT_MAX 64
 #endif
 #ifndef FW_TASK_TTL_MS
 #define FW_TASK_TTL_MS 300000u

@@ -6,6 +6,8 @@
 
 #define DISCOVERY_TIMEOUT_MS 3000
 #define CONF_MCP_VERSION "2025-06-18"
+/* The stateless revision, asked for with server/discover */
+#define CONF_MCP_STATELESS_VERSION "2026-07-28"
 
 static const char *const pin_types[] = {"digital_output", "digital_input", "pwm_output",
                                         "adc_input", NULL};
@@ -164,6 +166,32 @@ static int discover_mcp(conf_run_ctx_t *ctx, char *err, size_t cap)
     conf_vars_set(&ctx->globals, "initialize", init);
     conf_vars_set(&ctx->globals, "mcp_version",
                   json_deep_copy(json_object_get(init, "protocolVersion")));
+    /* The revisions it speaks: the one initialize negotiated, and MCP 2026-07-28 (stateless)
+       when server/discover, asked in that revision's way, lists it among supportedVersions. */
+    const char *negotiated = json_string_value(json_object_get(init, "protocolVersion"));
+    snprintf(ctx->revisions, sizeof ctx->revisions, "%s", negotiated ? negotiated : "");
+    json_t *dp = json_pack("{s:{s:s, s:{}, s:{s:s, s:s}}}", "_meta",
+                           "io.modelcontextprotocol/protocolVersion", CONF_MCP_STATELESS_VERSION,
+                           "io.modelcontextprotocol/clientCapabilities",
+                           "io.modelcontextprotocol/clientInfo", "name", "mcpsim-conformance",
+                           "version", "1");
+    json_t *disc = call_with(ctx, "server/discover", dp, 1000, note, sizeof note);
+    json_decref(dp);
+    size_t k;
+    json_t *v;
+    json_array_foreach(json_object_get(disc, "supportedVersions"), k, v)
+    {
+        if (json_is_string(v) && strcmp(json_string_value(v), CONF_MCP_STATELESS_VERSION) == 0 &&
+            !conf_word_in(ctx->revisions, CONF_MCP_STATELESS_VERSION)) {
+            size_t used = strlen(ctx->revisions);
+            snprintf(ctx->revisions + used, sizeof ctx->revisions - used, "%s%s",
+                     used ? " " : "", CONF_MCP_STATELESS_VERSION);
+        }
+    }
+    json_decref(disc);
+    if (ctx->revisions_given)
+        snprintf(ctx->revisions, sizeof ctx->revisions, "%s", ctx->revisions_given);
+    conf_vars_set(&ctx->globals, "mcp_revisions", json_string(ctx->revisions));
     bench_vars(ctx);
     return 0;
 }

@@ -28,6 +28,7 @@
 
 typedef struct options {
     const char *target, *control, *mcpsim, *filter, *tags, *junit, *json, *xfail_file, *profile;
+    const char *mcp_revision;
     const char *scenario_paths[32];
     size_t n_paths;
     bool list, tap, verbose, no_generated, strict;
@@ -42,7 +43,8 @@ static void usage(FILE *out)
         "                   [--filter PATTERN] [--tags LIST] [--list] [--repeat N]\n"
         "                   [--junit FILE] [--tap] [--json FILE] [--expected-failures FILE]\n"
         "                   [--no-generated] [--timeout-scale X] [--jobs N] [--mcpsim PATH] [-v]\n"
-        "                   [--profile mcpu|mcp|mcpsim] [--strict] [--version]\n"
+        "                   [--profile mcpu|mcp|mcpsim] [--mcp-revision LIST] [--strict]\n"
+        "                   [--version]\n"
         "\n"
         "Replays the JSON scenarios (scenarios/README.md) against a device, after discovering it\n"
         "(get_info, list_tools) and adding the checks generated from what it declares.\n"
@@ -84,10 +86,16 @@ static void usage(FILE *out)
         "  --profile P          what the device is held to: mcpu (the MCP/U documents and\n"
         "                       JSON-RPC 2.0), mcp, or mcpsim (also mcpsim's extensions);\n"
         "                       default chosen from discovery\n"
+        "  --mcp-revision LIST  the MCP revisions an MCP device is held to, comma-separated\n"
+        "                       (e.g. 2025-11-25,2026-07-28); default what it speaks: the\n"
+        "                       version initialize negotiates, and 2026-07-28 when\n"
+        "                       server/discover lists it\n"
         "  --strict             should-level failures fail the run too\n"
         "  -v, --verbose        transcripts of passing scenarios too\n"
         "  --version            print the runner's version\n"
-        "\n"
+        "\n",
+        out);
+    fputs(
         "Every check has a level: must (fails the run), should (fails it with --strict) and\n"
         "extension (runs when the device advertises it or under --profile mcpsim; fails the\n"
         "run when it ran and failed).\n"
@@ -127,6 +135,7 @@ static int parse_args(int argc, char **argv, options_t *o)
                                           {"help", no_argument, 0, 'h'},
                                           {"profile", required_argument, 0, 'P'},
                                           {"strict", no_argument, 0, 'X'},
+                                          {"mcp-revision", required_argument, 0, 'R'},
                                           {"version", no_argument, 0, 'V'},
                                           {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
@@ -221,6 +230,29 @@ static int parse_args(int argc, char **argv, options_t *o)
         case 'X':
             o->strict = true;
             break;
+        case 'R': {
+            /* revisions are dates: YYYY-MM-DD, comma-separated */
+            bool ok = optarg[0] != 0 && strlen(optarg) < 90;
+            for (const char *p = optarg; ok && *p;) {
+                size_t len = strcspn(p, ",");
+                ok = len == 10;
+                for (size_t i = 0; ok && i < 10; i++)
+                    ok = (i == 4 || i == 7) ? p[i] == '-' : (p[i] >= '0' && p[i] <= '9');
+                p += len;
+                if (*p == ',') p++;
+            }
+            if (!ok) {
+                char m[200];
+                snprintf(m, sizeof m,
+                         "--mcp-revision '%.60s': a comma-separated list of MCP revisions such as "
+                         "2025-11-25,2026-07-28",
+                         optarg);
+                usage_error(m);
+                return -1;
+            }
+            o->mcp_revision = optarg;
+            break;
+        }
         case ':': {
             char m[160];
             snprintf(m, sizeof m, "%.60s needs a value", argv[optind - 1]);
@@ -506,6 +538,7 @@ static int job_setup(void *ud, char *err, size_t cap)
     if (j->t->control[0] && !(j->ctl = conf_control_open(j->t->control, err, cap))) return -1;
     conf_run_init(&j->ctx, j->t, j->ctl);
     j->ctx.timeout_scale = j->r->o->timeout_scale;
+    j->ctx.revisions_given = j->r->o->mcp_revision;
     if (conf_discover(&j->ctx, err, cap) != 0) return -1;
     return conf_choose_profile(&j->ctx, j->r->o->profile, err, cap) ? 0 : -1;
 }
@@ -636,6 +669,7 @@ static int run(const options_t *o, conf_library_t *lib, json_t *xfail)
     conf_run_ctx_t ctx;
     conf_run_init(&ctx, t, ctl);
     ctx.timeout_scale = o->timeout_scale;
+    ctx.revisions_given = o->mcp_revision;
     rc = CONF_EXIT_OK;
     if (conf_discover(&ctx, err, sizeof err) != 0) {
         char rx[400] = "", diag[900] = "";

@@ -363,6 +363,11 @@ char *conf_requirements_unmet(const conf_run_ctx_t *ctx, const conf_scenario_t *
     const char *proto = json_string_value(json_object_get(req, "protocol"));
     if (proto && strcmp(proto, ctx->protocol) != 0)
         return conf_asprintf("needs protocol %s (the device speaks %s)", proto, ctx->protocol);
+    const char *rev = json_string_value(json_object_get(req, "revision"));
+    if (rev && !conf_word_in(ctx->revisions, rev))
+        return conf_asprintf("needs MCP revision %s (the device is held to %s; --mcp-revision "
+                             "%s holds it to that one)",
+                             rev, ctx->revisions[0] ? ctx->revisions : "none", rev);
     const json_t *transport = json_object_get(req, "transport");
     if (transport) {
         char *why = unmet_transport(ctx, transport);

@@ -50,6 +50,12 @@ typedef struct conf_run_ctx {
     json_t *info, *manifest; /* get_info and list_tools results */
     char protocol[8];        /* "mcpu" or "mcp": what discovery spoke */
     char profile[8];         /* "mcpu", "mcp" or "mcpsim": what the device is held to */
+    /* The MCP revisions the device is held to, space-separated: what discovery found it to
+       speak (the version initialize negotiated, and 2026-07-28 when server/discover answers
+       for it), or --mcp-revision's list. Scenarios whose requires names a revision run only
+       when it is here. */
+    char revisions[96];
+    const char *revisions_given; /* --mcp-revision, or NULL */
     bool mcp;                /* MCP (initialize, tools/list) rather than MCP/U */
     json_int_t next_id;
     conf_msg_t *queue;

@@ -286,6 +286,16 @@ static bool v_protocol(vctx_t *c, const json_t *v)
     return refuse(c, false, "must be \"mcpu\" or \"mcp\"");
 }
 
+/* An MCP revision: a date, YYYY-MM-DD. */
+static bool v_revision(vctx_t *c, const json_t *v)
+{
+    const char *s = json_string_value(v);
+    bool ok = s && strlen(s) == 10;
+    for (size_t i = 0; ok && i < 10; i++)
+        ok = (i == 4 || i == 7) ? s[i] == '-' : (s[i] >= '0' && s[i] <= '9');
+    return ok || refuse(c, false, "must be an MCP revision such as \"2026-07-28\"");
+}
+
 static bool v_vars(vctx_t *c, const json_t *v)
 {
     if (!v_strings(c, v)) return false;
@@ -301,13 +311,15 @@ static bool v_vars(vctx_t *c, const json_t *v)
 static bool v_requires(vctx_t *c, const json_t *v)
 {
     static const char *const keys[] = {"protocol", "transport", "pins",         "tools",
-                                       "control",  "vars",      "capabilities", NULL};
+                                       "control",  "vars",      "capabilities", "revision",
+                                       NULL};
     if (!json_is_object(v)) return refuse(c, false, "must be an object");
     return only_keys(c, v, keys, "requires") && member(c, v, "protocol", false, v_protocol) &&
            member(c, v, "transport", false, v_transport) &&
            member(c, v, "pins", false, v_pin_types) && member(c, v, "tools", false, v_strings) &&
            member(c, v, "control", false, v_bool) && member(c, v, "vars", false, v_vars) &&
-           member(c, v, "capabilities", false, v_strings);
+           member(c, v, "capabilities", false, v_strings) &&
+           member(c, v, "revision", false, v_revision);
 }
 
 static bool v_template(vctx_t *c, const json_t *v)

@@ -123,6 +123,18 @@ void conf_buf_free(conf_buf_t *b)
     b->len = b->cap = 0;
 }
 
+bool conf_word_in(const char *list, const char *word)
+{
+    size_t n = strlen(word);
+    for (const char *p = list; *p;) {
+        size_t len = strcspn(p, " ,");
+        if (len == n && strncmp(p, word, n) == 0) return true;
+        p += len;
+        p += strspn(p, " ,");
+    }
+    return false;
+}
+
 char *conf_strdup(const char *s)
 {
     return conf_strndup(s, strlen(s));

@@ -31,6 +31,8 @@ char *conf_buf_take(conf_buf_t *b);
 void conf_buf_free(conf_buf_t *b);
 
 char *conf_strdup(const char *s);
+/* Whether `word` is one of the words of `list` (separated by spaces or commas). */
+bool conf_word_in(const char *list, const char *word);
 char *conf_strndup(const char *s, size_t n);
 char *conf_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void *conf_xmalloc(size_t n);

@@ -244,6 +244,7 @@ static fw_err_t run_direct(fw_mcp_req_t *q, const fw_tool_t *tool, const fw_json
     const fw_resp_t *r = q->call->priv;
     q->call->tool = tool;
     fw_err_t err = doc != NULL ? fw_schema_bind(q->call, doc, args) : FW_OK;
+    if (err == FW_ERR_INVALID_PARAMS && q->msg->stateless) return write_failure(q, err);
     if (err != FW_OK) return err;
     live_begin(q);
     err = tool->handler(q->call);
@@ -270,6 +271,10 @@ static fw_err_t call_tool(fw_mcp_req_t *q, const fw_tool_t *tool, const fw_json_
     fw_mcp_ask_input_end(q->call);
     if (q->msg->input_required) return err; /* answered straight into the response */
     if (asked_and_waits(q, err, started)) return FW_OK;
+    /* 2026-07-28 (SEP-1303's advice made the rule): arguments the schema refuses are a tool
+       execution error the model can read and correct, not a protocol error */
+    if (!started && err == FW_ERR_INVALID_PARAMS && q->msg->stateless)
+        return write_failure(q, err);
     if (!started && (err == FW_ERR_INVALID_PARAMS || err == FW_ERR_CLIENT_CAPABILITY)) return err;
     if (!started) return write_failure(q, err);
     return write_result(q, &t, err == FW_OK && w.err == FW_OK);

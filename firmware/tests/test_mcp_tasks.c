@@ -181,7 +181,13 @@ START_TEST(test_without_extension)
     error_of("tasks/list", "{" META_TASKS "}", FW_RPC_METHOD_NOT_FOUND);
     error_of("tasks/result", "{\"taskId\":\"task-1\"," META_TASKS "}", FW_RPC_METHOD_NOT_FOUND);
     error_of("tasks/get", "{\"taskId\":\"task-99\"," META_TASKS "}", FW_RPC_INVALID_PARAMS);
-    /* invalid arguments are refused before a slot is taken */
+    /* a 2026-07-28 request's invalid arguments are a tool execution error (isError) */
+    r = result_of("tools/call", "{\"name\":\"count\",\"arguments\":{}," META "}");
+    ck_assert(json_is_true(json_object_get(r, "isError")));
+    ck_assert_ptr_nonnull(strstr(jstr(r, "content.0.text"), "seconds"));
+    /* (a 2025 session's stay -32602) */
+    error_of("tools/call", "{\"name\":\"count\",\"arguments\":{}}", FW_RPC_INVALID_PARAMS);
+    /* a task's invalid arguments are refused before a slot is taken */
     error_of("tools/call", "{\"name\":\"count\",\"arguments\":{\"seconds\":-1}," META_TASKS "}",
              FW_RPC_INVALID_PARAMS);
 }

@@ -272,7 +272,10 @@ static Suite *mcp_tasks_suite(void)
 
 START_TEST(test_feature_is_off)
 {
+    static const fw_board_t b = {.device = "no-tasks", .version = "1", .platform = "mock"};
     ck_assert(!FW_WITH_TASKS);
+    mock_hal_init(&hal);
+    ck_assert_int_eq(fw_device_init(&dev, &b, &mock_hal_api, &hal), FW_OK);
     fw_task_tool_t tt = {NULL, NULL, false};
     ck_assert_int_eq(fw_device_add_task_tool(&dev, &tt), FW_ERR_UNSUPPORTED);
 }

@@ -670,6 +670,25 @@ static fw_err_t json_schema_tool(fw_call_t *call)
     return text_result(call, "Tool with JSON Schema 2020-12 features called");
 }
 
+/* A tool with an x-mcp-header parameter (SEP-2243): over HTTP its `region` travels in the
+   Mcp-Param-Region header too, and the transport checks that both agree. */
+static const char custom_header_schema[] =
+    "{\"type\":\"object\",\"properties\":{\"region\":{\"type\":\"string\","
+    "\"description\":\"Region the request is routed to\",\"x-mcp-header\":\"Region\"}},"
+    "\"required\":[\"region\"]}";
+
+static fw_err_t custom_header_tool(fw_call_t *call)
+{
+    /* its schema is JSON text, so the core binds nothing: region is checked here */
+    const fw_json_doc_t *doc = fw_call_doc(call);
+    int32_t params = doc != NULL ? fw_json_obj_get(doc, 0, "params") : -1;
+    int32_t args = params >= 0 ? fw_json_obj_get(doc, (uint32_t)params, "arguments") : -1;
+    int32_t region = args >= 0 ? fw_json_obj_get(doc, (uint32_t)args, "region") : -1;
+    if (region < 0 || doc->toks[region].type != FW_JSON_STRING)
+        return fw_call_param_error(call, "region", "%s", "required, a string");
+    return text_result(call, "The Mcp-Param-Region header matched arguments.region");
+}
+
 /* ---------------------------------------------------------------- the tool table */
 
 static const fw_param_t prompt_param[] = {
@@ -700,6 +719,11 @@ static const fw_tool_t fixture_tools[SIM_FIXTURE_TOOLS] = {
      .flags = FW_TOOL_READ_ONLY | FW_TOOL_MCP_RESULT | FW_TOOL_SCHEMA_JSON,
      .handler = json_schema_tool,
      .user = json_schema_2020_12},
+    {.name = "test_custom_header",
+     .description = "Conformance fixture (2026-07-28): a parameter mirrored in an Mcp-Param header",
+     .flags = FW_TOOL_READ_ONLY | FW_TOOL_MCP_RESULT | FW_TOOL_SCHEMA_JSON,
+     .handler = custom_header_tool,
+     .user = custom_header_schema},
     FIXTURE("test_simple_text", "Conformance fixture: returns one text block", simple_text),
     FIXTURE("test_image_content", "Conformance fixture: returns a 1x1 PNG image block",
             image_content),

@@ -19,7 +19,7 @@
 fw_err_t sim_fixtures_add(fw_device_t *dev);
 
 /* Number of tools sim_fixtures_add registers. */
-#define SIM_FIXTURE_TOOLS 24
+#define SIM_FIXTURE_TOOLS 25
 /* and the tools of the tasks-* scenarios (greet, slow_compute, ...: 2026-07-28 tasks) */
 #define SIM_FIXTURE_TASK_TOOLS 7
 

@@ -4,6 +4,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <jansson.h>
+#include <libwebsockets.h>
 #include <microhttpd.h>
 #include <netdb.h>
 #include <stdarg.h>
@@ -754,11 +755,83 @@ static enum MHD_Result send_stateless_error(const host_http_t *http, struct MHD_
     return send_body(http, c, e->status, "application/json", body, strlen(body), NULL);
 }
 
+/* An Mcp-Param-* value: "=?base64?B64?=" is Base64 (canonical: padded to a multiple of 4, the
+   standard alphabet, '=' only at the end), anything else the value itself. False when the
+   Base64 is malformed. */
+static bool param_value(const char *h, char *out, size_t cap)
+{
+    size_t n = strlen(h);
+    if (n < 11 || strncmp(h, "=?base64?", 9) != 0 || strcmp(h + n - 2, "?=") != 0) {
+        snprintf(out, cap, "%s", h);
+        return true;
+    }
+    char b64[512];
+    size_t len = n - 11;
+    if (len % 4 != 0 || len >= sizeof b64) return false;
+    memcpy(b64, h + 9, len);
+    b64[len] = 0;
+    for (size_t i = 0; i < len; i++) {
+        char ch = b64[i];
+        bool alpha = (ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') ||
+                     (ch >= '0' && ch <= '9') || ch == '+' || ch == '/';
+        if (!alpha && !(ch == '=' && i >= len - 2 && (i == len - 1 || b64[len - 1] == '=')))
+            return false;
+    }
+    int got = lws_b64_decode_string(b64, out, (int)cap);
+    return got >= 0 && (size_t)got < cap;
+}
+
+/* SEP-2243's custom headers: a tools/call of a tool whose inputSchema marks a property with
+   "x-mcp-header": NAME must carry Mcp-Param-NAME equal to that argument (-32020 otherwise). */
+static bool check_custom_headers(host_http_t *http, struct MHD_Connection *c, const json_t *doc,
+                                 http_err_t *e)
+{
+    const json_t *params = json_object_get(doc, "params");
+    const char *method = json_string_value(json_object_get(doc, "method"));
+    const char *name = json_string_value(json_object_get(params, "name"));
+    if (method == NULL || strcmp(method, "tools/call") != 0 || name == NULL) return true;
+    host_device_lock(http->host);
+    const fw_tool_t *tool = fw_device_find_tool(sim_device(http->host->sim), name);
+    const char *schema = tool != NULL && (tool->flags & FW_TOOL_SCHEMA_JSON) ? tool->user : NULL;
+    host_device_unlock(http->host);
+    if (schema == NULL) return true; /* only a schema as JSON text can carry x-mcp-header */
+    json_t *sj = json_loads(schema, 0, NULL);
+    const json_t *args = json_object_get(params, "arguments");
+    const char *prop;
+    json_t *def;
+    bool ok = true;
+    json_object_foreach(json_object_get(sj, "properties"), prop, def) {
+        const char *suffix = json_string_value(json_object_get(def, "x-mcp-header"));
+        if (suffix == NULL) continue;
+        char hname[96], trimmed[512], value[512];
+        snprintf(hname, sizeof hname, "Mcp-Param-%s", suffix);
+        const char *h = header_trimmed(c, hname, trimmed, sizeof trimmed);
+        const json_t *v = json_object_get(args, prop);
+        if (h == NULL) {
+            if (v == NULL || json_is_null(v)) continue;
+            fail(e, 400, FW_RPC_HEADER_MISMATCH, "%.100s header missing (arguments.%.100s is set)",
+                 hname, prop);
+        } else if (!param_value(h, value, sizeof value)) {
+            fail(e, 400, FW_RPC_HEADER_MISMATCH, "%.100s header: malformed Base64", hname);
+        } else if (!json_is_string(v) || strcmp(json_string_value(v), value) != 0) {
+            fail(e, 400, FW_RPC_HEADER_MISMATCH,
+                 "%.100s header does not match the body's arguments.%.100s", hname, prop);
+        } else {
+            continue;
+        }
+        ok = false;
+        break;
+    }
+    json_decref(sj);
+    return ok;
+}
+
 static enum MHD_Result stateless_post(host_http_t *http, struct MHD_Connection *c,
                                       http_req_t *req, const json_t *doc)
 {
     http_err_t e = {0};
-    if (!check_stateless(c, doc, &e)) return send_stateless_error(http, c, doc, &e);
+    if (!check_stateless(c, doc, &e) || !check_custom_headers(http, c, doc, &e))
+        return send_stateless_error(http, c, doc, &e);
     fw_session_t none; /* the core runs the request in a session of its own */
     host_device_lock(http->host);
     fw_session_init(&none, sim_device(http->host->sim));

@@ -222,7 +222,9 @@ START_TEST(refuses_unknown_keys_with_position)
             "(at steps[0].send.parms)");
     REFUSED(HEAD "\"requires\":{\"pin\":[]},\"steps\":[{\"wait\":{\"ms\":1}}]}",
             "t.json:2:13: unknown key \"pin\" in requires (known keys: protocol, transport, pins, "
-            "tools, control, vars, capabilities) (at requires.pin)");
+            "tools, control, vars, capabilities, revision) (at requires.pin)");
+    REFUSED(HEAD "\"requires\":{\"revision\":\"2026-7-28\"},\"steps\":[{\"wait\":{\"ms\":1}}]}",
+            "t.json:2:24: must be an MCP revision such as \"2026-07-28\" (at requires.revision)");
     REFUSED(HEAD "\"steps\":[{\"wait\":{\"ms\":1,\"s\":2}}]}",
             "t.json:2:26: unknown key \"s\" in a duration (known keys: ms) (at steps[0].wait.s)");
     REFUSED(HEAD "\"steps\":[{\"wait\":{\"ms\":1},\"expect\":{}}]}",

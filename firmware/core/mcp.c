@@ -154,7 +154,7 @@ static void write_capabilities(fw_jw_t *w, unsigned version, bool stateless)
     fw_jw_key(w, "capabilities");
     fw_jw_obj_begin(w);
     list_changed(w, "tools", false);
-    list_changed(w, "resources", !stateless);
+    list_changed(w, "resources", !stateless || FW_WITH_LISTEN); /* stateless: listen */
     list_changed(w, "prompts", false);
     empty_obj(w, "logging");
     if (version >= FW_MCP_V2025_03_26) empty_obj(w, "completions");
@@ -280,6 +280,99 @@ static fw_err_t set_level(fw_mcp_req_t *q)
                                "alert, emergency");
 }
 
+#if FW_WITH_LISTEN
+/* A cancellation naming an open listen stream's request closes it (the first with that id). */
+static bool cancel_listener(fw_device_t *dev, const char *raw, size_t len)
+{
+    for (int k = 0; k < FW_MAX_LISTENERS; k++) {
+        const fw_listener_t *l = &dev->listeners[k];
+        if (!l->open || l->id_len != len || memcmp(l->id, raw, len) != 0) continue;
+        fw_device_listen_close(dev, k);
+        return true;
+    }
+    return false;
+}
+
+/*
+ * subscriptions/listen (2026-07-28): takes a listener slot, acknowledges what of the filter
+ * the device honours (resourceSubscriptions it knows; there are no list changes to send) and
+ * writes no response: the stream stays open until the client cancels it or goes away. Log
+ * messages follow the request's _meta logLevel, as in any stateless request.
+ */
+static fw_err_t sub_listen(fw_mcp_req_t *q)
+{
+    fw_device_t *dev = q->dev;
+    fw_resp_t *r = q->call->priv;
+    if (!q->msg->stateless)
+        return fw_call_errorf(q->call, FW_ERR_METHOD_NOT_FOUND,
+                              "method 'subscriptions/listen' not found: it is MCP %s's "
+                              "(a session has the GET stream and resources/subscribe)",
+                              FW_MCP_STATELESS_VERSION);
+    int32_t f = fw_mcp_member(q, q->params, "notifications");
+    if (f < 0 || q->doc->toks[f].type != FW_JSON_OBJECT)
+        return fw_call_param_error(q->call, "notifications", "%s",
+                                   "must be an object (the SubscriptionFilter)");
+    int32_t subs = fw_mcp_member(q, f, "resourceSubscriptions");
+    if (subs >= 0 && q->doc->toks[subs].type != FW_JSON_ARRAY)
+        return fw_call_param_error(q->call, "notifications/resourceSubscriptions", "%s",
+                                   "must be an array of resource URIs");
+    if (r->id == NULL) return FW_OK; /* a notification opens nothing */
+    if (r->id_len > FW_MCP_ID_MAX)
+        return fw_call_param_error(q->call, "id", "is longer than %u bytes (FW_MCP_ID_MAX)",
+                                   (unsigned)FW_MCP_ID_MAX);
+    int slot = -1;
+    for (int k = 0; k < FW_MAX_LISTENERS && slot < 0; k++)
+        if (!dev->listeners[k].open) slot = k;
+    if (slot < 0)
+        return fw_call_errorf(q->call, FW_ERR_INTERNAL,
+                              "all %u listen slots are taken (FW_MAX_LISTENERS)",
+                              (unsigned)FW_MAX_LISTENERS);
+    fw_listener_t *l = &dev->listeners[slot];
+    fw_session_init(&l->session, dev);
+    l->session.initialize_seen = true;
+    l->session.initialized = true;
+    l->session.version = FW_MCP_VERSION_COUNT;
+    l->session.logging = q->session->logging;
+    l->session.log_level = q->session->log_level;
+    memcpy(l->id, r->id, r->id_len);
+    l->id_len = (uint8_t)r->id_len;
+    l->session.sub_id = l->id;
+    l->session.sub_id_len = l->id_len;
+    fw_jw_t w;
+    fw_mcp_notify_begin(&w, &q->msg->out, "notifications/subscriptions/acknowledged");
+    fw_jw_key(&w, "notifications");
+    fw_jw_obj_begin(&w);
+    if (subs >= 0) {
+        fw_jw_key(&w, "resourceSubscriptions");
+        fw_jw_arr_begin(&w);
+        char uri[96];
+        for (uint32_t i = 0;; i++) {
+            int32_t u = fw_json_arr_get(q->doc, (uint32_t)subs, i);
+            if (u < 0) break;
+            if (q->doc->toks[u].type != FW_JSON_STRING ||
+                fw_json_str_decode(q->doc, (uint32_t)u, uri, sizeof uri) < 0)
+                continue;
+            int idx = fw_mcp_resource_find(dev, uri);
+            if (idx < 0) continue; /* unknown: not honoured, so not acknowledged */
+            l->session.subscriptions |= 1u << idx;
+            fw_jw_str(&w, uri);
+        }
+        fw_jw_arr_end(&w);
+    }
+    fw_jw_obj_end(&w);
+    fw_jw_key(&w, "_meta");
+    fw_jw_obj_begin(&w);
+    fw_jw_key(&w, "io.modelcontextprotocol/subscriptionId");
+    fw_jw_raw(&w, l->id, l->id_len);
+    fw_jw_obj_end(&w);
+    fw_mcp_notify_end(&w, &q->msg->out);
+    l->open = true;
+    dev->listen_opened = (int8_t)slot;
+    r->deferred = true; /* no response while the stream is open */
+    return FW_OK;
+}
+#endif
+
 /*
  * A single-core device runs one request at a time, to its end: by the time a cancellation is
  * read, the request it names has finished, unless it comes later in the same batch or is a
@@ -296,6 +389,9 @@ static fw_err_t cancelled(fw_mcp_req_t *q)
     if (type != FW_JSON_STRING && type != FW_JSON_NUMBER) return FW_OK;
     size_t len;
     const char *raw = fw_json_tok_raw(q->doc, (uint32_t)id, &len);
+#if FW_WITH_LISTEN
+    if (cancel_listener(q->dev, raw, len)) return FW_OK;
+#endif
     if (s->ask_tool != NULL && len == s->ask_call_len && memcmp(raw, s->ask_call, len) == 0)
         s->ask_tool = NULL; /* the call waiting for the client's answer: never answered now */
     if (len == 0 || len > sizeof s->cancelled) return FW_OK;
@@ -336,6 +432,9 @@ static const fw_mcp_method_t methods[] = {
     {"prompts/list", fw_mcp_prompts_list, CACHEABLE},
     {"prompts/get", fw_mcp_prompts_get, INPUT},
     {"completion/complete", fw_mcp_complete, 0},
+#if FW_WITH_LISTEN
+    {"subscriptions/listen", sub_listen, 0},
+#endif
 #if FW_WITH_TASKS
     {"tasks/get", fw_mcp_tasks_get, 0},
     {"tasks/update", fw_mcp_tasks_update, 0},

@@ -61,8 +61,25 @@ void fw_mcp_notify_end(fw_jw_t *w, const fw_msg_sink_t *out)
     fw_msg_sink_end(out);
 }
 
-static void send_message(const fw_device_t *dev, const fw_msg_sink_t *out, uint8_t level,
-                         const char *text)
+/* Ends a notification for session s: a listener's carries its subscription id in _meta. */
+static void notify_end(fw_jw_t *w, const fw_msg_sink_t *out, const fw_session_t *s)
+{
+#if FW_WITH_LISTEN
+    if (s != NULL && s->sub_id != NULL) {
+        fw_jw_key(w, "_meta");
+        fw_jw_obj_begin(w);
+        fw_jw_key(w, "io.modelcontextprotocol/subscriptionId");
+        fw_jw_raw(w, s->sub_id, s->sub_id_len);
+        fw_jw_obj_end(w);
+    }
+#else
+    (void)s;
+#endif
+    fw_mcp_notify_end(w, out);
+}
+
+static void send_message(const fw_device_t *dev, const fw_session_t *s, const fw_msg_sink_t *out,
+                         uint8_t level, const char *text)
 {
     const char *logger = dev->board->device;
     fw_jw_t w;
@@ -70,11 +87,12 @@ static void send_message(const fw_device_t *dev, const fw_msg_sink_t *out, uint8
     fw_jw_kv_str(&w, "level", level_names[level]);
     fw_jw_kv_str(&w, "logger", logger != NULL && logger[0] != 0 ? logger : "firmware");
     fw_jw_kv_str(&w, "data", text);
-    fw_mcp_notify_end(&w, out);
+    notify_end(&w, out, s);
 }
 
 /* The update of pin def's resource, or (def NULL) of the resource at uri. */
-static void send_updated(const fw_pin_def_t *def, const char *uri, const fw_msg_sink_t *out)
+static void send_updated(const fw_pin_def_t *def, const char *uri, const fw_session_t *s,
+                         const fw_msg_sink_t *out)
 {
     fw_jw_t w;
     fw_mcp_notify_begin(&w, out, "notifications/resources/updated");
@@ -84,7 +102,7 @@ static void send_updated(const fw_pin_def_t *def, const char *uri, const fw_msg_
     } else {
         fw_jw_str(&w, uri);
     }
-    fw_mcp_notify_end(&w, out);
+    notify_end(&w, out, s);
 }
 
 /* ---------------------------------------------------------------- the log */
@@ -109,7 +127,7 @@ static size_t drain_log(const fw_device_t *dev, fw_session_t *s, const fw_msg_si
                (unsigned)(oldest - s->log_cursor), (unsigned)FW_LOG_RING);
         s->log_cursor = oldest;
         if (s->log_level <= FW_LOG_WARNING) {
-            send_message(dev, out, FW_LOG_WARNING, text);
+            send_message(dev, s, out, FW_LOG_WARNING, text);
             sent++;
         }
     }
@@ -118,13 +136,13 @@ static size_t drain_log(const fw_device_t *dev, fw_session_t *s, const fw_msg_si
             continue; /* overwritten since, or the regular cursor sends it */
         const fw_log_entry_t *e = log_entry(dev, s->boot_cursor);
         if (e->level < s->log_level) continue;
-        send_message(dev, out, e->level, e->text);
+        send_message(dev, s, out, e->level, e->text);
         sent++;
     }
     for (; s->log_cursor != dev->log_next; s->log_cursor++) {
         const fw_log_entry_t *e = log_entry(dev, s->log_cursor);
         if (e->level < s->log_level) continue;
-        send_message(dev, out, e->level, e->text);
+        send_message(dev, s, out, e->level, e->text);
         sent++;
     }
     return sent;
@@ -208,6 +226,11 @@ void fw_mcp_init(fw_device_t *dev)
     dev->ev_logged = dev->ev_next_seq - 1u;
     dev->drops_logged = dev->counters.events_dropped;
     fw_session_init(&dev->session, dev);
+#if FW_WITH_LISTEN
+    for (size_t k = 0; k < FW_MAX_LISTENERS; k++) dev->listeners[k].open = false;
+    dev->listen_opened = -1;
+    dev->listen_closed = 0;
+#endif
 }
 
 /* ---------------------------------------------------------------- drain */
@@ -221,14 +244,14 @@ static size_t drain_updates(const fw_device_t *dev, fw_session_t *s, const fw_ms
     for (size_t i = 0; i < dev->board->pin_count; i++) {
         if (!(s->subscriptions & (1u << i)) || !seq_before(s->change_cursor, dev->pin_changed[i]))
             continue;
-        send_updated(&dev->board->pins[i], NULL, out);
+        send_updated(&dev->board->pins[i], NULL, s, out);
         sent++;
     }
     for (size_t k = 0; k < dev->resource_count; k++) {
         if (!(s->subscriptions & (1u << (FW_PINS_MAX + 1u + k))) ||
             !seq_before(s->change_cursor, dev->resource_changed[k]))
             continue;
-        send_updated(NULL, dev->resources[k]->uri, out);
+        send_updated(NULL, dev->resources[k]->uri, s, out);
         sent++;
     }
     s->change_cursor = dev->change_count;
@@ -242,5 +265,36 @@ size_t fw_device_drain(fw_device_t *dev, fw_session_t *session, fw_msg_sink_t ou
     size_t sent = drain_updates(dev, s, &out);
     return sent + drain_log(dev, s, &out);
 }
+
+/* ---------------------------------------------------------------- subscriptions/listen */
+
+#if FW_WITH_LISTEN
+_Static_assert(FW_MAX_LISTENERS <= 8, "listen_closed is a uint8_t with a bit per slot");
+
+int fw_device_listen_take_opened(fw_device_t *dev)
+{
+    int slot = dev->listen_opened;
+    dev->listen_opened = -1;
+    return slot;
+}
+
+bool fw_device_listen_open(const fw_device_t *dev, int slot)
+{
+    return slot >= 0 && slot < FW_MAX_LISTENERS && dev->listeners[slot].open;
+}
+
+size_t fw_device_listen_drain(fw_device_t *dev, int slot, fw_msg_sink_t out)
+{
+    if (!fw_device_listen_open(dev, slot)) return 0;
+    return fw_device_drain(dev, &dev->listeners[slot].session, out);
+}
+
+void fw_device_listen_close(fw_device_t *dev, int slot)
+{
+    if (!fw_device_listen_open(dev, slot)) return;
+    dev->listeners[slot].open = false;
+    dev->listen_closed |= (uint8_t)(1u << slot);
+}
+#endif
 
 #endif

@@ -268,6 +268,13 @@
 #endif
 #define FW_WITH_TASKS (FW_WITH_MCP && FW_MAX_TASKS > 0)
 
+/* MCP 2026-07-28 subscriptions/listen: streams open at once (0: none; compiled out without
+   MCP). Each slot keeps the listen request's id, its filter and cursors (fw_listener_t). */
+#ifndef FW_MAX_LISTENERS
+#define FW_MAX_LISTENERS (FW_WITH_MCP ? 2 : 0)
+#endif
+#define FW_WITH_LISTEN (FW_WITH_MCP && FW_MAX_LISTENERS > 0)
+
 /* MCP: longest request id (raw JSON bytes) a notifications/cancelled can name. */
 #ifndef FW_MCP_ID_MAX
 #define FW_MCP_ID_MAX 32

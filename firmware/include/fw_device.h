@@ -208,7 +208,23 @@ typedef struct fw_session {
     uint32_t ask_id;           /* id of the last request sent to the client */
     uint8_t ask_call_len;      /* raw JSON id of the waiting tools/call */
     char ask_call[FW_MCP_ID_MAX];
+#if FW_WITH_LISTEN
+    const char *sub_id; /* a listener's session: raw JSON id its notifications carry in
+                           _meta["io.modelcontextprotocol/subscriptionId"]; NULL otherwise */
+    uint8_t sub_id_len;
+#endif
 } fw_session_t;
+
+#if FW_WITH_LISTEN
+/* An MCP 2026-07-28 subscriptions/listen stream (mcp_notify.c): what it asked for lives in its
+   session (subscriptions, logging and log_level from _meta.logLevel), the cursors too. */
+typedef struct fw_listener {
+    bool open;
+    uint8_t id_len;
+    char id[FW_MCP_ID_MAX]; /* raw JSON id of the subscriptions/listen request */
+    fw_session_t session;
+} fw_listener_t;
+#endif
 
 /*
  * Output that carries whole messages (a response and the notifications around it): write as in
@@ -316,6 +332,11 @@ typedef struct fw_device {
        on the stack while it runs */
     uint8_t state_key[16]; /* SipHash key of request states, from the HAL's entropy */
     bool state_key_ready;  /* state_key was drawn (once per boot) */
+#endif
+#if FW_WITH_LISTEN
+    fw_listener_t listeners[FW_MAX_LISTENERS];
+    int8_t listen_opened;  /* slot the message being handled opened, or -1 */
+    uint8_t listen_closed; /* bit k: slot k was closed by a notifications/cancelled */
 #endif
 #if FW_WITH_TASKS
     /* MCP tasks (mcp_tasks.c) */
@@ -456,6 +477,22 @@ void fw_device_feed_session(fw_device_t *dev, fw_session_t *session, fw_framer_t
  * after fw_device_poll and after each message handled. Returns the number of messages written.
  */
 size_t fw_device_drain(fw_device_t *dev, fw_session_t *session, fw_msg_sink_t out);
+
+#if FW_WITH_LISTEN
+/*
+ * MCP 2026-07-28 subscriptions/listen. A listen request (stateless) takes a free listener slot,
+ * writes notifications/subscriptions/acknowledged and no response: the transport keeps its
+ * stream open. After handling a message, fw_device_listen_take_opened names the slot it opened
+ * (or -1, and forgets it). fw_device_listen_drain writes the slot's notifications (as
+ * fw_device_drain; each carries the listen request's id in _meta), 0 when it is not open.
+ * A notifications/cancelled naming the listen request's id closes the slot:
+ * fw_device_listen_open turns false. The transport closes it when the client went away.
+ */
+int fw_device_listen_take_opened(fw_device_t *dev);
+bool fw_device_listen_open(const fw_device_t *dev, int slot);
+size_t fw_device_listen_drain(fw_device_t *dev, int slot, fw_msg_sink_t out);
+void fw_device_listen_close(fw_device_t *dev, int slot);
+#endif
 
 /* Prepares a session for dev: nothing negotiated, no subscriptions, no log messages, and
    cursors at the device's present (older log entries and changes are not sent), except the log

@@ -136,7 +136,11 @@ START_TEST(test_discover_without_initialize)
     ck_assert_str_eq(jstr(r, "supportedVersions.0"), "2026-07-28");
     ck_assert_str_eq(jstr(r, "supportedVersions.1"), "2025-11-25");
     ck_assert_ptr_nonnull(jpath(r, "capabilities.tools"));
+#if FW_WITH_LISTEN
+    ck_assert(json_is_true(jpath(r, "capabilities.resources.subscribe"))); /* via listen */
+#else
     ck_assert_ptr_null(jpath(r, "capabilities.resources.subscribe"));
+#endif
     json_t *info = json_object_get(json_object_get(r, "_meta"),
                                    "io.modelcontextprotocol/serverInfo");
     ck_assert_str_eq(jstr(info, "name"), mcp_test_board.device);
@@ -306,6 +310,105 @@ START_TEST(test_fw_call_ask_becomes_input_required)
 }
 END_TEST
 
+#if FW_WITH_LISTEN
+/* ---------------------------------------------------------------- subscriptions/listen */
+
+static size_t listen_drain(int slot)
+{
+    mcap_reset(&out);
+    size_t n = fw_device_listen_drain(&dev, slot, mcap_sink(&out));
+    ck_assert_uint_eq(n, out.count);
+    return n;
+}
+
+static const char *sub_id(json_t *n)
+{
+    json_t *m = jpath(n, "params._meta");
+    const char *v = json_string_value(json_object_get(m, "io.modelcontextprotocol/subscriptionId"));
+    ck_assert_ptr_nonnull(v);
+    return v;
+}
+
+#define META_WARN                                                                                  \
+    "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","                       \
+    "\"io.modelcontextprotocol/clientCapabilities\":{},\"io.modelcontextprotocol/logLevel\":"        \
+    "\"warning\"}"
+
+START_TEST(test_listen_registers_notifies_and_cancels)
+{
+    send_in(&sess, "{\"jsonrpc\":\"2.0\",\"id\":\"L1\",\"method\":\"subscriptions/listen\","
+                   "\"params\":{\"notifications\":{\"resourceSubscriptions\":[\"pin://led\","
+                   "\"pin://nosuch\"],\"toolsListChanged\":true}," META_WARN "}}");
+    ck_assert(!answered); /* no response: the stream stays open */
+    ck_assert_uint_eq(out.count, 1);
+    json_t *ack = msg_at(0);
+    ck_assert_str_eq(jstr(ack, "method"), "notifications/subscriptions/acknowledged");
+    ck_assert_str_eq(jstr(ack, "params.notifications.resourceSubscriptions.0"), "pin://led");
+    ck_assert_ptr_null(jpath(ack, "params.notifications.resourceSubscriptions.1"));
+    ck_assert_ptr_null(jpath(ack, "params.notifications.toolsListChanged"));
+    ck_assert_str_eq(sub_id(ack), "L1");
+    int slot = fw_device_listen_take_opened(&dev);
+    ck_assert_int_ge(slot, 0);
+    ck_assert_int_eq(fw_device_listen_take_opened(&dev), -1);
+    ck_assert(fw_device_listen_open(&dev, slot));
+    ck_assert_uint_eq(listen_drain(slot), 0);
+
+    /* a pin change: notifications/resources/updated, tagged with the listen request's id */
+    result_of("tools/call", "{\"name\":\"gpio_write\",\"arguments\":{\"pin\":\"led\","
+                            "\"value\":true}," META "}");
+    ck_assert_uint_eq(listen_drain(slot), 1);
+    json_t *n = msg_at(0);
+    ck_assert_str_eq(jstr(n, "method"), "notifications/resources/updated");
+    ck_assert_str_eq(jstr(n, "params.uri"), "pin://led");
+    ck_assert_str_eq(sub_id(n), "L1");
+    ck_assert_uint_eq(listen_drain(slot), 0);
+
+    /* log messages at or above the listen request's logLevel */
+    fw_log(&dev, FW_LOG_INFO, "below");
+    fw_log(&dev, FW_LOG_ERROR, "above");
+    ck_assert_uint_eq(listen_drain(slot), 1);
+    n = msg_at(0);
+    ck_assert_str_eq(jstr(n, "method"), "notifications/message");
+    ck_assert_str_eq(jstr(n, "params.level"), "error");
+    ck_assert_str_eq(jstr(n, "params.data"), "above");
+    ck_assert_str_eq(sub_id(n), "L1");
+
+    /* another id's cancellation changes nothing; the listen request's ends the stream */
+    send_in(&sess, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\","
+                   "\"params\":{\"requestId\":\"L2\"," META "}}");
+    ck_assert(fw_device_listen_open(&dev, slot));
+    send_in(&sess, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\","
+                   "\"params\":{\"requestId\":\"L1\"," META "}}");
+    ck_assert(!answered);
+    ck_assert(!fw_device_listen_open(&dev, slot));
+    fw_log(&dev, FW_LOG_ERROR, "after");
+    ck_assert_uint_eq(listen_drain(slot), 0);
+}
+END_TEST
+
+START_TEST(test_listen_is_checked_and_bounded)
+{
+    error_of("subscriptions/listen", "{" META "}", FW_RPC_INVALID_PARAMS); /* no filter */
+    error_of("subscriptions/listen",
+             "{\"notifications\":{\"resourceSubscriptions\":\"pin://led\"}," META "}",
+             FW_RPC_INVALID_PARAMS);
+    error_of("subscriptions/listen", "{\"notifications\":{}}", FW_RPC_METHOD_NOT_FOUND);
+    for (int k = 0; k < FW_MAX_LISTENERS; k++) {
+        send_in(&sess, "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"subscriptions/listen\","
+                       "\"params\":{\"notifications\":{}," META "}}");
+        ck_assert(!answered);
+        ck_assert_int_eq(fw_device_listen_take_opened(&dev), k);
+    }
+    error_of("subscriptions/listen", "{\"notifications\":{}," META "}", FW_RPC_INTERNAL_ERROR);
+    fw_device_listen_close(&dev, 0); /* the transport saw the client go */
+    ck_assert(!fw_device_listen_open(&dev, 0));
+    send_in(&sess, "{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"subscriptions/listen\","
+                   "\"params\":{\"notifications\":{}," META "}}");
+    ck_assert_int_eq(fw_device_listen_take_opened(&dev), 0);
+}
+END_TEST
+#endif
+
 START_TEST(test_input_required_only_when_stateless)
 {
     result_of("initialize", "{\"protocolVersion\":\"2025-11-25\",\"capabilities\":"
@@ -338,6 +441,10 @@ static Suite *mcp_stateless_suite(void)
     tcase_add_test(t, test_missing_client_capability);
     tcase_add_test(t, test_input_required_only_when_stateless);
     tcase_add_test(t, test_fw_call_ask_becomes_input_required);
+#if FW_WITH_LISTEN
+    tcase_add_test(t, test_listen_registers_notifies_and_cancels);
+    tcase_add_test(t, test_listen_is_checked_and_bounded);
+#endif
     suite_add_tcase(s, t);
     return s;
 }

@@ -7,6 +7,8 @@
 #include <libwebsockets.h>
 #include <microhttpd.h>
 #include <netdb.h>
+#include <poll.h>
+#include <time.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -826,6 +828,112 @@ static bool check_custom_headers(host_http_t *http, struct MHD_Connection *c, co
     return ok;
 }
 
+/*
+ * subscriptions/listen (2026-07-28): the core keeps the stream's filter and cursors in a
+ * listener slot (fw_device_listen_*); the POST is answered with an SSE stream that starts with
+ * the acknowledgement and carries the slot's notifications, polled every LISTEN_POLL_MS. It
+ * ends when the client closes it, when a notifications/cancelled names the listen request's id
+ * (the slot closes), or when the server stops.
+ */
+#define LISTEN_POLL_MS 50
+#define LISTEN_KEEPALIVE_MS 15000
+
+typedef struct listen_stream {
+    host_http_t *http;
+    int slot;
+    int fd;
+    host_buf_t sse; /* events waiting to be read */
+    unsigned idle_ms;
+} listen_stream_t;
+
+static bool listen_hung_up(int fd)
+{
+    struct pollfd p = {fd, POLLRDHUP, 0};
+    return fd >= 0 && poll(&p, 1, 0) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR));
+}
+
+static void listen_col_events(host_buf_t *sse, const collector_t *col)
+{
+    for (size_t i = 0, start = 0; i < col->count; start = col->ends[i++])
+        host_sse_event(sse, col->data.data + start, col->ends[i] - start);
+}
+
+static ssize_t listen_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+    listen_stream_t *ls = cls;
+    (void)pos;
+    for (;;) {
+        if (ls->sse.len > 0) {
+            size_t n = ls->sse.len < max ? ls->sse.len : max;
+            memcpy(buf, ls->sse.data, n);
+            host_buf_consume(&ls->sse, n);
+            return (ssize_t)n;
+        }
+        if (listen_hung_up(ls->fd) || ls->http->sessions.stopping)
+            return MHD_CONTENT_READER_END_OF_STREAM;
+        collector_t col = {0};
+        fw_msg_sink_t out = {col_write, &col, col_end};
+        host_device_lock(ls->http->host);
+        fw_device_t *dev = sim_device(ls->http->host->sim);
+        bool open = fw_device_listen_open(dev, ls->slot);
+        if (open) fw_device_listen_drain(dev, ls->slot, out);
+        host_device_unlock(ls->http->host);
+        listen_col_events(&ls->sse, &col);
+        col_free(&col);
+        if (ls->sse.len > 0) {
+            ls->idle_ms = 0;
+            continue;
+        }
+        if (!open) return MHD_CONTENT_READER_END_OF_STREAM; /* cancelled */
+        if (ls->idle_ms >= LISTEN_KEEPALIVE_MS) {
+            static const char ping[] = ": keep-alive\n\n";
+            host_buf_append(&ls->sse, ping, sizeof ping - 1);
+            ls->idle_ms = 0;
+            continue;
+        }
+        struct timespec t = {0, LISTEN_POLL_MS * 1000000L};
+        nanosleep(&t, NULL);
+        ls->idle_ms += LISTEN_POLL_MS;
+    }
+}
+
+static void listen_free(void *cls)
+{
+    listen_stream_t *ls = cls;
+    host_device_lock(ls->http->host);
+    fw_device_listen_close(sim_device(ls->http->host->sim), ls->slot);
+    host_device_unlock(ls->http->host);
+    host_buf_free(&ls->sse);
+    free(ls);
+}
+
+static enum MHD_Result open_listen_stream(host_http_t *http, struct MHD_Connection *c, int slot,
+                                          const collector_t *col)
+{
+    listen_stream_t *ls = calloc(1, sizeof *ls);
+    if (!ls) return MHD_NO;
+    ls->http = http;
+    ls->slot = slot;
+    ls->fd = socket_of(c);
+    listen_col_events(&ls->sse, col);
+    struct MHD_Response *r =
+        MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096, listen_read, ls, listen_free);
+    if (!r) {
+        listen_free(ls);
+        return MHD_NO;
+    }
+    MHD_add_response_header(r, "Content-Type", "text/event-stream");
+    MHD_add_response_header(r, "Cache-Control", "no-cache");
+    return queue(http, c, 200, r);
+}
+
+static bool is_listen(const json_t *doc)
+{
+    const char *m = json_string_value(json_object_get(doc, "method"));
+    return m != NULL && strcmp(m, "subscriptions/listen") == 0 &&
+           json_object_get(doc, "id") != NULL;
+}
+
 static enum MHD_Result stateless_post(host_http_t *http, struct MHD_Connection *c,
                                       http_req_t *req, const json_t *doc)
 {
@@ -851,7 +959,15 @@ static enum MHD_Result stateless_post(host_http_t *http, struct MHD_Connection *
     pthread_mutex_destroy(&w.mu);
     pthread_cond_destroy(&w.cv);
     enum MHD_Result rc;
-    if (a == HOST_SILENT || col.count == 0) {
+    int slot = -1;
+    if (is_listen(doc)) { /* the slot the listen request opened, if it did */
+        host_device_lock(http->host);
+        slot = fw_device_listen_take_opened(sim_device(http->host->sim));
+        host_device_unlock(http->host);
+    }
+    if (slot >= 0 && a == HOST_SILENT) {
+        rc = open_listen_stream(http, c, slot, &col);
+    } else if (a == HOST_SILENT || col.count == 0) {
         rc = send_body(http, c, 202, NULL, NULL, 0, NULL);
     } else if (col.count == 1) {
         size_t len = col.ends[0];

@@ -772,6 +772,68 @@ START_TEST(a_change_made_over_http_reaches_another_sessions_stream)
 }
 END_TEST
 
+/* MCP 2026-07-28 subscriptions/listen: the POST is answered by an SSE stream that starts with
+   the acknowledgement, carries a pin's updates made by another client, each tagged with the
+   listen request's id, and ends when the client cancels the listen request. */
+static it_conn_t *open_listen(const char *id)
+{
+    it_conn_t *c = it_tcp_connect(http_port);
+    char body[512], req[1024];
+    snprintf(body, sizeof body,
+             "{\"jsonrpc\":\"2.0\",\"id\":\"%s\",\"method\":\"subscriptions/listen\","
+             "\"params\":{\"notifications\":{\"resourceSubscriptions\":[\"pin://led\"]},"
+             "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","
+             "\"io.modelcontextprotocol/clientCapabilities\":{}}}}",
+             id);
+    snprintf(req, sizeof req,
+             "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nContent-Type: application/json\r\n"
+             "Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n"
+             "Mcp-Method: subscriptions/listen\r\nConnection: close\r\nContent-Length: %zu\r\n\r\n%s",
+             http_port, strlen(body), body);
+    it_send(c, req);
+    char *status = it_read_line(c, IT_TIMEOUT);
+    ck_assert_ptr_nonnull(status);
+    ck_assert_msg(strncmp(status, "HTTP/1.1 200", 12) == 0, "listen: %s", status);
+    free(status);
+    ck_assert(wait_for(c, "text/event-stream", IT_TIMEOUT));
+    ck_assert(wait_for(c, "notifications/subscriptions/acknowledged", IT_TIMEOUT));
+    return c;
+}
+
+START_TEST(a_listen_stream_carries_updates_until_cancelled)
+{
+    start();
+    it_conn_t *ls = open_listen("listen-1");
+    char *b = initialize();
+    json_decref(call_tool(b, 3, "gpio_write", "{\"pin\":2,\"value\":true}"));
+    double deadline = it_now() + IT_TIMEOUT;
+    bool seen = false;
+    while (!seen && it_now() < deadline) {
+        char *line = it_read_line(ls, deadline - it_now());
+        if (!line) break;
+        seen = strstr(line, "notifications/resources/updated") != NULL &&
+               strstr(line, "\"uri\":\"pin://led\"") != NULL &&
+               strstr(line, "\"io.modelcontextprotocol/subscriptionId\":\"listen-1\"") != NULL;
+        free(line);
+    }
+    ck_assert_msg(seen, "no tagged notifications/resources/updated on the listen stream");
+    const char *ch[] = {CT_JSON, ACCEPT_BOTH, "MCP-Protocol-Version: 2026-07-28",
+                        "Mcp-Method: notifications/cancelled", NULL};
+    resp_t *r = request("POST",
+                          "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\","
+                          "\"params\":{\"requestId\":\"listen-1\",\"_meta\":{\"io."
+                          "modelcontextprotocol/protocolVersion\":\"2026-07-28\",\"io."
+                          "modelcontextprotocol/clientCapabilities\":{}}}}",
+                          ch);
+    ck_assert_msg(r->status == 202, "cancel: %ld %s", r->status, r->body);
+    resp_free(r);
+    ck_assert(it_wait_closed(ls, IT_TIMEOUT));
+    it_conn_close(ls);
+    free(b);
+    stop();
+}
+END_TEST
+
 START_TEST(one_get_stream_per_session_and_get_needs_sse)
 {
     start();
@@ -1083,6 +1145,7 @@ static Suite *it_http_suite(void)
     tc = tcase_create("streams");
     tcase_add_test(tc, get_streams_carry_each_sessions_own_subscriptions);
     tcase_add_test(tc, a_change_made_over_http_reaches_another_sessions_stream);
+    tcase_add_test(tc, a_listen_stream_carries_updates_until_cancelled);
     tcase_add_test(tc, one_get_stream_per_session_and_get_needs_sse);
     tcase_add_test(tc, delete_ends_the_sessions_stream);
     tcase_add_test(tc, in_real_time_updates_of_a_sampled_pin_arrive_by_themselves);

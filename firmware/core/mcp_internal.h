@@ -192,6 +192,7 @@ fw_task_step_fn fw_mcp_task_step_of(const fw_device_t *dev, const fw_tool_t *too
 fw_err_t fw_mcp_task_create(fw_mcp_req_t *q, const fw_tool_t *tool, fw_task_step_fn step,
                             int32_t args);
 
+#if FW_WITH_TASKS_2025
 /* Whether the request is of a session that negotiated MCP 2025-11-25 (its tasks apply). */
 bool fw_mcp_tasks_2025(const fw_mcp_req_t *q);
 
@@ -203,6 +204,9 @@ fw_err_t fw_mcp_task_create_2025(fw_mcp_req_t *q, const fw_tool_t *tool, fw_task
 
 fw_err_t fw_mcp_tasks_list(fw_mcp_req_t *q);
 fw_err_t fw_mcp_tasks_result(fw_mcp_req_t *q);
+#else
+#define fw_mcp_tasks_2025(q) ((void)(q), false)
+#endif
 fw_err_t fw_mcp_tasks_get(fw_mcp_req_t *q);
 fw_err_t fw_mcp_tasks_update(fw_mcp_req_t *q);
 fw_err_t fw_mcp_tasks_cancel(fw_mcp_req_t *q);

@@ -15,6 +15,14 @@
 #if FW_WITH_TASKS
 
 #define POLL_INTERVAL_MS 500u
+
+#if FW_WITH_TASKS_2025
+#define TTL_OF(t) ((t)->ttl_ms)
+#define IS_2025(t) ((t)->spec == FW_TASK_SPEC_2025_11_25)
+#else
+#define TTL_OF(t) FW_TASK_TTL_MS
+#define IS_2025(t) false
+#endif
 #define ARGS_TOKENS 24u
 
 fw_err_t fw_device_add_task_tool(fw_device_t *dev, const fw_task_tool_t *tt)
@@ -92,7 +100,7 @@ static void advance(fw_device_t *dev, uint64_t now)
     for (size_t i = 0; i < FW_MAX_TASKS; i++) {
         fw_task_t *t = &dev->tasks[i];
         if (t->id == 0) continue;
-        if (now - t->created_ms >= (t->ttl_ms ? t->ttl_ms : FW_TASK_TTL_MS)) {
+        if (now - t->created_ms >= TTL_OF(t)) {
             t->id = 0;
             continue;
         }
@@ -260,7 +268,10 @@ static fw_task_t *take_slot(fw_device_t *dev)
 /* A new task of step with arguments raw (len bytes), answered as a CreateTaskResult. */
 static fw_task_t *start_slot(fw_call_t *call, fw_task_step_fn step, const char *raw, size_t len,
                              uint8_t spec, uint32_t ttl_ms, fw_err_t *err);
+#if FW_WITH_TASKS_2025
 static void write_task_2025(fw_jw_t *w, const fw_task_t *t);
+static fw_err_t cancel_2025(fw_mcp_req_t *q, fw_task_t *t);
+#endif
 
 static fw_err_t start(fw_call_t *call, fw_task_step_fn step, const char *raw, size_t len)
 {
@@ -291,8 +302,12 @@ static fw_task_t *start_slot(fw_call_t *call, fw_task_step_fn step, const char *
         return NULL;
     }
     memset(t, 0, sizeof *t);
+#if FW_WITH_TASKS_2025
     t->spec = spec;
     t->ttl_ms = ttl_ms;
+#else
+    (void)spec, (void)ttl_ms;
+#endif
     t->id = ++dev->task_next_id;
     if (t->id == 0) t->id = ++dev->task_next_id;
     t->step = step;
@@ -357,10 +372,13 @@ fw_err_t fw_mcp_tasks_get(fw_mcp_req_t *q)
     fw_err_t err;
     fw_task_t *t = find(q, &err);
     if (t == NULL) return err;
-    if (t->spec == FW_TASK_SPEC_2025_11_25)
+#if FW_WITH_TASKS_2025
+    if (IS_2025(t)) {
         write_task_2025(fw_call_result(q->call), t);
-    else
-        write_detail(fw_call_result(q->call), t);
+        return FW_OK;
+    }
+#endif
+    write_detail(fw_call_result(q->call), t);
     return FW_OK;
 }
 
@@ -403,23 +421,34 @@ fw_err_t fw_mcp_tasks_cancel(fw_mcp_req_t *q)
     fw_err_t err;
     fw_task_t *t = find(q, &err);
     if (t == NULL) return err;
-    bool v2025 = t->spec == FW_TASK_SPEC_2025_11_25;
-    if (v2025 && terminal(t)) /* 2025-11-25: a terminal task cannot be cancelled */
-        return fw_call_errorf(q->call, FW_ERR_INVALID_PARAMS,
-                              "cannot cancel task task-%u: it is already %s", (unsigned)t->id,
-                              status_name(t->status));
+#if FW_WITH_TASKS_2025
+    if (IS_2025(t)) return cancel_2025(q, t);
+#endif
     if (!terminal(t)) {
         t->status = FW_TASK_S_CANCELLED;
         t->pending = 0;
         t->updated_ms = fw_hal_now(q->dev);
-        if (v2025) fw_fmt(t->text, sizeof t->text, "%s", "cancelled by the client");
     }
-    fw_jw_t *w = fw_call_result(q->call);
-    if (v2025) write_task_2025(w, t);
+    fw_call_result(q->call);
     return FW_OK;
 }
 
 /* ---------------------------------------------------------------- MCP 2025-11-25 */
+
+#if FW_WITH_TASKS_2025
+/* 2025-11-25: a terminal task cannot be cancelled; the answer is the cancelled Task. */
+static fw_err_t cancel_2025(fw_mcp_req_t *q, fw_task_t *t)
+{
+    if (terminal(t))
+        return fw_call_errorf(q->call, FW_ERR_INVALID_PARAMS,
+                              "cannot cancel task task-%u: it is already %s", (unsigned)t->id,
+                              status_name(t->status));
+    t->status = FW_TASK_S_CANCELLED;
+    t->updated_ms = fw_hal_now(q->dev);
+    fw_fmt(t->text, sizeof t->text, "%s", "cancelled by the client");
+    write_task_2025(fw_call_result(q->call), t);
+    return FW_OK;
+}
 
 bool fw_mcp_tasks_2025(const fw_mcp_req_t *q)
 {
@@ -510,7 +539,7 @@ fw_err_t fw_mcp_tasks_list(fw_mcp_req_t *q)
     size_t i = start, listed = 0;
     for (; i < FW_MAX_TASKS; i++) {
         const fw_task_t *t = &q->dev->tasks[i];
-        if (t->id == 0 || t->spec != FW_TASK_SPEC_2025_11_25) continue;
+        if (t->id == 0 || !IS_2025(t)) continue;
         if (listed == LIST_PAGE) break;
         fw_jw_obj_begin(w);
         write_task_2025(w, t);
@@ -568,6 +597,7 @@ fw_err_t fw_mcp_tasks_result(fw_mcp_req_t *q)
     fw_jw_obj_end(w);
     return FW_OK;
 }
+#endif /* FW_WITH_TASKS_2025 */
 
 #else
 

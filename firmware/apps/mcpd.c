@@ -298,12 +298,18 @@ static fw_err_t dht_read_fn(fw_call_t *call)
 
 /* ---------------------------------------------------------------- I2C */
 
+/* Probes 0x08..0x77 with a zero-length write: an ACK is a device, a NACK none; any other error
+   (a stuck bus) fails the scan. Progress every 16 addresses. */
 static fw_err_t i2c_scan_fn(fw_call_t *call)
 {
     uint8_t found[112];
     size_t n = 0;
-    for (uint8_t a = 0x08; a < 0x78; a++)
-        if (fw_i2c_transfer(call->dev, 0, a, NULL, 0, NULL, 0) == FW_OK) found[n++] = a;
+    for (uint8_t a = 0x08; a < 0x78; a++) {
+        fw_err_t err = fw_i2c_transfer(call->dev, 0, a, NULL, 0, NULL, 0);
+        if (err == FW_OK) found[n++] = a;
+        else if (err != FW_ERR_I2C_NACK) return fw_i2c_call_error(call, err, "i2c device", 0, a);
+        if ((a - 0x07u) % 16u == 0) fw_call_progress(call, a - 0x07u, 112u, NULL);
+    }
     fw_jw_t *w = fw_call_result(call);
     fw_jw_key(w, "devices");
     fw_jw_arr_begin(w);

@@ -41,7 +41,7 @@ static bool waveform_member(const json_t *o, const char *key, double def, const 
     sim_waveform_t *wf =
         spec != NULL ? sim_waveform_parse(spec, base_dir, e) : sim_waveform_constant(def);
     if (wf == NULL && spec != NULL) sim_cfg_prefix(e, key);
-    if (wf == NULL) return spec != NULL || sim_cfg_fail(e, key, "out of memory");
+    if (wf == NULL) return spec == NULL ? sim_cfg_fail(e, key, "out of memory") : false;
     sim_waveform_free(*out);
     *out = wf;
     return true;

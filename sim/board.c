@@ -79,6 +79,23 @@ static bool load_uart(loader_t *L, const json_t *uart)
     return ok;
 }
 
+/* "chip": the facts the HAL's device_info reports (system_info), e.g. an ESP32's. */
+static bool load_chip(loader_t *L, const json_t *chip)
+{
+    static const char *const keys[] = {"model", "cpu_mhz", "ram_bytes", "flash_bytes", NULL};
+    long long mhz = 0, ram = 0, flash = 0;
+    if (chip == NULL) return true;
+    bool ok = sim_cfg_object(chip, "", &L->e) && sim_cfg_keys(chip, keys, &L->e) &&
+              sim_cfg_string(chip, "model", false, NULL, &L->b->chip_model, &L->e) &&
+              sim_cfg_int(chip, "cpu_mhz", false, 0, 0, 100000, &mhz, &L->e) &&
+              sim_cfg_int(chip, "ram_bytes", false, 0, 0, UINT32_MAX, &ram, &L->e) &&
+              sim_cfg_int(chip, "flash_bytes", false, 0, 0, UINT32_MAX, &flash, &L->e);
+    L->b->chip_mhz = (uint32_t)mhz;
+    L->b->chip_ram = (uint32_t)ram;
+    L->b->chip_flash = (uint32_t)flash;
+    return ok;
+}
+
 static bool load_adc(loader_t *L, const json_t *adc)
 {
     static const char *const keys[] = {"bits", "ref_mv", "report", NULL};
@@ -607,7 +624,7 @@ static bool load_all(loader_t *L)
     static const char *const keys[] = {
         "device",       "version",        "platform", "description", "adc",
         "omit_schemas", "pwm_default_hz", "pins",     "channels",    "wires",
-        "i2c",          "app_tools",      "uart",     "builtins",    "pin_devices", NULL};
+        "i2c",          "app_tools",      "uart",     "builtins",    "pin_devices", "chip", NULL};
     const json_t *r = L->b->root;
     sim_board_t *b = L->b;
     const json_t *builtins = json_object_get(r, "builtins");
@@ -616,6 +633,7 @@ static bool load_all(loader_t *L)
     if (!sim_cfg_object(r, "", &L->e) || !sim_cfg_keys(r, keys, &L->e) || !allocate(L, r) ||
         !load_identity(L, r) || !under(L, "adc", load_adc(L, json_object_get(r, "adc"))) ||
         !under(L, "uart", load_uart(L, json_object_get(r, "uart"))) ||
+        !under(L, "chip", load_chip(L, json_object_get(r, "chip"))) ||
         !each(L, r, "pins", FW_PINS_MAX, pin_item))
         return false;
     b->hw_count = b->fw.pin_count;

@@ -282,7 +282,9 @@ static fw_err_t hal_i2c_transfer(void *ctx, uint8_t bus, uint8_t addr, const uin
 static fw_err_t hal_device_info(void *ctx, hal_device_info_t *info)
 {
     sim_t *sim = ctx;
-    *info = (hal_device_info_t){"mcpsim", sim->unique_id, 0, 0, 0};
+    const sim_board_t *b = sim->board;
+    *info = (hal_device_info_t){b->chip_model ? b->chip_model : "mcpsim", sim->unique_id,
+                                b->chip_mhz, b->chip_ram, b->chip_flash};
     return FW_OK;
 }
 

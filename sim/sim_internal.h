@@ -65,6 +65,8 @@ struct sim_board {
     uint32_t pwm_default_hz;
     bool uart_reset_on_open; /* "uart": {"reset_on_open"} */
     const char *uart_banner; /* "uart": {"boot_banner"}, or NULL */
+    const char *chip_model;  /* "chip": what device_info reports (NULL: "mcpsim", zeros) */
+    uint32_t chip_mhz, chip_ram, chip_flash;
 };
 
 /* Runtime state of one pin. */

@@ -277,7 +277,7 @@ static const bad_case_t bad[] = {
     {"{\"device\": \"x\", \"pinz\": []}",
      "bad.json:1:17: pinz: unknown key \"pinz\" (allowed: device, version, platform, "
      "description, adc, omit_schemas, pwm_default_hz, pins, channels, wires, i2c, app_tools, "
-     "uart, builtins, pin_devices)"},
+     "uart, builtins, pin_devices, chip)"},
     /* uart */
     {"{\"device\": \"x\", \"uart\": {\"reset\": true}}",
      "bad.json:1:26: uart.reset: unknown key \"reset\" (allowed: reset_on_open, boot_banner)"},

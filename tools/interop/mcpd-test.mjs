@@ -166,6 +166,10 @@ async function main() {
     const silent = await client.callTool({ name: 'dht_read', arguments: {} });
     check('a DHT22 that does not answer is isError', silent.isError === true, JSON.stringify(silent));
     await control('sim.pin_device.set', { name: 'dht22', fail: false });
+    const sys = await client.callTool({ name: 'system_info', arguments: {} });
+    check('system_info reports the board\'s ESP32', sys.structuredContent?.chipModel === 'ESP32-D0WD-V3' &&
+        sys.structuredContent?.cpuFreqMHz === 240 && sys.structuredContent?.freeHeap > 0 &&
+        sys.structuredContent.freeHeap < sys.structuredContent.heapSize, JSON.stringify(sys.structuredContent));
     const scan = await client.callTool({ name: 'i2c_scan', arguments: {} });
     check('i2c_scan finds 0x48', JSON.stringify(scan.structuredContent?.devices) === '[72]', JSON.stringify(scan));
 

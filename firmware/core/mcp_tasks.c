@@ -495,6 +495,11 @@ fw_err_t fw_mcp_task_create_2025(fw_mcp_req_t *q, const fw_tool_t *tool, fw_task
     uint32_t ttl;
     fw_err_t err = read_ttl(q, task, &ttl);
     if (err != FW_OK) return err;
+    if (step == NULL && (tool->flags & (FW_TOOL_TASK_OPTIONAL | FW_TOOL_TASK_REQUIRED)))
+        return fw_call_errorf(q->call, FW_ERR_METHOD_NOT_FOUND,
+                              "tool %s gathers input before its task starts, which only MCP "
+                              "2026-07-28 can do: it cannot run as a 2025-11-25 task",
+                              tool->name);
     if (step == NULL)
         return fw_call_errorf(q->call, FW_ERR_METHOD_NOT_FOUND,
                               "tool %s does not support task-augmented execution (taskSupport: "

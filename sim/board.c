@@ -622,9 +622,9 @@ static bool pin_devices(loader_t *L, const json_t *r)
 static bool load_all(loader_t *L)
 {
     static const char *const keys[] = {
-        "device",       "version",        "platform", "description", "adc",
-        "omit_schemas", "pwm_default_hz", "pins",     "channels",    "wires",
-        "i2c",          "app_tools",      "uart",     "builtins",    "pin_devices", "chip", NULL};
+        "device",         "version",  "platform",    "description", "adc", "omit_schemas",
+        "pwm_default_hz", "pins",     "channels",    "wires",       "i2c", "app_tools",
+        "uart",           "builtins", "pin_devices", "chip",        NULL};
     const json_t *r = L->b->root;
     sim_board_t *b = L->b;
     const json_t *builtins = json_object_get(r, "builtins");

@@ -17,13 +17,13 @@ typedef struct pindev {
     uint8_t kind;
     uint16_t pin;
     char *name;
-    long long min_us, max_us;     /* servo: pulse at 0 and 180 degrees */
-    uint16_t count;               /* strip */
+    long long min_us, max_us; /* servo: pulse at 0 and 180 degrees */
+    uint16_t count;           /* strip */
     uint8_t (*buf)[3], (*shown)[3];
     uint8_t brightness;
     uint32_t shows;
-    sim_waveform_t *temp, *hum;   /* dht22: degrees C, percent */
-    bool fail;                    /* dht22: does not answer */
+    sim_waveform_t *temp, *hum; /* dht22: degrees C, percent */
+    bool fail;                  /* dht22: does not answer */
     uint32_t reads;
 } pindev_t;
 
@@ -49,9 +49,8 @@ static bool waveform_member(const json_t *o, const char *key, double def, const 
 
 static bool build(pindev_t *p, const json_t *o, const char *base_dir, sim_cfg_err_t *e)
 {
-    static const char *const keys[] = {"model", "pin",         "name",        "min_us",
-                                       "max_us", "count",      "temperature", "humidity",
-                                       "description", NULL};
+    static const char *const keys[] = {"model", "pin",         "name",     "min_us",      "max_us",
+                                       "count", "temperature", "humidity", "description", NULL};
     int kind;
     long long pin, count;
     const char *name;
@@ -161,14 +160,17 @@ fw_err_t sim_pindevs_strip(sim_pindevs_t *d, uint16_t pin, const hal_strip_op_t 
         for (size_t i = 0; i < p->count; i++)
             p->buf[i][0] = op->r, p->buf[i][1] = op->g, p->buf[i][2] = op->b;
         return FW_OK;
-    case HAL_STRIP_BRIGHTNESS: p->brightness = op->level; return FW_OK;
+    case HAL_STRIP_BRIGHTNESS:
+        p->brightness = op->level;
+        return FW_OK;
     case HAL_STRIP_SHOW:
         for (size_t i = 0; i < p->count; i++)
             for (int c = 0; c < 3; c++)
                 p->shown[i][c] = (uint8_t)((p->buf[i][c] * (p->brightness + 1u)) >> 8);
         p->shows++;
         return FW_OK;
-    default: return FW_ERR_ARG;
+    default:
+        return FW_ERR_ARG;
     }
 }
 
@@ -221,8 +223,7 @@ static json_t *servo_json(const pindev_t *p, sim_pwm_view_t v)
 }
 
 json_t *sim_pindevs_get(sim_pindevs_t *d, const char *name, uint64_t now_us,
-                        sim_pwm_view_t (*pwm)(void *ctx, uint16_t pin), void *ctx,
-                        sim_cfg_err_t *e)
+                        sim_pwm_view_t (*pwm)(void *ctx, uint16_t pin), void *ctx, sim_cfg_err_t *e)
 {
     pindev_t *p = named(d, name, e);
     if (p == NULL) return NULL;
@@ -304,6 +305,7 @@ bool sim_pindevs_set(sim_pindevs_t *d, const char *name, const json_t *params, c
 json_t *sim_pindevs_names(const sim_pindevs_t *d)
 {
     json_t *a = json_array();
-    for (size_t i = 0; d != NULL && i < d->count; i++) json_array_append_new(a, json_string(d->dev[i].name));
+    for (size_t i = 0; d != NULL && i < d->count; i++)
+        json_array_append_new(a, json_string(d->dev[i].name));
     return a;
 }

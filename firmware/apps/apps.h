@@ -22,10 +22,9 @@ unsigned voice_reg_to_volume(uint8_t reg);
 #if FW_WITH_MCP && FW_WITH_I2C && FW_WITH_FLOAT
 /* mcpd.c: mcpd's tool vocabulary (seed 002) for the mcpd-esp32 board. */
 extern const fw_tool_t fw_app_pin_mode, fw_app_digital_read, fw_app_digital_write,
-    fw_app_analog_read, fw_app_pwm_write, fw_app_pwm_stop, fw_app_servo_write,
-    fw_app_servo_detach, fw_app_neopixel_set, fw_app_neopixel_fill,
-    fw_app_neopixel_clear, fw_app_neopixel_brightness, fw_app_dht_read,
-    fw_app_i2c_scan, fw_app_i2c_read, fw_app_i2c_write, fw_app_system_info;
+    fw_app_analog_read, fw_app_pwm_write, fw_app_pwm_stop, fw_app_servo_write, fw_app_servo_detach,
+    fw_app_neopixel_set, fw_app_neopixel_fill, fw_app_neopixel_clear, fw_app_neopixel_brightness,
+    fw_app_dht_read, fw_app_i2c_scan, fw_app_i2c_read, fw_app_i2c_write, fw_app_system_info;
 
 /* A DHT22 frame's humidity and temperature in tenths (% and degrees C); false on a bad
    checksum. */

@@ -40,15 +40,16 @@ static int pin_named(const fw_device_t *dev, const char *name)
 static fw_err_t need_pin(fw_call_t *call, const char *name, uint16_t *number)
 {
     int i = pin_named(call->dev, name);
-    if (i < 0) return fw_call_errorf(call, FW_ERR_UNSUPPORTED, "this board has no pin named %s", name);
+    if (i < 0)
+        return fw_call_errorf(call, FW_ERR_UNSUPPORTED, "this board has no pin named %s", name);
     *number = fw_device_board(call->dev)->pins[i].number;
     return FW_OK;
 }
 
 static fw_err_t pin_failed(fw_call_t *call, const fw_arg_t *pin, fw_err_t err)
 {
-    return fw_call_errorf(call, err, "%s on pin %u failed: %s", call->tool->name,
-                          (unsigned)pin->i, fw_err_str(err));
+    return fw_call_errorf(call, err, "%s on pin %u failed: %s", call->tool->name, (unsigned)pin->i,
+                          fw_err_str(err));
 }
 
 static fw_int_t arg_i(const fw_call_t *call, const char *name)
@@ -58,8 +59,7 @@ static fw_int_t arg_i(const fw_call_t *call, const char *name)
 
 /* ---------------------------------------------------------------- GPIO */
 
-static const char *const mode_names[] = {"INPUT", "INPUT_PULLUP", "INPUT_PULLDOWN", "OUTPUT",
-                                         NULL};
+static const char *const mode_names[] = {"INPUT", "INPUT_PULLUP", "INPUT_PULLDOWN", "OUTPUT", NULL};
 
 static fw_err_t pin_mode_fn(fw_call_t *call)
 {
@@ -124,13 +124,13 @@ static fw_err_t pwm_write_fn(fw_call_t *call)
     fw_int_t bits = arg_i(call, "resolution"), channel = arg_i(call, "channel");
     if ((uint64_t)freq << bits > LEDC_CLOCK_HZ)
         return fw_call_param_error(call, "frequency",
-                                   "%u Hz at %u bits exceeds the 80 MHz LEDC clock",
-                                   (unsigned)freq, (unsigned)bits);
+                                   "%u Hz at %u bits exceeds the 80 MHz LEDC clock", (unsigned)freq,
+                                   (unsigned)bits);
     if (duty > ((fw_int_t)1 << bits))
         return fw_call_param_error(call, "duty", "must be at most %u at %u bits of resolution",
                                    (unsigned)(1u << bits), (unsigned)bits);
-    fw_err_t err = fw_hal_pwm_write_res(call->dev, pin->pin->number, (uint32_t)duty,
-                                        (uint8_t)bits, (uint32_t)freq);
+    fw_err_t err = fw_hal_pwm_write_res(call->dev, pin->pin->number, (uint32_t)duty, (uint8_t)bits,
+                                        (uint32_t)freq);
     if (err != FW_OK) return pin_failed(call, pin, err);
     fw_device_pin_note_duty(call->dev, pin->pin_index,
                             (uint8_t)((duty * 255 + ((fw_int_t)1 << (bits - 1))) >> bits));
@@ -193,8 +193,9 @@ static fw_err_t strip_op(fw_call_t *call, hal_strip_op_t op, uint16_t *count)
 
 static hal_strip_op_t colour_op(const fw_call_t *call, uint8_t kind)
 {
-    return (hal_strip_op_t){kind, (uint8_t)arg_i(call, "r"), (uint8_t)arg_i(call, "g"),
-                            (uint8_t)arg_i(call, "b"), 0, 0};
+    return (hal_strip_op_t){
+        kind, (uint8_t)arg_i(call, "r"), (uint8_t)arg_i(call, "g"), (uint8_t)arg_i(call, "b"), 0,
+        0};
 }
 
 static fw_err_t strip_show(fw_call_t *call, uint16_t *count)
@@ -306,8 +307,10 @@ static fw_err_t i2c_scan_fn(fw_call_t *call)
     size_t n = 0;
     for (uint8_t a = 0x08; a < 0x78; a++) {
         fw_err_t err = fw_i2c_transfer(call->dev, 0, a, NULL, 0, NULL, 0);
-        if (err == FW_OK) found[n++] = a;
-        else if (err != FW_ERR_I2C_NACK) return fw_i2c_call_error(call, err, "i2c device", 0, a);
+        if (err == FW_OK)
+            found[n++] = a;
+        else if (err != FW_ERR_I2C_NACK)
+            return fw_i2c_call_error(call, err, "i2c device", 0, a);
         if ((a - 0x07u) % 16u == 0) fw_call_progress(call, a - 0x07u, 112u, NULL);
     }
     fw_jw_t *w = fw_call_result(call);
@@ -442,22 +445,23 @@ static fw_err_t firmware_update_fn(fw_call_t *call)
 /* ---------------------------------------------------------------- descriptors */
 
 #define PIN_PARAM(desc)                                                                            \
-    {.name = "pin", .type = FW_PARAM_PIN, .required = true, .description = FW_DESC(desc)}
+    {                                                                                              \
+        .name = "pin", .type = FW_PARAM_PIN, .required = true, .description = FW_DESC(desc)        \
+    }
 #define INT_PARAM(nm, req, lo, hi, dflt, desc)                                                     \
-    {.name = nm,                                                                                   \
-     .type = FW_PARAM_INTEGER,                                                                     \
-     .required = req,                                                                              \
-     .has_min = true,                                                                              \
-     .has_max = true,                                                                              \
-     .has_default = !(req),                                                                        \
-     .min = lo,                                                                                    \
-     .max = hi,                                                                                    \
-     .def_int = dflt,                                                                              \
-     .description = FW_DESC(desc)}
+    {                                                                                              \
+        .name = nm, .type = FW_PARAM_INTEGER, .required = req, .has_min = true, .has_max = true,   \
+        .has_default = !(req), .min = lo, .max = hi, .def_int = dflt, .description = FW_DESC(desc) \
+    }
 #define OUT_INT(nm, lo, hi)                                                                        \
-    {.name = nm, .type = FW_PARAM_INTEGER, .required = true, .has_min = true, .has_max = true,    \
-     .min = lo, .max = hi}
-#define OUT_STR(nm) {.name = nm, .type = FW_PARAM_STRING, .required = true}
+    {                                                                                              \
+        .name = nm, .type = FW_PARAM_INTEGER, .required = true, .has_min = true, .has_max = true,  \
+        .min = lo, .max = hi                                                                       \
+    }
+#define OUT_STR(nm)                                                                                \
+    {                                                                                              \
+        .name = nm, .type = FW_PARAM_STRING, .required = true                                      \
+    }
 
 static const fw_param_t pin_only[] = {PIN_PARAM("GPIO number")};
 static const fw_param_t pin_mode_params[] = {
@@ -535,45 +539,55 @@ static const fw_param_t analog_out[] = {OUT_INT("pin", 0, 65535), OUT_INT("value
                                         OUT_INT("millivolts", 0, 65535)};
 static const char *const units[] = {"C", "F", NULL};
 static const fw_param_t dht_out[] = {
-    {.name = "temperature", .type = FW_PARAM_NUMBER, .required = true,
+    {.name = "temperature",
+     .type = FW_PARAM_NUMBER,
+     .required = true,
      .number = FW_NUMBER(-40, 176, 0)},
-    {.name = "humidity", .type = FW_PARAM_NUMBER, .required = true, .has_min = true,
-     .has_max = true, .number = FW_NUMBER(0, 100, 0)},
+    {.name = "humidity",
+     .type = FW_PARAM_NUMBER,
+     .required = true,
+     .has_min = true,
+     .has_max = true,
+     .number = FW_NUMBER(0, 100, 0)},
     {.name = "unit", .type = FW_PARAM_STRING, .required = true, .enum_values = units},
 };
 static const fw_param_t system_out[] = {
-    OUT_INT("freeHeap", 0, FW_INT_MAX), OUT_INT("heapSize", 0, FW_INT_MAX),
-    OUT_INT("uptimeMs", 0, FW_INT_MAX), OUT_STR("chipModel"),
-    OUT_INT("cpuFreqMHz", 0, 1000),     OUT_INT("flashSize", 0, FW_INT_MAX),
-    OUT_STR("ip"),                      OUT_STR("mac"),
+    OUT_INT("freeHeap", 0, FW_INT_MAX),
+    OUT_INT("heapSize", 0, FW_INT_MAX),
+    OUT_INT("uptimeMs", 0, FW_INT_MAX),
+    OUT_STR("chipModel"),
+    OUT_INT("cpuFreqMHz", 0, 1000),
+    OUT_INT("flashSize", 0, FW_INT_MAX),
+    OUT_STR("ip"),
+    OUT_STR("mac"),
     OUT_INT("rssi", -127, 0),
 };
 static const fw_param_t servo_out[] = {OUT_INT("pin", 0, 65535), OUT_INT("angle", 0, 180),
                                        OUT_INT("pulseUs", 100, 5000)};
 
 #define TOOL(id, nm, desc, prm, flg, fn)                                                           \
-    const fw_tool_t fw_app_##id = {.name = nm,                                                \
-                                        .description = FW_DESC(desc),                              \
-                                        .params = prm,                                             \
-                                        .param_count = FW_ARRAY_LEN(prm),                          \
-                                        .flags = flg,                                              \
-                                        .handler = fn}
+    const fw_tool_t fw_app_##id = {.name = nm,                                                     \
+                                   .description = FW_DESC(desc),                                   \
+                                   .params = prm,                                                  \
+                                   .param_count = FW_ARRAY_LEN(prm),                               \
+                                   .flags = flg,                                                   \
+                                   .handler = fn}
 #define TOOL_OUT(id, nm, desc, prm, flg, fn, o)                                                    \
-    const fw_tool_t fw_app_##id = {.name = nm,                                                \
-                                        .description = FW_DESC(desc),                              \
-                                        .params = prm,                                             \
-                                        .param_count = FW_ARRAY_LEN(prm),                          \
-                                        .flags = flg,                                              \
-                                        .handler = fn,                                             \
-                                        .out = o,                                                  \
-                                        .out_count = FW_ARRAY_LEN(o)}
+    const fw_tool_t fw_app_##id = {.name = nm,                                                     \
+                                   .description = FW_DESC(desc),                                   \
+                                   .params = prm,                                                  \
+                                   .param_count = FW_ARRAY_LEN(prm),                               \
+                                   .flags = flg,                                                   \
+                                   .handler = fn,                                                  \
+                                   .out = o,                                                       \
+                                   .out_count = FW_ARRAY_LEN(o)}
 #define TOOL0(id, nm, desc, flg, fn, o, n)                                                         \
-    const fw_tool_t fw_app_##id = {.name = nm,                                                \
-                                        .description = FW_DESC(desc),                              \
-                                        .flags = flg,                                              \
-                                        .handler = fn,                                             \
-                                        .out = o,                                                  \
-                                        .out_count = n}
+    const fw_tool_t fw_app_##id = {.name = nm,                                                     \
+                                   .description = FW_DESC(desc),                                   \
+                                   .flags = flg,                                                   \
+                                   .handler = fn,                                                  \
+                                   .out = o,                                                       \
+                                   .out_count = n}
 
 TOOL(pin_mode, "pin_mode", "Set GPIO pin mode", pin_mode_params, 0, pin_mode_fn);
 TOOL_OUT(digital_read, "digital_read", "Read digital pin value", pin_only, FW_TOOL_READ_ONLY,
@@ -584,8 +598,7 @@ TOOL_OUT(analog_read, "analog_read", "Read analog value (0-4095)", pin_only, FW_
          analog_read_fn, analog_out);
 TOOL(pwm_write, "pwm_write", "Set PWM duty cycle", pwm_params, 0, pwm_write_fn);
 TOOL(pwm_stop, "pwm_stop", "Stop PWM on a pin", pin_only, 0, stop_fn);
-TOOL_OUT(servo_write, "servo_write", "Set servo angle", servo_params, 0, servo_write_fn,
-         servo_out);
+TOOL_OUT(servo_write, "servo_write", "Set servo angle", servo_params, 0, servo_write_fn, servo_out);
 TOOL(servo_detach, "servo_detach", "Stop servo signal", pin_only, 0, stop_fn);
 TOOL(neopixel_set, "neopixel_set", "Set single pixel color", neopixel_set_params, 0,
      neopixel_set_fn);
@@ -606,8 +619,8 @@ TOOL(firmware_update, "firmware_update",
      "tasks/get)",
      ota_params, FW_TOOL_DESTRUCTIVE | FW_TOOL_TASK_REQUIRED, firmware_update_fn);
 
-const fw_task_tool_t fw_app_firmware_update_task = {&fw_app_firmware_update,
-                                                         firmware_update_step, false};
+const fw_task_tool_t fw_app_firmware_update_task = {&fw_app_firmware_update, firmware_update_step,
+                                                    false};
 #endif
 
 #endif

@@ -482,7 +482,8 @@ fw_err_t fw_hal_pwm_write_res(const fw_device_t *dev, uint16_t pin, uint32_t dut
                               uint32_t freq_hz)
 {
     if (bits < 1 || bits > 20 || duty > (1ul << bits)) return FW_ERR_ARG;
-    if (dev->hal->pwm_write_res) return dev->hal->pwm_write_res(dev->hal_ctx, pin, duty, bits, freq_hz);
+    if (dev->hal->pwm_write_res)
+        return dev->hal->pwm_write_res(dev->hal_ctx, pin, duty, bits, freq_hz);
     uint32_t d8 = (uint32_t)(((uint64_t)duty * 255u + (1ul << bits) / 2u) >> bits);
     return fw_hal_pwm_write(dev, pin, (uint8_t)(d8 > 255u ? 255u : d8), freq_hz);
 }
@@ -495,8 +496,7 @@ fw_err_t fw_hal_strip(const fw_device_t *dev, uint16_t pin, const hal_strip_op_t
 
 fw_err_t fw_hal_dht_frame(const fw_device_t *dev, uint16_t pin, uint8_t frame[5])
 {
-    return dev->hal->dht_frame ? dev->hal->dht_frame(dev->hal_ctx, pin, frame)
-                               : FW_ERR_UNSUPPORTED;
+    return dev->hal->dht_frame ? dev->hal->dht_frame(dev->hal_ctx, pin, frame) : FW_ERR_UNSUPPORTED;
 }
 
 /* ---------------------------------------------------------------- writers for tools */

@@ -329,15 +329,20 @@ static const fw_board_t *mcpd_board(void)
         {.number = 5, .type = FW_PIN_DIGITAL_OUTPUT, .name = "neopixel"},
         {.number = 4, .type = FW_PIN_DIGITAL_INPUT, .name = "dht"},
     };
-    static const fw_tool_t *const apps[] = {
-        &fw_app_pin_mode,     &fw_app_digital_read,   &fw_app_digital_write,
-        &fw_app_pwm_write,    &fw_app_servo_write,    &fw_app_neopixel_set,
-        &fw_app_neopixel_fill, &fw_app_neopixel_brightness, &fw_app_dht_read,
-        NULL};
-    static const fw_board_t board = {.device = "mcpd-test", .version = "1", .platform = "mock",
-                                     .pins = pins, .pin_count = FW_ARRAY_LEN(pins),
-                                     .adc_bits = 12, .adc_ref_mv = 3300,
-                                     .adc_report = FW_ADC_REPORT_VOLTS, .app_tools = apps};
+    static const fw_tool_t *const apps[] = {&fw_app_pin_mode,      &fw_app_digital_read,
+                                            &fw_app_digital_write, &fw_app_pwm_write,
+                                            &fw_app_servo_write,   &fw_app_neopixel_set,
+                                            &fw_app_neopixel_fill, &fw_app_neopixel_brightness,
+                                            &fw_app_dht_read,      NULL};
+    static const fw_board_t board = {.device = "mcpd-test",
+                                     .version = "1",
+                                     .platform = "mock",
+                                     .pins = pins,
+                                     .pin_count = FW_ARRAY_LEN(pins),
+                                     .adc_bits = 12,
+                                     .adc_ref_mv = 3300,
+                                     .adc_report = FW_ADC_REPORT_VOLTS,
+                                     .app_tools = apps};
     return &board;
 }
 
@@ -362,8 +367,9 @@ END_TEST
 
 START_TEST(test_mcpd_gpio_round_trip)
 {
-    ck_assert_str_eq(json_string_value(json_object_get(ok("pin_mode", "{'pin':2,'mode':'OUTPUT'}"),
-                                                       "mode")), "OUTPUT");
+    ck_assert_str_eq(
+        json_string_value(json_object_get(ok("pin_mode", "{'pin':2,'mode':'OUTPUT'}"), "mode")),
+        "OUTPUT");
     ck_assert_int_eq(mock.pins[2].mode, HAL_PIN_OUTPUT);
     ok("digital_write", "{'pin':2,'value':1}");
     ck_assert(mock.pins[2].level);
@@ -390,8 +396,9 @@ START_TEST(test_mcpd_pwm_and_servo)
     ck_assert_int_eq(int_at(r, "pulseUs"), 1472);
     ck_assert_uint_eq(mock.pins[13].freq_hz, 50);
     ck_assert_uint_eq(mock.pins[13].duty, 19); /* 1472/20000 of 255 */
-    ck_assert_int_eq(int_at(ok("servo_write", "{'pin':13,'angle':180,'minUs':1000,'maxUs':2000}"),
-                            "pulseUs"), 2000);
+    ck_assert_int_eq(
+        int_at(ok("servo_write", "{'pin':13,'angle':180,'minUs':1000,'maxUs':2000}"), "pulseUs"),
+        2000);
     rpc_error("servo_write", "{'pin':13,'angle':10,'minUs':2000,'maxUs':1000}",
               FW_RPC_INVALID_PARAMS);
 }

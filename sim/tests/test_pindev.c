@@ -90,10 +90,14 @@ START_TEST(strip_buffer_show_and_brightness)
     ck_assert_int_eq(sim_pindevs_strip(d, 6, &set, &count), FW_ERR_UNSUPPORTED); /* no strip */
     sim_cfg_err_t e;
     json_t *s = sim_pindevs_get(d, "strip", 0, view, NULL, &e);
-    ck_assert_int_eq(json_integer_value(json_array_get(json_array_get(json_object_get(s, "buffer"), 3), 0)), 200);
-    ck_assert_int_eq(json_integer_value(json_array_get(json_array_get(json_object_get(s, "pixels"), 3), 0)), 0);
+    ck_assert_int_eq(
+        json_integer_value(json_array_get(json_array_get(json_object_get(s, "buffer"), 3), 0)),
+        200);
+    ck_assert_int_eq(
+        json_integer_value(json_array_get(json_array_get(json_object_get(s, "pixels"), 3), 0)), 0);
     json_decref(s); /* not shown yet */
-    hal_strip_op_t half = {HAL_STRIP_BRIGHTNESS, 0, 0, 0, 127, 0}, show = {HAL_STRIP_SHOW, 0, 0, 0, 0, 0};
+    hal_strip_op_t half = {HAL_STRIP_BRIGHTNESS, 0, 0, 0, 127, 0},
+                   show = {HAL_STRIP_SHOW, 0, 0, 0, 0, 0};
     ck_assert_int_eq(sim_pindevs_strip(d, 5, &half, &count), FW_OK);
     ck_assert_int_eq(sim_pindevs_strip(d, 5, &show, &count), FW_OK);
     s = sim_pindevs_get(d, "strip", 0, view, NULL, &e);
@@ -147,14 +151,17 @@ END_TEST
 
 START_TEST(bad_configurations_name_the_path)
 {
-    ck_assert_str_eq(refused("[{\"model\": \"servo\", \"pin\": 1}, {\"model\": \"stepper\", \"pin\": 2}]"),
-                     "[1].model: unknown value \"stepper\" (expected one of: servo, neopixel, dht22)");
-    ck_assert_str_eq(refused("[{\"model\": \"servo\", \"pin\": 1}, {\"model\": \"dht22\", \"pin\": 1}]"),
-                     "[1].pin: pin 1 already has the servo");
+    ck_assert_str_eq(
+        refused("[{\"model\": \"servo\", \"pin\": 1}, {\"model\": \"stepper\", \"pin\": 2}]"),
+        "[1].model: unknown value \"stepper\" (expected one of: servo, neopixel, dht22)");
+    ck_assert_str_eq(
+        refused("[{\"model\": \"servo\", \"pin\": 1}, {\"model\": \"dht22\", \"pin\": 1}]"),
+        "[1].pin: pin 1 already has the servo");
     ck_assert_str_eq(refused("[{\"model\": \"neopixel\", \"pin\": 1, \"count\": 0}]"),
                      "[0].count: 0 is out of range 1..1024");
-    ck_assert_str_eq(refused("[{\"model\": \"servo\", \"pin\": 1, \"min_us\": 2000, \"max_us\": 1000}]"),
-                     "[0].max_us: must exceed min_us");
+    ck_assert_str_eq(
+        refused("[{\"model\": \"servo\", \"pin\": 1, \"min_us\": 2000, \"max_us\": 1000}]"),
+        "[0].max_us: must exceed min_us");
     ck_assert_str_eq(refused("{}"), ": must be an array");
 }
 END_TEST

@@ -624,6 +624,17 @@ set(_toolsets fw_builtins)
 if(_buses GREATER 0)
     set(_toolsets fw_builtins_i2c)
 endif()
+# "builtins": false: the board's application tools only (a vocabulary of its own, e.g. mcpd's).
+string(JSON _builtins_type ERROR_VARIABLE _err TYPE "${_json}" builtins)
+if(_builtins_type STREQUAL "BOOLEAN")
+    string(JSON _builtins GET "${_json}" builtins)
+    if(NOT _builtins)
+        set(_toolsets NULL)
+    endif()
+elseif(NOT _err AND NOT _builtins_type STREQUAL "")
+    set(_path "builtins")
+    _fail("builtins" "must be true or false")
+endif()
 
 string(APPEND _c
        "const fw_board_t fw_board_${_stem} = {\n"

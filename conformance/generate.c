@@ -116,6 +116,11 @@ static void gen_tool(const json_t *tool, conf_library_t *lib)
     bool read_only = json_is_true(json_object_get(tool, "readOnly"));
     char sname[256], desc[512];
     if (!name) return;
+    /* a tool that must run as a task (MCP 2025-11-25 execution.taskSupport "required") refuses a
+       plain call whatever its arguments (-32601, or -32021 where tasks are not negotiated) */
+    const char *support =
+        json_string_value(json_object_get(json_object_get(tool, "execution"), "taskSupport"));
+    if (support != NULL && strcmp(support, "required") == 0) return;
     if (json_array_size(required) > 0) {
         snprintf(sname, sizeof sname, "%s/missing-required", name);
         snprintf(desc, sizeof desc,

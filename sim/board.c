@@ -79,6 +79,23 @@ static bool load_uart(loader_t *L, const json_t *uart)
     return ok;
 }
 
+/* "chip": the facts the HAL's device_info reports (system_info), e.g. an ESP32's. */
+static bool load_chip(loader_t *L, const json_t *chip)
+{
+    static const char *const keys[] = {"model", "cpu_mhz", "ram_bytes", "flash_bytes", NULL};
+    long long mhz = 0, ram = 0, flash = 0;
+    if (chip == NULL) return true;
+    bool ok = sim_cfg_object(chip, "", &L->e) && sim_cfg_keys(chip, keys, &L->e) &&
+              sim_cfg_string(chip, "model", false, NULL, &L->b->chip_model, &L->e) &&
+              sim_cfg_int(chip, "cpu_mhz", false, 0, 0, 100000, &mhz, &L->e) &&
+              sim_cfg_int(chip, "ram_bytes", false, 0, 0, UINT32_MAX, &ram, &L->e) &&
+              sim_cfg_int(chip, "flash_bytes", false, 0, 0, UINT32_MAX, &flash, &L->e);
+    L->b->chip_mhz = (uint32_t)mhz;
+    L->b->chip_ram = (uint32_t)ram;
+    L->b->chip_flash = (uint32_t)flash;
+    return ok;
+}
+
 static bool load_adc(loader_t *L, const json_t *adc)
 {
     static const char *const keys[] = {"bits", "ref_mv", "report", NULL};
@@ -552,8 +569,9 @@ static bool load_i2c(loader_t *L, const json_t *i2c)
 
 /* The built-in tool sets, as a generated board names them: with the I2C tools when the board
    has a bus. */
-static const fw_toolset_t *const *board_toolsets(const fw_board_t *fw)
+static const fw_toolset_t *const *board_toolsets(const fw_board_t *fw, const json_t *root)
 {
+    if (json_is_false(json_object_get(root, "builtins"))) return NULL; /* app tools only */
 #if FW_WITH_I2C
     if (fw->i2c_bus_count > 0) return fw_builtins_i2c;
 #endif
@@ -589,28 +607,44 @@ static bool allocate(loader_t *L, const json_t *r)
     return true;
 }
 
+/* "pin_devices" are checked by building them (the sim builds its own at start). */
+static bool pin_devices(loader_t *L, const json_t *r)
+{
+    sim_pindevs_t *d = sim_pindevs_create(json_object_get(r, "pin_devices"), L->b->dir, &L->e);
+    if (d == NULL) {
+        sim_cfg_prefix(&L->e, "pin_devices");
+        return false;
+    }
+    sim_pindevs_destroy(d);
+    return true;
+}
+
 static bool load_all(loader_t *L)
 {
     static const char *const keys[] = {
-        "device",       "version",        "platform", "description", "adc",
-        "omit_schemas", "pwm_default_hz", "pins",     "channels",    "wires",
-        "i2c",          "app_tools",      "uart",     NULL};
+        "device",         "version",  "platform",    "description", "adc", "omit_schemas",
+        "pwm_default_hz", "pins",     "channels",    "wires",       "i2c", "app_tools",
+        "uart",           "builtins", "pin_devices", "chip",        NULL};
     const json_t *r = L->b->root;
     sim_board_t *b = L->b;
+    const json_t *builtins = json_object_get(r, "builtins");
+    if (builtins != NULL && !json_is_boolean(builtins))
+        return sim_cfg_fail(&L->e, "builtins", "must be true or false");
     if (!sim_cfg_object(r, "", &L->e) || !sim_cfg_keys(r, keys, &L->e) || !allocate(L, r) ||
         !load_identity(L, r) || !under(L, "adc", load_adc(L, json_object_get(r, "adc"))) ||
         !under(L, "uart", load_uart(L, json_object_get(r, "uart"))) ||
+        !under(L, "chip", load_chip(L, json_object_get(r, "chip"))) ||
         !each(L, r, "pins", FW_PINS_MAX, pin_item))
         return false;
     b->hw_count = b->fw.pin_count;
     if (!each(L, r, "channels", 256, channel_item)) return false;
     b->hw_count += array_len(r, "channels");
-    bool ok = each(L, r, "wires", 256, wire_item) &&
+    bool ok = each(L, r, "wires", 256, wire_item) && pin_devices(L, r) &&
               under(L, "i2c", load_i2c(L, json_object_get(r, "i2c"))) &&
               each(L, r, "app_tools", 64, app_item);
     b->fw.pins = b->fw.pin_count > 0 ? b->pins : NULL;
     b->fw.chips = b->fw.chip_count > 0 ? b->chips : NULL;
-    b->fw.toolsets = board_toolsets(&b->fw);
+    b->fw.toolsets = board_toolsets(&b->fw, r);
     b->fw.app_tools = b->app_tools[0] ? b->app_tools : NULL;
     return ok && sample_store(L);
 }

@@ -362,6 +362,30 @@ static json_t *m_i2c_set(sim_t *sim, const json_t *params, rpc_err_t *err)
     return o;
 }
 
+/* ---------------------------------------------------------------- pin devices */
+
+static json_t *m_pin_device_get(sim_t *sim, const json_t *params, rpc_err_t *err)
+{
+    static const char *const keys[] = {"name", NULL};
+    sim_cfg_err_t e = {0};
+    const char *name = NULL;
+    if (!sim_cfg_keys(params, keys, &e) || !sim_cfg_string(params, "name", true, NULL, &name, &e))
+        return bad_params(err, &e);
+    json_t *o = sim_pindevs_get(sim->pindevs, name, sim->now_us, sim_pin_pwm_view, sim, &e);
+    return o != NULL ? o : bad_params(err, &e);
+}
+
+static json_t *m_pin_device_set(sim_t *sim, const json_t *params, rpc_err_t *err)
+{
+    sim_cfg_err_t e = {0};
+    const char *name = NULL;
+    if (!sim_cfg_string(params, "name", true, NULL, &name, &e) ||
+        !sim_pindevs_set(sim->pindevs, name, params, sim->board->dir, &e))
+        return bad_params(err, &e);
+    json_t *o = sim_pindevs_get(sim->pindevs, name, sim->now_us, sim_pin_pwm_view, sim, &e);
+    return o != NULL ? o : bad_params(err, &e);
+}
+
 /* ---------------------------------------------------------------- faults */
 
 /* The targets a fault kind takes: required (R), optional (O) or refused (-). */
@@ -562,6 +586,8 @@ static const method_t methods[] = {
     {"sim.read_outputs", m_read_outputs},
     {"sim.i2c.get", m_i2c_get},
     {"sim.i2c.set", m_i2c_set},
+    {"sim.pin_device.get", m_pin_device_get},
+    {"sim.pin_device.set", m_pin_device_set},
     {"sim.fault.inject", m_fault_inject},
     {"sim.fault.clear", m_fault_clear},
     {"sim.faults", m_faults},

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/random.h>
 
+#include "apps.h" /* fw_app_task_tool_find: app tools that run as MCP tasks */
 #include "fixtures.h"
 #include "sim_internal.h"
 
@@ -210,9 +211,46 @@ static fw_err_t hal_pwm_write(void *ctx, uint16_t pin, uint8_t duty, uint32_t fr
     p->mode = HAL_PIN_OUTPUT;
     p->pwm_on = true;
     p->duty = duty;
+    p->duty_res = duty;
+    p->bits = 8;
     p->freq_hz = freq_hz ? freq_hz : sim->board->pwm_default_hz;
     p->writes++;
     return FW_OK;
+}
+
+/* As hal_pwm_write with LEDC's resolution; the 8-bit duty the rest of the sim reads is the
+   same fraction. */
+static fw_err_t hal_pwm_write_res(void *ctx, uint16_t pin, uint32_t duty, uint8_t bits,
+                                  uint32_t freq_hz)
+{
+    uint64_t d8 = ((uint64_t)duty * 255u + (1ull << bits) / 2u) >> bits;
+    fw_err_t err = hal_pwm_write(ctx, pin, (uint8_t)(d8 > 255u ? 255u : d8), freq_hz);
+    if (err != FW_OK) return err;
+    sim_pin_t *p = sim_pin_by_number(ctx, pin);
+    p->duty_res = duty;
+    p->bits = bits;
+    return FW_OK;
+}
+
+sim_pwm_view_t sim_pin_pwm_view(void *ctx, uint16_t pin)
+{
+    const sim_pin_t *p = sim_pin_by_number(ctx, pin);
+    if (p == NULL) return (sim_pwm_view_t){0, 0, 0, 0};
+    return (sim_pwm_view_t){p->pwm_on, p->duty_res, p->bits, p->freq_hz};
+}
+
+static fw_err_t hal_strip(void *ctx, uint16_t pin, const hal_strip_op_t *op, uint16_t *count)
+{
+    return sim_pindevs_strip(((sim_t *)ctx)->pindevs, pin, op, count);
+}
+
+/* A DHT22 answers a start signal with 40 bits in about 4 ms of the bus. */
+static fw_err_t hal_dht_frame(void *ctx, uint16_t pin, uint8_t frame[5])
+{
+    sim_t *sim = ctx;
+    fw_err_t err = sim_pindevs_dht(sim->pindevs, pin, sim->now_us, frame);
+    if (err != FW_ERR_UNSUPPORTED) sim->now_us += 4000u;
+    return err;
 }
 
 static fw_err_t hal_adc_read(void *ctx, uint16_t pin, uint16_t *raw)
@@ -244,7 +282,9 @@ static fw_err_t hal_i2c_transfer(void *ctx, uint8_t bus, uint8_t addr, const uin
 static fw_err_t hal_device_info(void *ctx, hal_device_info_t *info)
 {
     sim_t *sim = ctx;
-    *info = (hal_device_info_t){"mcpsim", sim->unique_id, 0, 0, 0};
+    const sim_board_t *b = sim->board;
+    *info = (hal_device_info_t){b->chip_model ? b->chip_model : "mcpsim", sim->unique_id,
+                                b->chip_mhz, b->chip_ram, b->chip_flash};
     return FW_OK;
 }
 
@@ -280,6 +320,9 @@ static const hal_api_t sim_hal = {
     .device_info = hal_device_info,
     .reset = hal_reset,
     .entropy = hal_entropy,
+    .pwm_write_res = hal_pwm_write_res,
+    .strip = hal_strip,
+    .dht_frame = hal_dht_frame,
 };
 
 /* ---------------------------------------------------------------- reset and the clock */
@@ -298,6 +341,12 @@ static fw_err_t boot(sim_t *sim)
     }
     sim->reset_pending = false;
     fw_err_t err = fw_device_init(&sim->dev, &sim->board->fw, &sim_hal, sim);
+    /* the board's application tools that run as MCP tasks get their steps */
+    const fw_tool_t *const *apps = sim->board->fw.app_tools;
+    for (size_t i = 0; err == FW_OK && apps != NULL && apps[i] != NULL; i++) {
+        const fw_task_tool_t *tt = fw_app_task_tool_find(apps[i]);
+        if (tt != NULL) err = fw_device_add_task_tool(&sim->dev, tt);
+    }
     if (err == FW_OK && sim->fixtures) err = sim_fixtures_add(&sim->dev);
     return err;
 }
@@ -413,7 +462,11 @@ sim_t *sim_create(sim_board_t *board, sim_clock_mode_t mode, sim_error_t *err)
     sim_faults_init(&sim->faults);
     sim_cfg_printf(sim->unique_id, sizeof sim->unique_id, "sim-%s", board->fw.device);
     sim->i2c = sim_i2c_create(board->fw.i2c_bus_count, &sim->faults);
-    if (sim->i2c == NULL || !make_pins(sim)) {
+    sim_cfg_err_t pe = {0};
+    if (sim->i2c != NULL)
+        sim->pindevs = sim_pindevs_create(json_object_get(board->root, "pin_devices"), board->dir,
+                                          &pe); /* checked when the board was loaded */
+    if (sim->i2c == NULL || sim->pindevs == NULL || !make_pins(sim)) {
         fail(err, board, "out of memory%s", "");
     } else if (sim_board_make_models(board, sim->i2c, err)) {
         fw_err_t fe = boot(sim);
@@ -429,6 +482,7 @@ void sim_destroy(sim_t *sim)
 {
     if (sim == NULL) return;
     sim_i2c_destroy(sim->i2c);
+    sim_pindevs_destroy(sim->pindevs);
     for (size_t i = 0; sim->pins && i < sim->pin_count; i++)
         sim_waveform_free(sim->pins[i].waveform);
     free(sim->pins);

@@ -9,6 +9,7 @@
 #include "devices/devices.h"
 #include "faults.h"
 #include "i2c_bus.h"
+#include "pindev.h"
 #include "sim.h"
 #include "waveform.h"
 
@@ -64,6 +65,8 @@ struct sim_board {
     uint32_t pwm_default_hz;
     bool uart_reset_on_open; /* "uart": {"reset_on_open"} */
     const char *uart_banner; /* "uart": {"boot_banner"}, or NULL */
+    const char *chip_model;  /* "chip": what device_info reports (NULL: "mcpsim", zeros) */
+    uint32_t chip_mhz, chip_ram, chip_flash;
 };
 
 /* Runtime state of one pin. */
@@ -74,6 +77,8 @@ typedef struct sim_pin {
     int ext_level;  /* level the outside drives (sim.set_input), -1 floating */
     bool pwm_on;
     uint8_t duty;
+    uint32_t duty_res; /* duty of 2^bits as last written (8-bit pwm_write: duty, 8) */
+    uint8_t bits;
     uint32_t freq_hz;
     sim_waveform_t *waveform; /* owned copy; replaced by sim.set_waveform */
     uint8_t unit;             /* sim_unit_t of waveform */
@@ -90,6 +95,7 @@ struct sim {
     sim_pin_t *pins; /* one per board->hw entry, same order */
     size_t pin_count;
     sim_i2c_t *i2c;
+    sim_pindevs_t *pindevs; /* the board's "pin_devices" */
     sim_faults_t faults;
     char unique_id[80];
     bool fixtures; /* the conformance fixtures are added at every boot (sim_enable_fixtures) */
@@ -121,6 +127,9 @@ const char *sim_type_phrase(uint8_t type);
 /* Name of a HAL mode, a unit. */
 const char *sim_mode_name(uint8_t mode);
 const char *sim_unit_name(uint8_t unit);
+
+/* What a servo on pin sees (sim_pindevs_get's view; ctx is the sim). */
+sim_pwm_view_t sim_pin_pwm_view(void *ctx, uint16_t pin);
 
 /* Creates the board's device models and attaches them to i2c (sim_create). False with err
    set when a model cannot be made (e.g. its backing file became unreadable since loading). */

@@ -478,6 +478,27 @@ fw_err_t fw_hal_device_info(const fw_device_t *dev, hal_device_info_t *info)
     return dev->hal->device_info ? dev->hal->device_info(dev->hal_ctx, info) : FW_ERR_UNSUPPORTED;
 }
 
+fw_err_t fw_hal_pwm_write_res(const fw_device_t *dev, uint16_t pin, uint32_t duty, uint8_t bits,
+                              uint32_t freq_hz)
+{
+    if (bits < 1 || bits > 20 || duty > (1ul << bits)) return FW_ERR_ARG;
+    if (dev->hal->pwm_write_res)
+        return dev->hal->pwm_write_res(dev->hal_ctx, pin, duty, bits, freq_hz);
+    uint32_t d8 = (uint32_t)(((uint64_t)duty * 255u + (1ul << bits) / 2u) >> bits);
+    return fw_hal_pwm_write(dev, pin, (uint8_t)(d8 > 255u ? 255u : d8), freq_hz);
+}
+
+fw_err_t fw_hal_strip(const fw_device_t *dev, uint16_t pin, const hal_strip_op_t *op,
+                      uint16_t *count)
+{
+    return dev->hal->strip ? dev->hal->strip(dev->hal_ctx, pin, op, count) : FW_ERR_UNSUPPORTED;
+}
+
+fw_err_t fw_hal_dht_frame(const fw_device_t *dev, uint16_t pin, uint8_t frame[5])
+{
+    return dev->hal->dht_frame ? dev->hal->dht_frame(dev->hal_ctx, pin, frame) : FW_ERR_UNSUPPORTED;
+}
+
 /* ---------------------------------------------------------------- writers for tools */
 
 void fw_write_pin_id(fw_jw_t *w, const fw_pin_def_t *def)

@@ -277,6 +277,8 @@ uint64_t fw_mcp_tasks_next(const fw_device_t *dev);
 /* Writes the inputSchema object of tool (type object, properties, required,
    additionalProperties false) as one value. */
 void fw_schema_write(fw_jw_t *w, const fw_tool_t *tool);
+/* The tool's outputSchema, from tool->out (MCP; only for a tool with out_count > 0). */
+void fw_schema_write_output(fw_jw_t *w, const fw_tool_t *tool);
 
 /* ---------------------------------------------------------------- pins and sampling */
 

@@ -158,6 +158,22 @@ static void write_capabilities(fw_jw_t *w, unsigned version, bool stateless)
     list_changed(w, "prompts", false);
     empty_obj(w, "logging");
     if (version >= FW_MCP_V2025_03_26) empty_obj(w, "completions");
+#if FW_WITH_TASKS_2025
+    if (!stateless && version == FW_MCP_V2025_11_25) { /* 2025-11-25's tasks (mcp_tasks.c) */
+        (fw_jw_key)(w, "tasks");
+        fw_jw_obj_begin(w);
+        empty_obj(w, "list");
+        empty_obj(w, "cancel");
+        (fw_jw_key)(w, "requests");
+        fw_jw_obj_begin(w);
+        (fw_jw_key)(w, "tools");
+        fw_jw_obj_begin(w);
+        empty_obj(w, "call");
+        fw_jw_obj_end(w);
+        fw_jw_obj_end(w);
+        fw_jw_obj_end(w);
+    }
+#endif
 #if FW_WITH_TASKS
     if (stateless) { /* the tasks extension of 2026-07-28 (mcp_tasks.c) */
         fw_jw_key(w, "extensions");
@@ -439,6 +455,10 @@ static const fw_mcp_method_t methods[] = {
     {"tasks/get", fw_mcp_tasks_get, 0},
     {"tasks/update", fw_mcp_tasks_update, 0},
     {"tasks/cancel", fw_mcp_tasks_cancel, 0},
+#if FW_WITH_TASKS_2025
+    {"tasks/list", fw_mcp_tasks_list, REMOVED},
+    {"tasks/result", fw_mcp_tasks_result, REMOVED},
+#endif
 #endif
 };
 

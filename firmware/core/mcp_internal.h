@@ -45,6 +45,7 @@ void fw_mcp_vlog(fw_device_t *dev, fw_log_level_t level, const char *fmt, va_lis
 #define FW_MCP_VERSION_COUNT 4u
 #define FW_MCP_V2025_03_26 1u /* completions capability */
 #define FW_MCP_V2025_06_18 2u /* structuredContent, titles */
+#define FW_MCP_V2025_11_25 3u /* tasks (params.task, tasks/get|list|result|cancel) */
 
 /* Index of the version the session negotiated (the newest when it has not). */
 unsigned fw_mcp_version_of(const fw_session_t *s);
@@ -191,6 +192,21 @@ fw_task_step_fn fw_mcp_task_step_of(const fw_device_t *dev, const fw_tool_t *too
 fw_err_t fw_mcp_task_create(fw_mcp_req_t *q, const fw_tool_t *tool, fw_task_step_fn step,
                             int32_t args);
 
+#if FW_WITH_TASKS_2025
+/* Whether the request is of a session that negotiated MCP 2025-11-25 (its tasks apply). */
+bool fw_mcp_tasks_2025(const fw_mcp_req_t *q);
+
+/* tools/call with params.task (token task) in such a session: the CreateTaskResult
+   {"task": Task} of a new task of step, or -32601 when the tool has no step
+   (taskSupport forbidden). */
+fw_err_t fw_mcp_task_create_2025(fw_mcp_req_t *q, const fw_tool_t *tool, fw_task_step_fn step,
+                                 int32_t args, int32_t task);
+
+fw_err_t fw_mcp_tasks_list(fw_mcp_req_t *q);
+fw_err_t fw_mcp_tasks_result(fw_mcp_req_t *q);
+#else
+#define fw_mcp_tasks_2025(q) ((void)(q), false)
+#endif
 fw_err_t fw_mcp_tasks_get(fw_mcp_req_t *q);
 fw_err_t fw_mcp_tasks_update(fw_mcp_req_t *q);
 fw_err_t fw_mcp_tasks_cancel(fw_mcp_req_t *q);

@@ -4,12 +4,25 @@
    fw_device_poll (and before any tasks request, so a client polling a device that is not
    otherwise polled still sees it move). tasks/get inlines the result or the error; tasks/update
    delivers answers to the task's input requests; tasks/cancel stops it. tasks/list and
-   tasks/result are gone from the revision (-32601: not in the method table). */
+   tasks/result are gone from the revision (-32601 there).
+
+   The same slots serve MCP 2025-11-25's tasks for sessions that negotiated that version: a
+   tools/call with params.task creates one ({"task": Task}), tasks/get and tasks/cancel answer
+   the Task, tasks/list pages through them, tasks/result gives the tool's result once the task
+   is terminal. */
 #include "mcp_internal.h"
 
 #if FW_WITH_TASKS
 
 #define POLL_INTERVAL_MS 500u
+
+#if FW_WITH_TASKS_2025
+#define TTL_OF(t) ((t)->ttl_ms)
+#define IS_2025(t) ((t)->spec == FW_TASK_SPEC_2025_11_25)
+#else
+#define TTL_OF(t) FW_TASK_TTL_MS
+#define IS_2025(t) false
+#endif
 #define ARGS_TOKENS 24u
 
 fw_err_t fw_device_add_task_tool(fw_device_t *dev, const fw_task_tool_t *tt)
@@ -87,7 +100,7 @@ static void advance(fw_device_t *dev, uint64_t now)
     for (size_t i = 0; i < FW_MAX_TASKS; i++) {
         fw_task_t *t = &dev->tasks[i];
         if (t->id == 0) continue;
-        if (now - t->created_ms >= FW_TASK_TTL_MS) {
+        if (now - t->created_ms >= TTL_OF(t)) {
             t->id = 0;
             continue;
         }
@@ -253,19 +266,48 @@ static fw_task_t *take_slot(fw_device_t *dev)
 }
 
 /* A new task of step with arguments raw (len bytes), answered as a CreateTaskResult. */
+static fw_task_t *start_slot(fw_call_t *call, fw_task_step_fn step, const char *raw, size_t len,
+                             uint8_t spec, uint32_t ttl_ms, fw_err_t *err);
+#if FW_WITH_TASKS_2025
+static void write_task_2025(fw_jw_t *w, const fw_task_t *t);
+static fw_err_t cancel_2025(fw_mcp_req_t *q, fw_task_t *t);
+#endif
+
 static fw_err_t start(fw_call_t *call, fw_task_step_fn step, const char *raw, size_t len)
 {
+    fw_err_t err;
+    fw_task_t *t = start_slot(call, step, raw, len, FW_TASK_SPEC_EXTENSION, FW_TASK_TTL_MS, &err);
+    if (t == NULL) return err;
+    write_envelope(fw_call_result(call), t);
+    return FW_OK;
+}
+
+/* A new task in a slot, its first step run; NULL with *err worded when none can be had. */
+static fw_task_t *start_slot(fw_call_t *call, fw_task_step_fn step, const char *raw, size_t len,
+                             uint8_t spec, uint32_t ttl_ms, fw_err_t *err)
+{
     fw_device_t *dev = call->dev;
-    if (len >= FW_TASK_ARGS_MAX)
-        return fw_call_param_error(call, "arguments", "longer than the %u bytes a task keeps",
+    *err = FW_OK;
+    if (len >= FW_TASK_ARGS_MAX) {
+        *err = fw_call_param_error(call, "arguments", "longer than the %u bytes a task keeps",
                                    (unsigned)(FW_TASK_ARGS_MAX - 1u));
+        return NULL;
+    }
     uint64_t now = fw_hal_now(dev);
     advance(dev, now);
     fw_task_t *t = take_slot(dev);
-    if (t == NULL)
-        return fw_call_errorf(call, FW_ERR_NO_SPACE, "all %u task slots hold running tasks",
+    if (t == NULL) {
+        *err = fw_call_errorf(call, FW_ERR_NO_SPACE, "all %u task slots hold running tasks",
                               (unsigned)FW_MAX_TASKS);
+        return NULL;
+    }
     memset(t, 0, sizeof *t);
+#if FW_WITH_TASKS_2025
+    t->spec = spec;
+    t->ttl_ms = ttl_ms;
+#else
+    (void)spec, (void)ttl_ms;
+#endif
     t->id = ++dev->task_next_id;
     if (t->id == 0) t->id = ++dev->task_next_id;
     t->step = step;
@@ -276,8 +318,7 @@ static fw_err_t start(fw_call_t *call, fw_task_step_fn step, const char *raw, si
     t->args[len] = 0;
     run_step(dev, t, now); /* durable before the answer: tasks/get finds it at once */
     dev->msg->task_created = true;
-    write_envelope(fw_call_result(call), t);
-    return FW_OK;
+    return t;
 }
 
 fw_err_t fw_mcp_task_create(fw_mcp_req_t *q, const fw_tool_t *tool, fw_task_step_fn step,
@@ -308,7 +349,7 @@ static fw_task_t *find(fw_mcp_req_t *q, fw_err_t *err)
 {
     char id[24];
     *err = FW_OK;
-    if (!fw_call_client_has(q->call, FW_CLIENT_TASKS)) {
+    if (!fw_call_client_has(q->call, FW_CLIENT_TASKS) && !fw_mcp_tasks_2025(q)) {
         *err = fw_call_need_client(q->call, FW_CLIENT_TASKS);
         return NULL;
     }
@@ -331,6 +372,12 @@ fw_err_t fw_mcp_tasks_get(fw_mcp_req_t *q)
     fw_err_t err;
     fw_task_t *t = find(q, &err);
     if (t == NULL) return err;
+#if FW_WITH_TASKS_2025
+    if (IS_2025(t)) {
+        write_task_2025(fw_call_result(q->call), t);
+        return FW_OK;
+    }
+#endif
     write_detail(fw_call_result(q->call), t);
     return FW_OK;
 }
@@ -374,6 +421,9 @@ fw_err_t fw_mcp_tasks_cancel(fw_mcp_req_t *q)
     fw_err_t err;
     fw_task_t *t = find(q, &err);
     if (t == NULL) return err;
+#if FW_WITH_TASKS_2025
+    if (IS_2025(t)) return cancel_2025(q, t);
+#endif
     if (!terminal(t)) {
         t->status = FW_TASK_S_CANCELLED;
         t->pending = 0;
@@ -382,6 +432,177 @@ fw_err_t fw_mcp_tasks_cancel(fw_mcp_req_t *q)
     fw_call_result(q->call);
     return FW_OK;
 }
+
+/* ---------------------------------------------------------------- MCP 2025-11-25 */
+
+#if FW_WITH_TASKS_2025
+/* 2025-11-25: a terminal task cannot be cancelled; the answer is the cancelled Task. */
+static fw_err_t cancel_2025(fw_mcp_req_t *q, fw_task_t *t)
+{
+    if (terminal(t))
+        return fw_call_errorf(q->call, FW_ERR_INVALID_PARAMS,
+                              "cannot cancel task task-%u: it is already %s", (unsigned)t->id,
+                              status_name(t->status));
+    t->status = FW_TASK_S_CANCELLED;
+    t->updated_ms = fw_hal_now(q->dev);
+    fw_fmt(t->text, sizeof t->text, "%s", "cancelled by the client");
+    write_task_2025(fw_call_result(q->call), t);
+    return FW_OK;
+}
+
+bool fw_mcp_tasks_2025(const fw_mcp_req_t *q)
+{
+    return !q->msg->stateless && q->session->initialize_seen &&
+           fw_mcp_version_of(q->session) == FW_MCP_V2025_11_25;
+}
+
+/* The Task object's members: taskId, status, statusMessage (the step's text: progress while
+   working, the summary or the failure after), createdAt, lastUpdatedAt, ttl, pollInterval. */
+static void write_task_2025(fw_jw_t *w, const fw_task_t *t)
+{
+    char id[16];
+    id_text(id, t->id);
+    fw_jw_kv_str(w, "taskId", id);
+    fw_jw_kv_str(w, "status", status_name(t->status));
+    if (t->text[0] != 0 && t->status != FW_TASK_S_INPUT_REQUIRED)
+        fw_jw_kv_str(w, "statusMessage", t->text);
+    write_time(w, "createdAt", t->created_ms);
+    write_time(w, "lastUpdatedAt", t->updated_ms);
+    fw_jw_kv_i64(w, "ttl", t->ttl_ms);
+    fw_jw_kv_i64(w, "pollInterval", POLL_INTERVAL_MS);
+}
+
+/* params.task {"ttl": ms}: the device keeps a task at most FW_TASK_TTL_MS (and at least 1 s). */
+static fw_err_t read_ttl(fw_mcp_req_t *q, int32_t task, uint32_t *ttl)
+{
+    *ttl = FW_TASK_TTL_MS;
+    if (q->doc->toks[task].type != FW_JSON_OBJECT)
+        return fw_call_param_error(q->call, "task", "%s", "must be an object ({\"ttl\": ms})");
+    int32_t tok = fw_mcp_member(q, task, "ttl");
+    if (tok < 0 || q->doc->toks[tok].type == FW_JSON_NULL) return FW_OK;
+    int64_t v;
+    if (q->doc->toks[tok].type != FW_JSON_NUMBER || fw_json_get_i64(q->doc, (uint32_t)tok, &v) != FW_OK ||
+        v < 0)
+        return fw_call_param_error(q->call, "task/ttl", "%s",
+                                   "must be a non-negative integer of milliseconds");
+    *ttl = v < 1000 ? 1000u : v > (int64_t)FW_TASK_TTL_MS ? FW_TASK_TTL_MS : (uint32_t)v;
+    return FW_OK;
+}
+
+fw_err_t fw_mcp_task_create_2025(fw_mcp_req_t *q, const fw_tool_t *tool, fw_task_step_fn step,
+                                 int32_t args, int32_t task)
+{
+    uint32_t ttl;
+    fw_err_t err = read_ttl(q, task, &ttl);
+    if (err != FW_OK) return err;
+    if (step == NULL && (tool->flags & (FW_TOOL_TASK_OPTIONAL | FW_TOOL_TASK_REQUIRED)))
+        return fw_call_errorf(q->call, FW_ERR_METHOD_NOT_FOUND,
+                              "tool %s gathers input before its task starts, which only MCP "
+                              "2026-07-28 can do: it cannot run as a 2025-11-25 task",
+                              tool->name);
+    if (step == NULL)
+        return fw_call_errorf(q->call, FW_ERR_METHOD_NOT_FOUND,
+                              "tool %s does not support task-augmented execution (taskSupport: "
+                              "forbidden): call it without params.task",
+                              tool->name);
+    q->call->tool = tool;
+    err = fw_schema_bind(q->call, q->doc, args);
+    if (err != FW_OK) return err;
+    size_t len = 0;
+    const char *raw = args >= 0 ? fw_json_tok_raw(q->doc, (uint32_t)args, &len) : "";
+    fw_task_t *t = start_slot(q->call, step, raw, len, FW_TASK_SPEC_2025_11_25, ttl, &err);
+    if (t == NULL) return err;
+    fw_jw_t *w = fw_call_result(q->call);
+    fw_jw_key(w, "task");
+    fw_jw_obj_begin(w);
+    write_task_2025(w, t);
+    fw_jw_obj_end(w);
+    return FW_OK;
+}
+
+#define LIST_PAGE 4u
+
+/* The cursor is the slot index the page starts at, as decimal text. */
+fw_err_t fw_mcp_tasks_list(fw_mcp_req_t *q)
+{
+    char text[8];
+    if (!fw_mcp_tasks_2025(q))
+        return fw_call_errorf(q->call, FW_ERR_METHOD_NOT_FOUND, "%s",
+                              "tasks/list is MCP 2025-11-25's: initialize with that version");
+    fw_err_t err = fw_mcp_string(q, q->params, "cursor", "cursor", false, text, sizeof text);
+    if (err != FW_OK) return err;
+    size_t start = 0, n = 0;
+    for (; text[n] >= '0' && text[n] <= '9' && start <= FW_MAX_TASKS; n++)
+        start = start * 10u + (size_t)(text[n] - '0');
+    if (text[n] != 0 || start > FW_MAX_TASKS)
+        return fw_call_param_error(q->call, "cursor", "invalid cursor '%s': pass the nextCursor "
+                                   "of the previous page, or none for the first", text);
+    advance(q->dev, fw_hal_now(q->dev));
+    fw_jw_t *w = fw_call_result(q->call);
+    fw_jw_key(w, "tasks");
+    fw_jw_arr_begin(w);
+    size_t i = start, listed = 0;
+    for (; i < FW_MAX_TASKS; i++) {
+        const fw_task_t *t = &q->dev->tasks[i];
+        if (t->id == 0 || !IS_2025(t)) continue;
+        if (listed == LIST_PAGE) break;
+        fw_jw_obj_begin(w);
+        write_task_2025(w, t);
+        fw_jw_obj_end(w);
+        listed++;
+    }
+    fw_jw_arr_end(w);
+    if (i < FW_MAX_TASKS) {
+        char next[8];
+        fw_fmt(next, sizeof next, "%u", (unsigned)i);
+        fw_jw_kv_str(w, "nextCursor", next);
+    }
+    return FW_OK;
+}
+
+/*
+ * The tool's result once the task is terminal: the CallToolResult (its text block, isError for
+ * a tool error) with _meta naming the task; a failed task's error as the JSON-RPC error. The
+ * device runs one request at a time and cannot hold this one open until the task ends (as
+ * 2025-11-25 asks), so a task still working is -32602: poll tasks/get until it is terminal.
+ */
+fw_err_t fw_mcp_tasks_result(fw_mcp_req_t *q)
+{
+    fw_err_t err;
+    fw_task_t *t = find(q, &err);
+    if (t == NULL) return err;
+    char id[16];
+    id_text(id, t->id);
+    if (!terminal(t))
+        return fw_call_errorf(q->call, FW_ERR_INVALID_PARAMS,
+                              "task %s is still %s: poll tasks/get until it is completed, failed "
+                              "or cancelled (this device does not hold a request open)",
+                              id, status_name(t->status));
+    if (t->status == FW_TASK_S_CANCELLED)
+        return fw_call_errorf(q->call, FW_ERR_INVALID_PARAMS, "task %s was cancelled: it has no "
+                              "result", id);
+    if (t->status == FW_TASK_S_FAILED)
+        return fw_call_errorf(q->call, (fw_err_t)t->err, "%s",
+                              t->text[0] ? t->text : "the task failed");
+    fw_jw_t *w = fw_call_result(q->call);
+    fw_jw_key(w, "content");
+    fw_jw_arr_begin(w);
+    fw_jw_obj_begin(w);
+    fw_jw_kv_str(w, "type", "text");
+    fw_jw_kv_str(w, "text", t->text);
+    fw_jw_obj_end(w);
+    fw_jw_arr_end(w);
+    fw_jw_kv_bool(w, "isError", t->rc == FW_TASK_TOOL_ERROR);
+    fw_jw_key(w, "_meta");
+    fw_jw_obj_begin(w);
+    fw_jw_key(w, "io.modelcontextprotocol/related-task");
+    fw_jw_obj_begin(w);
+    fw_jw_kv_str(w, "taskId", id);
+    fw_jw_obj_end(w);
+    fw_jw_obj_end(w);
+    return FW_OK;
+}
+#endif /* FW_WITH_TASKS_2025 */
 
 #else
 

@@ -301,6 +301,19 @@ fw_err_t fw_mcp_tools_call(fw_mcp_req_t *q)
                                : NULL;
     if (step != NULL && fw_call_client_has(q->call, FW_CLIENT_TASKS))
         return fw_mcp_task_create(q, tool, step, args);
+    /* MCP 2025-11-25: the client asks for a task with params.task; a tool whose taskSupport
+       forbids it, or requires it when not asked, is -32601 */
+#if FW_WITH_TASKS_2025
+    if (fw_mcp_tasks_2025(q)) {
+        int32_t task = fw_mcp_member(q, q->params, "task");
+        if (task >= 0) return fw_mcp_task_create_2025(q, tool, step, args, task);
+        if (tool->flags & FW_TOOL_TASK_REQUIRED)
+            return fw_call_errorf(q->call, FW_ERR_METHOD_NOT_FOUND,
+                                  "tool %s requires task augmentation (taskSupport: required): "
+                                  "call it with params.task",
+                                  name);
+    }
+#endif
     if ((tool->flags & FW_TOOL_TASK_REQUIRED) && !fw_call_client_has(q->call, FW_CLIENT_TASKS))
         return fw_call_need_client(q->call, FW_CLIENT_TASKS);
 #endif

@@ -86,6 +86,10 @@ void fw_write_tool(fw_jw_t *w, const fw_board_t *b, const fw_tool_t *rom_tool, b
     }
 #if FW_WITH_MCP
     if (mcp) {
+        if (t->out_count > 0 && t->out != NULL) {
+            fw_jw_key(w, "outputSchema");
+            fw_schema_write_output(w, t);
+        }
         write_annotations(w, t);
         fw_jw_obj_end(w);
         return;

@@ -663,24 +663,37 @@ static void write_property(fw_jw_t *w, const fw_param_t *p)
     fw_jw_obj_end(w);
 }
 
-void fw_schema_write(fw_jw_t *w, const fw_tool_t *tool)
+/* An object schema of count members described by params (closed: additionalProperties false). */
+static void write_object_schema(fw_jw_t *w, const fw_param_t *params, size_t count)
 {
     fw_jw_obj_begin(w);
     fw_jw_kv_str(w, "type", FW_S("object"));
     fw_jw_key(w, "properties");
     fw_jw_obj_begin(w);
-    for (size_t i = 0; i < tool->param_count; i++) {
-        FW_ROM_LOAD(fw_param_t, p, &tool->params[i]);
+    for (size_t i = 0; i < count; i++) {
+        FW_ROM_LOAD(fw_param_t, p, &params[i]);
         write_property(w, p);
     }
     fw_jw_obj_end(w);
     fw_jw_key(w, "required");
     fw_jw_arr_begin(w);
-    for (size_t i = 0; i < tool->param_count; i++) {
-        FW_ROM_LOAD(fw_param_t, p, &tool->params[i]);
+    for (size_t i = 0; i < count; i++) {
+        FW_ROM_LOAD(fw_param_t, p, &params[i]);
         if (p->required) fw_jw_str(w, p->name);
     }
     fw_jw_arr_end(w);
     fw_jw_kv_bool(w, "additionalProperties", false);
     fw_jw_obj_end(w);
 }
+
+void fw_schema_write(fw_jw_t *w, const fw_tool_t *tool)
+{
+    write_object_schema(w, tool->params, tool->param_count);
+}
+
+#if FW_WITH_MCP
+void fw_schema_write_output(fw_jw_t *w, const fw_tool_t *tool)
+{
+    write_object_schema(w, tool->out, tool->out_count);
+}
+#endif

@@ -267,6 +267,17 @@
 #define FW_TASK_TTL_MS 300000u
 #endif
 #define FW_WITH_TASKS (FW_WITH_MCP && FW_MAX_TASKS > 0)
+/* MCP 2025-11-25's tasks (params.task on tools/call, tasks/get|list|result|cancel) on the same
+   slots, for sessions that negotiated that version. On in the simulator's host build
+   (CMakeLists.txt); off in a device image unless the port asks (-DFW_WITH_TASKS_2025=1: about
+   2.4 KB of flash on Cortex-M3, docs/mcp.md). */
+#ifndef FW_WITH_TASKS_2025
+#define FW_WITH_TASKS_2025 0
+#endif
+#if FW_WITH_TASKS_2025 && !FW_WITH_TASKS
+#undef FW_WITH_TASKS_2025
+#define FW_WITH_TASKS_2025 0
+#endif
 
 /* MCP 2026-07-28 subscriptions/listen: streams open at once (0: none; compiled out without
    MCP). Each slot keeps the listen request's id, its filter and cursors (fw_listener_t). */

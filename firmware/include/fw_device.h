@@ -442,6 +442,13 @@ fw_err_t fw_hal_gpio_read(const fw_device_t *dev, uint16_t pin, bool *level);
 fw_err_t fw_hal_pwm_write(const fw_device_t *dev, uint16_t pin, uint8_t duty, uint32_t freq_hz);
 fw_err_t fw_hal_adc_read(const fw_device_t *dev, uint16_t pin, uint16_t *raw);
 fw_err_t fw_hal_device_info(const fw_device_t *dev, hal_device_info_t *info);
+/* duty of 2^bits (bits 1..20, duty at most 2^bits: FW_ERR_ARG otherwise); a port without
+   pwm_write_res gets duty scaled to 8 bits. */
+fw_err_t fw_hal_pwm_write_res(const fw_device_t *dev, uint16_t pin, uint32_t duty, uint8_t bits,
+                              uint32_t freq_hz);
+fw_err_t fw_hal_strip(const fw_device_t *dev, uint16_t pin, const hal_strip_op_t *op,
+                      uint16_t *count);
+fw_err_t fw_hal_dht_frame(const fw_device_t *dev, uint16_t pin, uint8_t frame[5]);
 
 /* Reserves n bytes of the call's scratch (FW_SCRATCH_SIZE, reset for every request), aligned
    to 8; NULL when it is full. */

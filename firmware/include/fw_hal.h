@@ -25,6 +25,22 @@ typedef struct hal_device_info {
     uint32_t flash_bytes;  /* total flash, 0 when unknown */
 } hal_device_info_t;
 
+/* One operation on an addressable LED strip (WS2812 "NeoPixel"), as ESP-IDF's led_strip driver
+   does it: the driver keeps the pixel buffer and the global brightness; show sends the buffer,
+   scaled by the brightness, to the strip. */
+typedef enum hal_strip_kind {
+    HAL_STRIP_SET = 0,    /* pixel index = r, g, b */
+    HAL_STRIP_FILL,       /* every pixel = r, g, b */
+    HAL_STRIP_BRIGHTNESS, /* global brightness = level (0..255) */
+    HAL_STRIP_SHOW        /* send the buffer */
+} hal_strip_kind_t;
+
+typedef struct hal_strip_op {
+    uint8_t kind; /* hal_strip_kind_t */
+    uint8_t r, g, b, level;
+    uint16_t index;
+} hal_strip_op_t;
+
 /*
  * A port provides one const hal_api_t and a context pointer; every function gets that pointer
  * first. Every function returning fw_err_t returns FW_OK or a negative FW_ERR_* (hardware errors:
@@ -57,6 +73,17 @@ typedef struct hal_api {
        2026-07-28 keys the integrity of its input-required request states with them, once per
        boot; NULL: such states cannot be issued. */
     fw_err_t (*entropy)(void *ctx, uint8_t *out, size_t len);
+    /* PWM with duty of 2^bits (1..20; ESP32 LEDC's resolution), for what 8 bits cannot say (a
+       servo's pulse). NULL: the core scales duty to 8 bits for pwm_write. */
+    fw_err_t (*pwm_write_res)(void *ctx, uint16_t pin, uint32_t duty, uint8_t bits,
+                              uint32_t freq_hz);
+    /* The LED strip on pin (see hal_strip_op_t); *count is set to its pixel count. FW_ERR_ARG
+       for an index past the strip; FW_ERR_UNSUPPORTED when no strip is on the pin. */
+    fw_err_t (*strip)(void *ctx, uint16_t pin, const hal_strip_op_t *op, uint16_t *count);
+    /* One reading of a DHT11/DHT22-protocol sensor on pin: its 40-bit frame as sent (humidity
+       and temperature, 16 bits each, big-endian, then the checksum byte). FW_ERR_TIMEOUT when
+       the sensor does not answer. */
+    fw_err_t (*dht_frame)(void *ctx, uint16_t pin, uint8_t frame[5]);
 } hal_api_t;
 
 #endif

@@ -67,6 +67,11 @@ typedef enum fw_task_status {
     FW_TASK_S_CANCELLED
 } fw_task_status_t;
 
+/* Which MCP tasks a slot serves: the 2026-07-28 extension, or MCP 2025-11-25's tasks
+   (params.task on tools/call, tasks/get|list|result|cancel). */
+#define FW_TASK_SPEC_EXTENSION 0u
+#define FW_TASK_SPEC_2025_11_25 1u
+
 /* One slot (fw_device_t.tasks); id 0: free. */
 typedef struct fw_task {
     uint32_t id;
@@ -74,10 +79,16 @@ typedef struct fw_task {
     uint8_t rc;      /* the last fw_task_rc_t */
     uint8_t pending; /* input requests not yet answered (bits) */
     uint8_t accepted;
+#if FW_WITH_TASKS_2025
+    uint8_t spec; /* FW_TASK_SPEC_*: which MCP tasks created it (how it is written) */
+#endif
     fw_task_step_fn step;
     uint64_t created_ms, updated_ms, wake_at_ms;
     uint32_t state;
     int32_t err; /* FW_TASK_FAILED: the fw_err_t */
+#if FW_WITH_TASKS_2025
+    uint32_t ttl_ms; /* kept this long after its creation */
+#endif
     char args[FW_TASK_ARGS_MAX];
     char text[FW_TASK_TEXT_MAX];
 } fw_task_t;

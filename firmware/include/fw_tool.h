@@ -127,10 +127,18 @@ typedef struct fw_tool {
     const char *description;
     const fw_param_t *params;
     uint8_t param_count;
-    uint8_t flags;    /* FW_TOOL_* */
+    uint8_t flags;     /* FW_TOOL_* */
+    uint8_t out_count; /* MCP: members of out (0: the tool publishes no outputSchema) */
     uint32_t poll_ms; /* suggested polling interval; 0 = not polled */
     fw_tool_fn handler;
     const void *user; /* handler's own constant data (e.g. a driver's configuration) */
+#if FW_WITH_MCP
+    /* MCP outputSchema: the members of the result object, declared with the same descriptors
+       as the parameters (required: always present; ranges and enums are published). tools/list
+       publishes it as the tool's outputSchema; the result the handler writes is then the
+       call's structuredContent (and, as JSON text, its text block). */
+    const fw_param_t *out;
+#endif
 } fw_tool_t;
 
 /* A named set of tools defined together (the gpio built-ins, a driver's tools, ...). A board

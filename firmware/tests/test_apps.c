@@ -1,5 +1,8 @@
-/* test_apps.c: the application tool catalog, the demo's touch tools and the boards that enable
-   them (test_boards.h). */
+/* test_apps.c: the application tool catalog, the demo's touch tools, mcpd's tool vocabulary
+   (mcpd.c, against a strip and a DHT22 behind the HAL) and the boards that enable them
+   (test_boards.h). */
+#include <math.h>
+
 #include "apps.h"
 #include "test_harness.h"
 
@@ -283,6 +286,160 @@ START_TEST(test_greenhouse_board_loads_with_its_drivers)
 END_TEST
 #endif
 
+/* ---------------------------------------------------------------- mcpd (seed 002) */
+
+#if FW_WITH_MCP && FW_WITH_I2C && FW_WITH_FLOAT
+/* A strip of four pixels and a DHT22 behind the HAL, as the port would drive them. */
+static struct {
+    uint8_t buf[4][3], shown[4][3], level;
+    unsigned shows;
+    uint8_t frame[5];
+    fw_err_t dht_err;
+} hw;
+
+static fw_err_t test_strip(void *ctx, uint16_t pin, const hal_strip_op_t *op, uint16_t *count)
+{
+    (void)ctx;
+    *count = 4;
+    if (pin != 5) return FW_ERR_UNSUPPORTED;
+    if (op->kind == HAL_STRIP_SET && op->index >= 4) return FW_ERR_ARG;
+    for (unsigned i = 0; i < 4; i++) {
+        if (op->kind == HAL_STRIP_FILL || (op->kind == HAL_STRIP_SET && op->index == i))
+            hw.buf[i][0] = op->r, hw.buf[i][1] = op->g, hw.buf[i][2] = op->b;
+        if (op->kind == HAL_STRIP_SHOW) memcpy(hw.shown[i], hw.buf[i], 3);
+    }
+    if (op->kind == HAL_STRIP_BRIGHTNESS) hw.level = op->level;
+    if (op->kind == HAL_STRIP_SHOW) hw.shows++;
+    return FW_OK;
+}
+
+static fw_err_t test_dht(void *ctx, uint16_t pin, uint8_t frame[5])
+{
+    (void)ctx;
+    if (pin != 4) return FW_ERR_UNSUPPORTED;
+    memcpy(frame, hw.frame, 5);
+    return hw.dht_err;
+}
+
+static const fw_board_t *mcpd_board(void)
+{
+    static const fw_pin_def_t pins[] = {
+        {.number = 2, .type = FW_PIN_DIGITAL_OUTPUT, .name = "led"},
+        {.number = 13, .type = FW_PIN_PWM_OUTPUT, .name = "servo"},
+        {.number = 5, .type = FW_PIN_DIGITAL_OUTPUT, .name = "neopixel"},
+        {.number = 4, .type = FW_PIN_DIGITAL_INPUT, .name = "dht"},
+    };
+    static const fw_tool_t *const apps[] = {&fw_app_pin_mode,      &fw_app_digital_read,
+                                            &fw_app_digital_write, &fw_app_pwm_write,
+                                            &fw_app_servo_write,   &fw_app_neopixel_set,
+                                            &fw_app_neopixel_fill, &fw_app_neopixel_brightness,
+                                            &fw_app_dht_read,      NULL};
+    static const fw_board_t board = {.device = "mcpd-test",
+                                     .version = "1",
+                                     .platform = "mock",
+                                     .pins = pins,
+                                     .pin_count = FW_ARRAY_LEN(pins),
+                                     .adc_bits = 12,
+                                     .adc_ref_mv = 3300,
+                                     .adc_report = FW_ADC_REPORT_VOLTS,
+                                     .app_tools = apps};
+    return &board;
+}
+
+static void setup_mcpd(void)
+{
+    harness_reset();
+    memset(&hw, 0, sizeof hw);
+    api = mock_hal_api;
+    api.strip = test_strip;
+    api.dht_frame = test_dht;
+    harness_start(mcpd_board(), &api);
+}
+
+START_TEST(test_mcpd_board_has_only_its_tools)
+{
+    json_t *tools = json_object_get(ok("list_tools", NULL), "tools");
+    ck_assert_uint_eq(json_array_size(tools), 9);
+    ck_assert_ptr_nonnull(find_tool(tools, "digital_write"));
+    ck_assert_ptr_null(find_tool(tools, "gpio_write")); /* no built-ins */
+}
+END_TEST
+
+START_TEST(test_mcpd_gpio_round_trip)
+{
+    ck_assert_str_eq(
+        json_string_value(json_object_get(ok("pin_mode", "{'pin':2,'mode':'OUTPUT'}"), "mode")),
+        "OUTPUT");
+    ck_assert_int_eq(mock.pins[2].mode, HAL_PIN_OUTPUT);
+    ok("digital_write", "{'pin':2,'value':1}");
+    ck_assert(mock.pins[2].level);
+    ck_assert_int_eq(int_at(ok("digital_read", "{'pin':2}"), "value"), 1);
+    rpc_error("pin_mode", "{'pin':2,'mode':'output'}", FW_RPC_INVALID_PARAMS); /* mcpd's case */
+    rpc_error("digital_write", "{'pin':2,'value':2}", FW_RPC_INVALID_PARAMS);
+}
+END_TEST
+
+START_TEST(test_mcpd_pwm_and_servo)
+{
+    /* 512 of 10 bits is half: 128 of the HAL's 8 bits (a port without pwm_write_res) */
+    json_t *r = ok("pwm_write", "{'pin':13,'duty':512,'frequency':1000,'resolution':10}");
+    ck_assert_int_eq(int_at(r, "channel"), 0);
+    ck_assert_uint_eq(mock.pins[13].duty, 128);
+    ck_assert_uint_eq(mock.pins[13].freq_hz, 1000);
+    json_t *e = rpc_error("pwm_write", "{'pin':13,'duty':1,'frequency':80000,'resolution':10}",
+                          FW_RPC_INVALID_PARAMS); /* 81.92 MHz: past LEDC's clock */
+    ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(e, "message")), "80 MHz"));
+    rpc_error("pwm_write", "{'pin':13,'duty':1025,'resolution':10}", FW_RPC_INVALID_PARAMS);
+    rpc_error("pwm_write", "{'pin':13,'duty':1,'channel':16}", FW_RPC_INVALID_PARAMS);
+    /* 90 degrees of 544..2400 us is a 1472 us pulse at 50 Hz */
+    r = ok("servo_write", "{'pin':13,'angle':90}");
+    ck_assert_int_eq(int_at(r, "pulseUs"), 1472);
+    ck_assert_uint_eq(mock.pins[13].freq_hz, 50);
+    ck_assert_uint_eq(mock.pins[13].duty, 19); /* 1472/20000 of 255 */
+    ck_assert_int_eq(
+        int_at(ok("servo_write", "{'pin':13,'angle':180,'minUs':1000,'maxUs':2000}"), "pulseUs"),
+        2000);
+    rpc_error("servo_write", "{'pin':13,'angle':10,'minUs':2000,'maxUs':1000}",
+              FW_RPC_INVALID_PARAMS);
+}
+END_TEST
+
+START_TEST(test_mcpd_neopixel)
+{
+    ok("neopixel_fill", "{'r':1,'g':2,'b':3}");
+    ok("neopixel_set", "{'index':3,'r':255,'g':0,'b':9,'show':false}");
+    ck_assert_uint_eq(hw.shows, 1);
+    ck_assert_uint_eq(hw.shown[3][0], 1); /* set without show: not sent yet */
+    ck_assert_uint_eq(hw.buf[3][0], 255);
+    ok("neopixel_set", "{'index':0,'r':7,'g':7,'b':7}");
+    ck_assert_uint_eq(hw.shown[3][2], 9);
+    ck_assert_uint_eq(hw.shows, 2);
+    ok("neopixel_brightness", "{'brightness':40}");
+    ck_assert_uint_eq(hw.level, 40);
+    json_t *e = rpc_error("neopixel_set", "{'index':4,'r':1,'g':1,'b':1}", FW_RPC_INVALID_PARAMS);
+    ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(e, "message")), "4 pixels"));
+}
+END_TEST
+
+START_TEST(test_mcpd_dht22)
+{
+    /* 65.2 %, -10.1 degrees C (the sign in bit 15), and the checksum */
+    memcpy(hw.frame, (uint8_t[]){0x02, 0x8C, 0x80, 0x65, 0x73}, 5);
+    json_t *r = ok("dht_read", NULL);
+    ck_assert(fabs(json_real_value(json_object_get(r, "temperature")) + 10.1) < 1e-9);
+    ck_assert(fabs(json_number_value(json_object_get(r, "humidity")) - 65.2) < 1e-9);
+    ck_assert_str_eq(json_string_value(json_object_get(r, "unit")), "C");
+    r = ok("dht_read", "{'fahrenheit':true}");
+    ck_assert(fabs(json_real_value(json_object_get(r, "temperature")) - 13.82) < 1e-9);
+    hw.frame[4] ^= 0x10;
+    json_t *e = rpc_error("dht_read", NULL, FW_RPC_HW_FAILURE);
+    ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(e, "message")), "checksum"));
+    hw.dht_err = FW_ERR_TIMEOUT;
+    rpc_error("dht_read", NULL, FW_RPC_HW_TIMEOUT);
+}
+END_TEST
+#endif
+
 static Suite *apps_suite(void)
 {
     Suite *s = suite_create("apps");
@@ -305,6 +462,17 @@ static Suite *apps_suite(void)
     tcase_add_test(t, test_calibrate_touch_defaults_and_limits);
     suite_add_tcase(s, t);
 
+#if FW_WITH_MCP && FW_WITH_I2C && FW_WITH_FLOAT
+    t = tcase_create("mcpd");
+    tcase_add_checked_fixture(t, setup_mcpd, harness_teardown);
+    tcase_add_test(t, test_mcpd_board_has_only_its_tools);
+    tcase_add_test(t, test_mcpd_gpio_round_trip);
+    tcase_add_test(t, test_mcpd_pwm_and_servo);
+    tcase_add_test(t, test_mcpd_neopixel);
+    tcase_add_test(t, test_mcpd_dht22);
+    suite_add_tcase(s, t);
+
+#endif
     t = tcase_create("catalog");
     tcase_add_checked_fixture(t, setup, harness_teardown);
     tcase_add_test(t, test_catalog_finds_tools_by_name);

@@ -1,6 +1,8 @@
 /* test_mcp_tasks.c: specification of MCP tasks, the io.modelcontextprotocol/tasks extension of
    2026-07-28, in the core: negotiation through _meta, execution.taskSupport, CreateTaskResult,
-   steps over device time (fw_device_poll), tasks/get, tasks/update, tasks/cancel, slots. */
+   steps over device time (fw_device_poll), tasks/get, tasks/update, tasks/cancel, slots; and
+   MCP 2025-11-25's tasks on the same slots (params.task, tasks/get|list|result|cancel, ttl,
+   taskSupport errors), and an outputSchema from parameter descriptors. */
 #include <stdio.h>
 
 #include "test_mcp_util.h"
@@ -253,9 +255,211 @@ START_TEST(test_cancel_and_slots)
 }
 END_TEST
 
+/* ---------------------------------------------------------------- MCP 2025-11-25's tasks */
+#if FW_WITH_TASKS_2025
+
+static fw_err_t reading_fn(fw_call_t *call)
+{
+    fw_jw_t *w = fw_call_result(call);
+    fw_jw_kv_i64(w, "raw", 512);
+    fw_jw_kv_str(w, "unit", "counts");
+    return FW_OK;
+}
+
+static const char *const units[] = {"counts", "mv", NULL};
+static const fw_param_t reading_out[] = {
+    {.name = "raw", .type = FW_PARAM_INTEGER, .required = true, .has_min = true, .has_max = true,
+     .min = 0, .max = 4095},
+    {.name = "unit", .type = FW_PARAM_STRING, .required = true, .enum_values = units},
+    {.name = "note", .type = FW_PARAM_STRING},
+};
+static const fw_tool_t tool_reading = {.name = "reading",
+                                       .description = "a reading with an output schema",
+                                       .flags = FW_TOOL_READ_ONLY,
+                                       .handler = reading_fn,
+                                       .out = reading_out,
+                                       .out_count = FW_ARRAY_LEN(reading_out)};
+
+static void setup_2025(void)
+{
+    setup();
+    ck_assert_int_eq(fw_device_add_tool(&dev, &tool_reading), FW_OK);
+    json_t *r = result_of("initialize", "{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},"
+                                        "\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}");
+    ck_assert_str_eq(jstr(r, "protocolVersion"), "2025-11-25");
+}
+
+/* tools/call with params.task: the CreateTaskResult {"task": Task}; returns the task's id. */
+static const char *start_2025(const char *name, const char *args, const char *task)
+{
+    char params[256];
+    snprintf(params, sizeof params, "{\"name\":\"%s\",\"arguments\":%s,\"task\":%s}", name, args,
+             task);
+    json_t *r = result_of("tools/call", params);
+    ck_assert_ptr_null(json_object_get(r, "resultType"));
+    ck_assert_ptr_null(json_object_get(r, "content"));
+    ck_assert_str_eq(jstr(r, "task.status"), "working");
+    ck_assert_ptr_nonnull(strstr(jstr(r, "task.createdAt"), "T"));
+    ck_assert_ptr_nonnull(jpath(r, "task.lastUpdatedAt"));
+    ck_assert_int_gt(jint(r, "task.pollInterval"), 0);
+    return jstr(r, "task.taskId");
+}
+
+static json_t *call_2025(const char *method, const char *id, int error)
+{
+    char params[96];
+    snprintf(params, sizeof params, "{\"taskId\":\"%s\"}", id);
+    return error ? error_of(method, params, error) : result_of(method, params);
+}
+
+START_TEST(test_2025_capability_and_output_schema)
+{
+    json_t *r = result_of("initialize", "{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{}}");
+    ck_assert_ptr_nonnull(jpath(r, "capabilities.tasks.list"));
+    ck_assert_ptr_nonnull(jpath(r, "capabilities.tasks.cancel"));
+    ck_assert_ptr_nonnull(jpath(r, "capabilities.tasks.requests.tools.call"));
+    ck_assert_ptr_null(jpath(r, "capabilities.extensions"));
+    /* the listed outputSchema comes from the descriptors; the result is its structuredContent */
+    json_t *schema = NULL;
+    char params[64] = "{}";
+    for (int page = 0; page < 8 && schema == NULL; page++) {
+        r = result_of("tools/list", params);
+        json_t *tools = json_object_get(r, "tools");
+        for (size_t i = 0; i < json_array_size(tools); i++) {
+            json_t *t = json_array_get(tools, i);
+            if (strcmp(jstr(t, "name"), "reading") == 0) schema = jpath(t, "outputSchema");
+            else if (strcmp(jstr(t, "name"), "count") == 0)
+                ck_assert_ptr_null(jpath(t, "outputSchema"));
+        }
+        json_t *next = json_object_get(r, "nextCursor");
+        if (next == NULL) break;
+        snprintf(params, sizeof params, "{\"cursor\":\"%s\"}", json_string_value(next));
+    }
+    ck_assert_ptr_nonnull(schema);
+    ck_assert_str_eq(jstr(schema, "type"), "object");
+    ck_assert_str_eq(jstr(schema, "properties.raw.type"), "integer");
+    ck_assert_int_eq(jint(schema, "properties.raw.maximum"), 4095);
+    ck_assert_str_eq(jstr(schema, "properties.unit.enum.1"), "mv");
+    ck_assert_uint_eq(json_array_size(jpath(schema, "required")), 2); /* note is optional */
+    ck_assert(json_is_false(json_object_get(schema, "additionalProperties")));
+    r = result_of("tools/call", "{\"name\":\"reading\"}");
+    ck_assert_int_eq(jint(r, "structuredContent.raw"), 512);
+    ck_assert_str_eq(jstr(r, "structuredContent.unit"), "counts");
+    ck_assert_str_eq(jstr(r, "content.0.text"), "{\"raw\":512,\"unit\":\"counts\"}");
+    /* 2025-06-18 declares no tasks; its tasks/list is -32601, its params.task ignored */
+    r = result_of("initialize", "{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{}}");
+    ck_assert_ptr_null(jpath(r, "capabilities.tasks"));
+    error_of("tasks/list", "{}", FW_RPC_METHOD_NOT_FOUND);
+    r = result_of("tools/call", "{\"name\":\"count\",\"arguments\":{\"seconds\":1},\"task\":{}}");
+    ck_assert_str_eq(jstr(r, "structuredContent.ran"), "at once");
+}
+END_TEST
+
+START_TEST(test_2025_task_to_completed_and_result)
+{
+    char id[32];
+    snprintf(id, sizeof id, "%s", start_2025("count", "{\"seconds\":2}", "{\"ttl\":60000}"));
+    json_t *r = call_2025("tasks/get", id, 0);
+    ck_assert_str_eq(jstr(r, "taskId"), id);
+    ck_assert_str_eq(jstr(r, "status"), "working");
+    ck_assert_int_eq(jint(r, "ttl"), 60000);
+    call_2025("tasks/result", id, FW_RPC_INVALID_PARAMS); /* not terminal: poll tasks/get */
+    hal.now += 2000;
+    fw_device_poll(&dev);
+    r = call_2025("tasks/get", id, 0);
+    ck_assert_str_eq(jstr(r, "status"), "completed");
+    ck_assert_str_eq(jstr(r, "statusMessage"), "counted 2 after 2000 ms");
+    ck_assert_ptr_null(json_object_get(r, "result")); /* not inlined, as the extension does */
+    r = call_2025("tasks/result", id, 0);
+    ck_assert_str_eq(jstr(r, "content.0.text"), "counted 2 after 2000 ms");
+    ck_assert(json_is_false(json_object_get(r, "isError")));
+    json_t *related = json_object_get(jpath(r, "_meta"), "io.modelcontextprotocol/related-task");
+    ck_assert_str_eq(jstr(related, "taskId"), id);
+    /* a failed task's tasks/result is its error */
+    snprintf(id, sizeof id, "%s", "");
+    char params[128];
+    snprintf(params, sizeof params, "%s",
+             "{\"name\":\"count\",\"arguments\":{\"seconds\":13},\"task\":{}}");
+    r = result_of("tools/call", params);
+    snprintf(id, sizeof id, "%s", jstr(r, "task.taskId"));
+    ck_assert_str_eq(jstr(r, "task.status"), "failed");
+    json_t *e = call_2025("tasks/result", id, FW_RPC_INTERNAL_ERROR);
+    ck_assert_str_eq(jstr(e, "message"), "unlucky");
+}
+END_TEST
+
+START_TEST(test_2025_task_support_errors)
+{
+    /* required without params.task, forbidden with it: -32601; optional without: at once */
+    json_t *e = error_of("tools/call", "{\"name\":\"ask2\"}", FW_RPC_METHOD_NOT_FOUND);
+    ck_assert_ptr_nonnull(strstr(jstr(e, "message"), "required"));
+    e = error_of("tools/call", "{\"name\":\"reading\",\"task\":{}}", FW_RPC_METHOD_NOT_FOUND);
+    ck_assert_ptr_nonnull(strstr(jstr(e, "message"), "forbidden"));
+    json_t *r = result_of("tools/call", "{\"name\":\"count\",\"arguments\":{\"seconds\":1}}");
+    ck_assert_str_eq(jstr(r, "structuredContent.ran"), "at once");
+    error_of("tools/call", "{\"name\":\"count\",\"arguments\":{\"seconds\":1},\"task\":5}",
+             FW_RPC_INVALID_PARAMS);
+    error_of("tools/call",
+             "{\"name\":\"count\",\"arguments\":{\"seconds\":1},\"task\":{\"ttl\":\"long\"}}",
+             FW_RPC_INVALID_PARAMS);
+    error_of("tools/call", "{\"name\":\"count\",\"arguments\":{},\"task\":{}}",
+             FW_RPC_INVALID_PARAMS); /* arguments are bound before a slot is taken */
+    call_2025("tasks/get", "task-77", FW_RPC_INVALID_PARAMS);
+}
+END_TEST
+
+START_TEST(test_2025_cancel_ttl_and_list)
+{
+    char a[32], b[32];
+    snprintf(a, sizeof a, "%s", start_2025("count", "{\"seconds\":50}", "{\"ttl\":2500}"));
+    snprintf(b, sizeof b, "%s", start_2025("count", "{\"seconds\":50}", "{}"));
+    json_t *r = call_2025("tasks/cancel", b, 0);
+    ck_assert_str_eq(jstr(r, "taskId"), b);
+    ck_assert_str_eq(jstr(r, "status"), "cancelled");
+    ck_assert_int_eq(jint(r, "ttl"), FW_TASK_TTL_MS);
+    call_2025("tasks/cancel", b, FW_RPC_INVALID_PARAMS); /* already terminal */
+    call_2025("tasks/result", b, FW_RPC_INVALID_PARAMS);
+    hal.now += 10000;
+    fw_device_poll(&dev);
+    ck_assert_str_eq(jstr(call_2025("tasks/get", b, 0), "status"), "cancelled");
+    call_2025("tasks/get", a, FW_RPC_INVALID_PARAMS); /* its 2.5 s ttl has passed */
+    /* a ttl is kept within 1 s .. FW_TASK_TTL_MS */
+    r = result_of("tools/call", "{\"name\":\"count\",\"arguments\":{\"seconds\":9},"
+                                "\"task\":{\"ttl\":1}}");
+    ck_assert_int_eq(jint(r, "task.ttl"), 1000);
+    r = result_of("tools/call", "{\"name\":\"count\",\"arguments\":{\"seconds\":9},"
+                                "\"task\":{\"ttl\":999999999}}");
+    ck_assert_int_eq(jint(r, "task.ttl"), FW_TASK_TTL_MS);
+#if FW_MAX_TASKS >= 6
+    for (int i = 0; i < 3; i++) start_2025("count", "{\"seconds\":9}", "{}");
+    /* six tasks: a page of four, then the rest */
+    r = result_of("tasks/list", "{}");
+    ck_assert_uint_eq(json_array_size(json_object_get(r, "tasks")), 4);
+    char params[64];
+    snprintf(params, sizeof params, "{\"cursor\":\"%s\"}", jstr(r, "nextCursor"));
+    r = result_of("tasks/list", params);
+    ck_assert_uint_eq(json_array_size(json_object_get(r, "tasks")), 2);
+    ck_assert_ptr_null(json_object_get(r, "nextCursor"));
+    ck_assert_str_eq(jstr(r, "tasks.1.status"), "working");
+#endif
+    error_of("tasks/list", "{\"cursor\":\"x9\"}", FW_RPC_INVALID_PARAMS);
+}
+END_TEST
+
+#endif
+
 static Suite *mcp_tasks_suite(void)
 {
     Suite *s = suite_create("mcp_tasks");
+#if FW_WITH_TASKS_2025
+    TCase *t2 = tcase_create("tasks_2025_11_25");
+    tcase_add_checked_fixture(t2, setup_2025, mcp_teardown);
+    tcase_add_test(t2, test_2025_capability_and_output_schema);
+    tcase_add_test(t2, test_2025_task_to_completed_and_result);
+    tcase_add_test(t2, test_2025_task_support_errors);
+    tcase_add_test(t2, test_2025_cancel_ttl_and_list);
+    suite_add_tcase(s, t2);
+#endif
     TCase *t = tcase_create("tasks");
     tcase_add_checked_fixture(t, setup, mcp_teardown);
     tcase_add_test(t, test_discover_and_list_announce_tasks);

@@ -962,7 +962,7 @@ static enum MHD_Result stateless_post(host_http_t *http, struct MHD_Connection *
     int slot = -1;
     if (is_listen(doc)) { /* the slot the listen request opened, if it did */
         host_device_lock(http->host);
-        slot = fw_device_listen_take_opened(sim_device(http->host->sim));
+        slot = fw_device_listen_take(sim_device(http->host->sim), &none);
         host_device_unlock(http->host);
     }
     if (slot >= 0 && a == HOST_SILENT) {

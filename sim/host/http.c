@@ -831,9 +831,10 @@ static bool check_custom_headers(host_http_t *http, struct MHD_Connection *c, co
 /*
  * subscriptions/listen (2026-07-28): the core keeps the stream's filter and cursors in a
  * listener slot (fw_device_listen_*); the POST is answered with an SSE stream that starts with
- * the acknowledgement and carries the slot's notifications, polled every LISTEN_POLL_MS. It
- * ends when the client closes it, when a notifications/cancelled names the listen request's id
- * (the slot closes), or when the server stops.
+ * the acknowledgement and carries the slot's notifications, polled every LISTEN_POLL_MS. The
+ * slot is the stream's (fw_device_listen_take): it ends when the client closes it (HTTP's
+ * cancellation; a POSTed notifications/cancelled comes from no known client and is ignored)
+ * or when the server stops.
  */
 #define LISTEN_POLL_MS 50
 #define LISTEN_KEEPALIVE_MS 15000

@@ -1,6 +1,6 @@
 /* test_it_listen.c: integration: MCP 2026-07-28 subscriptions/listen over mcpsim's connection
    transports, TCP and WebSocket (plain, and in seed 003's {session_id, type: "mcp", payload}
-   envelope): the acknowledgement, then resource updates and log messages tagged with the
+   envelope), and stdio (one client): the acknowledgement, then resource updates and log messages tagged with the
    subscriptionId on the connection that listened; a cancellation only its own client can make;
    the slots bounded (-32603) and freed when a connection closes. (HTTP: test_it_http.) */
 #include <check.h>
@@ -280,6 +280,30 @@ static void listen_over(kind_t kind)
     ck_assert_int_eq(it_stop(&proc, SIGTERM, NULL), 0);
 }
 
+/* stdio: one client; its listen stream's notifications share stdout with the responses. */
+START_TEST(over_stdio)
+{
+    static const char *const args[] = {"--board", "esp32-demo", "--stdio", "--clock", "virtual",
+                                       NULL};
+    peer_t a = {OVER_TCP, it_start_stdio(&proc, args), NULL};
+    ck_assert_ptr_nonnull(a.line);
+    expect_ack(listen_on(&a, "S", "{\"resourceSubscriptions\":[\"pin://led\"]}", false), "S");
+    call_on(&a, 2, "gpio_write", "{\"pin\":2,\"value\":true}");
+    json_t *m = wait_method(&a, "notifications/resources/updated");
+    ck_assert_msg(m != NULL, "no notifications/resources/updated on stdout");
+    ck_assert_str_eq(sub_id_of(m), "S");
+    json_decref(m);
+    peer_send(&a, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":"
+                  "{\"requestId\":\"S\"," META "}}");
+    call_on(&a, 3, "gpio_write", "{\"pin\":2,\"value\":false}");
+    m = peer_recv(&a, 0.3);
+    ck_assert_msg(m == NULL, "after the cancellation: %s", method_of(m));
+    it_close_input(a.line);
+    ck_assert_int_eq(it_wait_exit(&proc), 0);
+    it_conn_close(a.line);
+}
+END_TEST
+
 START_TEST(over_tcp)
 {
     listen_over(OVER_TCP);
@@ -306,6 +330,7 @@ static Suite *it_listen_suite(void)
     tcase_add_test(tc, over_tcp);
     tcase_add_test(tc, over_websocket);
     tcase_add_test(tc, over_websocket_in_the_envelope);
+    tcase_add_test(tc, over_stdio);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -384,7 +384,7 @@ static fw_err_t sub_listen(fw_mcp_req_t *q)
     if (slot < 0) /* as the SDKs answer it */
         return fw_call_errorf(q->call, FW_ERR_INTERNAL,
                               "Subscription limit reached: all %u listen slots are taken "
-                              "(FW_MAX_LISTENERS); cancel one or close its connection",
+                              "(FW_MAX_LISTENERS)",
                               (unsigned)FW_MAX_LISTENERS);
     fw_listener_t *l = &dev->listeners[slot];
     fw_session_init(&l->session, dev);

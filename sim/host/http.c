@@ -853,6 +853,15 @@ static bool listen_hung_up(int fd)
     return fd >= 0 && poll(&p, 1, 0) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR));
 }
 
+/* The server stops (host_sessions_stop writes the flag under the table's mutex). */
+static bool listen_stopping(host_http_t *http)
+{
+    pthread_mutex_lock(&http->sessions.mu);
+    bool stopping = http->sessions.stopping;
+    pthread_mutex_unlock(&http->sessions.mu);
+    return stopping;
+}
+
 static void listen_col_events(host_buf_t *sse, const collector_t *col)
 {
     for (size_t i = 0, start = 0; i < col->count; start = col->ends[i++])
@@ -870,7 +879,7 @@ static ssize_t listen_read(void *cls, uint64_t pos, char *buf, size_t max)
             host_buf_consume(&ls->sse, n);
             return (ssize_t)n;
         }
-        if (listen_hung_up(ls->fd) || ls->http->sessions.stopping)
+        if (listen_hung_up(ls->fd) || listen_stopping(ls->http))
             return MHD_CONTENT_READER_END_OF_STREAM;
         collector_t col = {0};
         fw_msg_sink_t out = {col_write, &col, col_end};

@@ -487,7 +487,6 @@ void fw_device_feed_session(fw_device_t *dev, fw_session_t *session, fw_framer_t
  */
 size_t fw_device_drain(fw_device_t *dev, fw_session_t *session, fw_msg_sink_t out);
 
-#if FW_WITH_LISTEN
 /*
  * MCP 2026-07-28 subscriptions/listen. A listen request (stateless) takes a free listener slot,
  * writes notifications/subscriptions/acknowledged and no response: the stream stays open. The
@@ -505,14 +504,15 @@ size_t fw_device_drain(fw_device_t *dev, fw_session_t *session, fw_msg_sink_t ou
  * the request's session right after handling it: the slot that request opened, or -1. The slot
  * then has no owner (no session drains or cancels it); the transport drains it with
  * fw_device_listen_drain and closes it with fw_device_listen_close when its stream ends.
- * fw_device_listen_open is false once a slot closed (by any of these).
+ * fw_device_listen_open is false once a slot closed (by any of these). Without listener slots
+ * (no MCP, or FW_MAX_LISTENERS 0: listen_off.c) nothing opens: take is -1, open false, drain 0.
  */
 int fw_device_listen_take(fw_device_t *dev, const fw_session_t *owner);
 void fw_device_listen_release(fw_device_t *dev, const fw_session_t *owner);
 bool fw_device_listen_open(const fw_device_t *dev, int slot);
 size_t fw_device_listen_drain(fw_device_t *dev, int slot, fw_msg_sink_t out);
 void fw_device_listen_close(fw_device_t *dev, int slot);
-#endif
+
 
 /* Prepares a session for dev: nothing negotiated, no subscriptions, no log messages, and
    cursors at the device's present (older log entries and changes are not sent), except the log

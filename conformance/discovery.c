@@ -198,9 +198,10 @@ static int discover_mcp(conf_run_ctx_t *ctx, char *err, size_t cap)
 
 int conf_discover(conf_run_ctx_t *ctx, char *err, size_t cap)
 {
-    /* message transports carry MCP (MQTT: seed 003's envelope); byte streams MCP/U */
+    /* message transports carry MCP (MQTT: seed 003's envelope); byte streams MCP/U, or MCP
+       when their spec says mcp=1 */
     if (strcmp(ctx->target->transport, "http") == 0 || strcmp(ctx->target->transport, "ws") == 0 ||
-        strcmp(ctx->target->transport, "mqtt") == 0)
+        strcmp(ctx->target->transport, "mqtt") == 0 || ctx->target->mcp)
         return discover_mcp(ctx, err, cap);
     ctx->info = call(ctx, "get_info", err, cap);
     if (!ctx->info) return -1;

@@ -76,6 +76,9 @@ conf_target_t *conf_target_open(const char *spec, const conf_target_opts_t *opts
         free(t);
         return NULL;
     }
+    char v[8];
+    const char *query = strchr(spec, '?');
+    t->mcp = t->stream && query && conf_query_get(query, "mcp", v, sizeof v) && strcmp(v, "1") == 0;
     return t;
 }
 

@@ -53,6 +53,7 @@ struct conf_target {
     char spec[512];     /* as given on the command line */
     char transport[16]; /* "tcp", "serial", "http", "ws": what requires.transport matches */
     bool stream;        /* a byte stream: send_raw works */
+    bool mcp;           /* a byte stream that speaks MCP (its spec's mcp=1), not MCP/U */
     bool virtual_clock; /* time moves only through the control channel (sim.advance) */
     char control[160];  /* control channel "HOST:PORT" the target brings, or "" */
     /* The control methods that channel has, space-separated ("sim.set_input sim.get_pin"), or
@@ -86,7 +87,8 @@ bool conf_mqtt_wait_hello(conf_target_t *t, int64_t deadline);
  * "tcp:HOST:PORT", "http://HOST:PORT/PATH", "ws://HOST:PORT/PATH[?envelope=1]",
  * "mqtt://HOST:PORT?to=TOPIC&from=TOPIC",
  * "serial:/dev/ttyUSB0[?baud=115200&dtr=1&boot_ms=600]" (a bare /dev/... path is serial too).
- * Returns NULL with *rc (CONF_EXIT_USAGE or CONF_EXIT_UNREACHABLE) and err.
+ * A byte stream's spec may add mcp=1 (sim:BOARD?transport=tcp&mcp=1): the runner speaks MCP
+ * on it (initialize, the mcp scenarios) instead of MCP/U. Returns NULL with *rc (CONF_EXIT_USAGE or CONF_EXIT_UNREACHABLE) and err.
  */
 conf_target_t *conf_target_open(const char *spec, const conf_target_opts_t *opts, int *rc,
                                 char *err, size_t cap);

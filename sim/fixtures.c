@@ -711,6 +711,10 @@ static const fw_param_t message_param[] = {
         .handler = fn                                                                              \
     }
 
+/* server-stateless's list-change hooks (defined with the prompts, below) */
+static fw_err_t trigger_tool_change(fw_call_t *call);
+static fw_err_t trigger_prompt_change(fw_call_t *call);
+
 /* The first page of tools/list holds FW_MCP_PAGE_TOOLS tools and the suite reads only that
    one: the schema fixture, which the suite looks up in the listing, comes first. */
 static const fw_tool_t fixture_tools[SIM_FIXTURE_TOOLS] = {
@@ -800,6 +804,16 @@ static const fw_tool_t fixture_tools[SIM_FIXTURE_TOOLS] = {
     FIXTURE("test_logging_tool",
             "Conformance fixture (2026-07-28): logs one info message (sent only for a logLevel)",
             logging_tool),
+    {.name = "test_trigger_tool_change",
+     .description = "Conformance fixture (2026-07-28): adds a tool (test_added_tool_N) to the "
+                    "list, so listen streams that asked for toolsListChanged hear of it",
+     .flags = FW_TOOL_MCP_RESULT,
+     .handler = trigger_tool_change},
+    {.name = "test_trigger_prompt_change",
+     .description = "Conformance fixture (2026-07-28): adds a prompt (test_added_prompt_N) to "
+                    "the list, so listen streams that asked for promptsListChanged hear of it",
+     .flags = FW_TOOL_MCP_RESULT,
+     .handler = trigger_prompt_change},
 };
 
 /* ---------------------------------------------------------------- resources */
@@ -1023,6 +1037,66 @@ static const fw_prompt_t fixture_prompts[] = {
      "Conformance fixture (2026-07-28): asks for context with an input-required result", NULL,
      0, input_required_prompt, NULL},
 };
+
+/* ---------------------------------------------------------------- lists that change
+
+   The list-change hooks of server-stateless add real entries, one per call, from a pool each
+   (the core has no removal: a pool used up is an error result). The suite calls the tool hook
+   three times and the prompt hook once in a run. */
+
+static fw_err_t added_tool(fw_call_t *call)
+{
+    return text_result(call, "A tool test_trigger_tool_change added at run time.");
+}
+
+static fw_err_t added_prompt(fw_call_t *call, const fw_prompt_t *p, const char *const *argv)
+{
+    (void)p;
+    (void)argv;
+    fw_jw_t *w = begin_messages(call);
+    text_message(w, "A prompt test_trigger_prompt_change added at run time.");
+    fw_jw_arr_end(w);
+    return FW_OK;
+}
+
+#define ADDED_TOOL(n)                                                                              \
+    {                                                                                              \
+        .name = "test_added_tool_" #n, .description = "Added by test_trigger_tool_change",         \
+        .flags = FW_TOOL_READ_ONLY | FW_TOOL_MCP_RESULT, .handler = added_tool                     \
+    }
+static const fw_tool_t added_tools[] = {ADDED_TOOL(1), ADDED_TOOL(2), ADDED_TOOL(3),
+                                        ADDED_TOOL(4)};
+static const fw_prompt_t added_prompts[] = {
+    {"test_added_prompt_1", NULL, "Added by test_trigger_prompt_change", NULL, 0, added_prompt,
+     NULL},
+    {"test_added_prompt_2", NULL, "Added by test_trigger_prompt_change", NULL, 0, added_prompt,
+     NULL},
+    {"test_added_prompt_3", NULL, "Added by test_trigger_prompt_change", NULL, 0, added_prompt,
+     NULL},
+};
+
+/* Adds the first entry of the pool that is not in the list yet: its name as the result. */
+static fw_err_t trigger_tool_change(fw_call_t *call)
+{
+    for (size_t i = 0; i < sizeof added_tools / sizeof *added_tools; i++) {
+        fw_err_t err = fw_device_add_tool(call->dev, &added_tools[i]);
+        if (err == FW_OK) return text_result(call, added_tools[i].name);
+        if (err != FW_ERR_EXISTS) return fw_call_errorf(call, err, "%s", "no room for a tool");
+    }
+    return fw_call_errorf(call, FW_ERR_NO_SPACE, "the %u tools this hook adds are all added",
+                          (unsigned)(sizeof added_tools / sizeof *added_tools));
+}
+
+static fw_err_t trigger_prompt_change(fw_call_t *call)
+{
+    for (size_t i = 0; i < sizeof added_prompts / sizeof *added_prompts; i++) {
+        fw_err_t err = fw_device_add_prompt(call->dev, &added_prompts[i]);
+        if (err == FW_OK) return text_result(call, added_prompts[i].name);
+        if (err != FW_ERR_EXISTS) return fw_call_errorf(call, err, "%s", "no room for a prompt");
+    }
+    return fw_call_errorf(call, FW_ERR_NO_SPACE, "the %u prompts this hook adds are all added",
+                          (unsigned)(sizeof added_prompts / sizeof *added_prompts));
+}
 
 /* ---------------------------------------------------------------- tasks (2026-07-28 extension)
 

@@ -185,6 +185,9 @@ fw_err_t fw_device_add_tool(fw_device_t *dev, const fw_tool_t *rom_tool)
         return FW_ERR_EXISTS;
     if (dev->tool_count >= FW_TOOLS_MAX) return FW_ERR_NO_SPACE;
     dev->tools[dev->tool_count++] = rom_tool;
+#if FW_WITH_LISTEN
+    dev->list_gen[FW_LIST_TOOLS]++; /* listen streams that follow the list hear of it */
+#endif
     return FW_OK;
 }
 

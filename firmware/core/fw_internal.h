@@ -164,6 +164,9 @@ typedef struct fw_msg {
     bool ask_input;        /* fw_call_ask wrote the input request "ask" (mcp_ask.c) */
     bool task_created;     /* its result is a CreateTaskResult (mcp_tasks.c) */
 #endif
+#if FW_WITH_LISTEN
+    const fw_session_t *owner; /* the transport's session: owns the listen streams it opens */
+#endif
 } fw_msg_t;
 
 /* Ends a message written to out: end(ctx), or "\n" when end is NULL. */

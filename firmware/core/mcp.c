@@ -139,23 +139,25 @@ static void empty_obj(fw_jw_t *w, const char *key)
     fw_jw_obj_end(w);
 }
 
-static void list_changed(fw_jw_t *w, const char *key, bool subscribe)
+static void list_changed(fw_jw_t *w, const char *key, bool subscribe, bool changes)
 {
     (fw_jw_key)(w, key);
     fw_jw_obj_begin(w);
     if (subscribe) fw_jw_kv_bool(w, "subscribe", true);
-    fw_jw_kv_bool(w, "listChanged", false);
+    fw_jw_kv_bool(w, "listChanged", changes);
     fw_jw_obj_end(w);
 }
 
-/* stateless: resources/subscribe is gone (no subscribe), and version is the newest. */
+/* stateless: resources/subscribe is gone, subscriptions/listen delivers resource updates and
+   list changes (the lists grow when the application adds to them); version is the newest. */
 static void write_capabilities(fw_jw_t *w, unsigned version, bool stateless)
 {
+    bool listen = stateless && FW_WITH_LISTEN;
     fw_jw_key(w, "capabilities");
     fw_jw_obj_begin(w);
-    list_changed(w, "tools", false);
-    list_changed(w, "resources", !stateless || FW_WITH_LISTEN); /* stateless: listen */
-    list_changed(w, "prompts", false);
+    list_changed(w, "tools", false, listen);
+    list_changed(w, "resources", !stateless || listen, listen);
+    list_changed(w, "prompts", false, listen);
     empty_obj(w, "logging");
     if (version >= FW_MCP_V2025_03_26) empty_obj(w, "completions");
 #if FW_WITH_TASKS_2025
@@ -297,23 +299,78 @@ static fw_err_t set_level(fw_mcp_req_t *q)
 }
 
 #if FW_WITH_LISTEN
-/* A cancellation naming an open listen stream's request closes it (the first with that id). */
-static bool cancel_listener(fw_device_t *dev, const char *raw, size_t len)
+/* A cancellation from owner's client naming one of its open listen streams closes it. */
+static bool cancel_listener(fw_device_t *dev, const fw_session_t *owner, const char *raw,
+                            size_t len)
 {
     for (int k = 0; k < FW_MAX_LISTENERS; k++) {
         const fw_listener_t *l = &dev->listeners[k];
-        if (!l->open || l->id_len != len || memcmp(l->id, raw, len) != 0) continue;
+        if (!l->open || l->owner != owner || l->id_len != len || memcmp(l->id, raw, len) != 0)
+            continue;
         fw_device_listen_close(dev, k);
         return true;
     }
     return false;
 }
 
+/* The SubscriptionFilter's list flags: "toolsListChanged" is FW_LIST_TOOLS' (and so on). */
+static const char *const list_flags[FW_LIST_COUNT] = {"toolsListChanged", "resourcesListChanged",
+                                                      "promptsListChanged"};
+
+/* Checks the filter f: its list flags booleans, resourceSubscriptions an array of strings. */
+static fw_err_t check_filter(fw_mcp_req_t *q, int32_t f, int32_t subs)
+{
+    for (unsigned k = 0; k < FW_LIST_COUNT; k++) {
+        int32_t b = fw_mcp_member(q, f, list_flags[k]);
+        if (b >= 0 && q->doc->toks[b].type != FW_JSON_TRUE && q->doc->toks[b].type != FW_JSON_FALSE)
+            return fw_call_param_error(q->call, list_flags[k], "%s", "must be a boolean");
+    }
+    for (uint32_t i = 0; subs >= 0; i++) {
+        int32_t u = fw_json_arr_get(q->doc, (uint32_t)subs, i);
+        if (u < 0) break;
+        if (q->doc->toks[u].type != FW_JSON_STRING)
+            return fw_call_param_error(q->call, "notifications/resourceSubscriptions", "%s",
+                                       "must be an array of resource URIs (strings)");
+    }
+    return FW_OK;
+}
+
+/* Writes the acknowledged filter: the list flags asked for (all honoured: the lists change when
+   the application adds to them), the subscribed URIs the device knows. */
+static void ack_filter(fw_mcp_req_t *q, fw_jw_t *w, fw_listener_t *l, int32_t f, int32_t subs)
+{
+    fw_jw_key(w, "notifications");
+    fw_jw_obj_begin(w);
+    for (unsigned k = 0; k < FW_LIST_COUNT; k++) {
+        int32_t b = fw_mcp_member(q, f, list_flags[k]);
+        if (b < 0 || q->doc->toks[b].type != FW_JSON_TRUE) continue;
+        l->lists |= (uint8_t)(1u << k);
+        l->list_seen[k] = q->dev->list_gen[k];
+        fw_jw_kv_bool(w, list_flags[k], true);
+    }
+    if (subs >= 0) {
+        fw_jw_key(w, "resourceSubscriptions");
+        fw_jw_arr_begin(w);
+        char uri[96];
+        for (uint32_t i = 0;; i++) {
+            int32_t u = fw_json_arr_get(q->doc, (uint32_t)subs, i);
+            if (u < 0) break;
+            if (fw_json_str_decode(q->doc, (uint32_t)u, uri, sizeof uri) < 0) continue;
+            int idx = fw_mcp_resource_find(q->dev, uri);
+            if (idx < 0) continue; /* unknown: not honoured, so not acknowledged */
+            l->session.subscriptions |= 1u << idx;
+            fw_jw_str(w, uri);
+        }
+        fw_jw_arr_end(w);
+    }
+    fw_jw_obj_end(w);
+}
+
 /*
- * subscriptions/listen (2026-07-28): takes a listener slot, acknowledges what of the filter
- * the device honours (resourceSubscriptions it knows; there are no list changes to send) and
- * writes no response: the stream stays open until the client cancels it or goes away. Log
- * messages follow the request's _meta logLevel, as in any stateless request.
+ * subscriptions/listen (2026-07-28): takes a listener slot owned by the transport's session,
+ * acknowledges what of the filter the device honours and writes no response: the stream stays
+ * open until the client cancels it or goes away. Log messages follow the request's _meta
+ * logLevel, as in any stateless request.
  */
 static fw_err_t sub_listen(fw_mcp_req_t *q)
 {
@@ -332,16 +389,18 @@ static fw_err_t sub_listen(fw_mcp_req_t *q)
     if (subs >= 0 && q->doc->toks[subs].type != FW_JSON_ARRAY)
         return fw_call_param_error(q->call, "notifications/resourceSubscriptions", "%s",
                                    "must be an array of resource URIs");
-    if (r->id == NULL) return FW_OK; /* a notification opens nothing */
+    fw_err_t err = check_filter(q, f, subs);
+    if (err != FW_OK || r->id == NULL) return err; /* a notification opens nothing */
     if (r->id_len > FW_MCP_ID_MAX)
         return fw_call_param_error(q->call, "id", "is longer than %u bytes (FW_MCP_ID_MAX)",
                                    (unsigned)FW_MCP_ID_MAX);
     int slot = -1;
     for (int k = 0; k < FW_MAX_LISTENERS && slot < 0; k++)
         if (!dev->listeners[k].open) slot = k;
-    if (slot < 0)
+    if (slot < 0) /* as the SDKs answer it */
         return fw_call_errorf(q->call, FW_ERR_INTERNAL,
-                              "all %u listen slots are taken (FW_MAX_LISTENERS)",
+                              "Subscription limit reached: all %u listen slots are taken "
+                              "(FW_MAX_LISTENERS)",
                               (unsigned)FW_MAX_LISTENERS);
     fw_listener_t *l = &dev->listeners[slot];
     fw_session_init(&l->session, dev);
@@ -352,30 +411,13 @@ static fw_err_t sub_listen(fw_mcp_req_t *q)
     l->session.log_level = q->session->log_level;
     memcpy(l->id, r->id, r->id_len);
     l->id_len = (uint8_t)r->id_len;
+    l->lists = 0;
+    l->owner = q->msg->owner;
     l->session.sub_id = l->id;
     l->session.sub_id_len = l->id_len;
     fw_jw_t w;
     fw_mcp_notify_begin(&w, &q->msg->out, "notifications/subscriptions/acknowledged");
-    fw_jw_key(&w, "notifications");
-    fw_jw_obj_begin(&w);
-    if (subs >= 0) {
-        fw_jw_key(&w, "resourceSubscriptions");
-        fw_jw_arr_begin(&w);
-        char uri[96];
-        for (uint32_t i = 0;; i++) {
-            int32_t u = fw_json_arr_get(q->doc, (uint32_t)subs, i);
-            if (u < 0) break;
-            if (q->doc->toks[u].type != FW_JSON_STRING ||
-                fw_json_str_decode(q->doc, (uint32_t)u, uri, sizeof uri) < 0)
-                continue;
-            int idx = fw_mcp_resource_find(dev, uri);
-            if (idx < 0) continue; /* unknown: not honoured, so not acknowledged */
-            l->session.subscriptions |= 1u << idx;
-            fw_jw_str(&w, uri);
-        }
-        fw_jw_arr_end(&w);
-    }
-    fw_jw_obj_end(&w);
+    ack_filter(q, &w, l, f, subs);
     fw_jw_key(&w, "_meta");
     fw_jw_obj_begin(&w);
     fw_jw_key(&w, "io.modelcontextprotocol/subscriptionId");
@@ -383,7 +425,6 @@ static fw_err_t sub_listen(fw_mcp_req_t *q)
     fw_jw_obj_end(&w);
     fw_mcp_notify_end(&w, &q->msg->out);
     l->open = true;
-    dev->listen_opened = (int8_t)slot;
     r->deferred = true; /* no response while the stream is open */
     return FW_OK;
 }
@@ -406,7 +447,7 @@ static fw_err_t cancelled(fw_mcp_req_t *q)
     size_t len;
     const char *raw = fw_json_tok_raw(q->doc, (uint32_t)id, &len);
 #if FW_WITH_LISTEN
-    if (cancel_listener(q->dev, raw, len)) return FW_OK;
+    if (cancel_listener(q->dev, q->msg->owner, raw, len)) return FW_OK;
 #endif
     if (s->ask_tool != NULL && len == s->ask_call_len && memcmp(raw, s->ask_call, len) == 0)
         s->ask_tool = NULL; /* the call waiting for the client's answer: never answered now */
@@ -499,6 +540,9 @@ static void msg_begin(fw_device_t *dev, fw_msg_t *m, void *session)
 {
     fw_session_t *s = session != NULL ? session : &dev->session;
     m->session = s;
+#if FW_WITH_LISTEN
+    m->owner = s; /* a stateless request runs in a session of its own: this stays */
+#endif
     s->cancelled_len = 0;
 }
 

@@ -228,8 +228,6 @@ void fw_mcp_init(fw_device_t *dev)
     fw_session_init(&dev->session, dev);
 #if FW_WITH_LISTEN
     for (size_t k = 0; k < FW_MAX_LISTENERS; k++) dev->listeners[k].open = false;
-    dev->listen_opened = -1;
-    dev->listen_closed = 0;
 #endif
 }
 
@@ -258,24 +256,68 @@ static size_t drain_updates(const fw_device_t *dev, fw_session_t *s, const fw_ms
     return sent;
 }
 
+#if FW_WITH_LISTEN
+static const char *const list_methods[FW_LIST_COUNT] = {"notifications/tools/list_changed",
+                                                        "notifications/resources/list_changed",
+                                                        "notifications/prompts/list_changed"};
+
+/* A listener's list_changed notifications: one per list it follows that changed since. */
+static size_t drain_lists(const fw_device_t *dev, fw_listener_t *l, const fw_msg_sink_t *out)
+{
+    size_t sent = 0;
+    for (unsigned k = 0; k < FW_LIST_COUNT; k++) {
+        if (!(l->lists & (1u << k)) || l->list_seen[k] == dev->list_gen[k]) continue;
+        l->list_seen[k] = dev->list_gen[k];
+        fw_jw_t w;
+        fw_mcp_notify_begin(&w, out, list_methods[k]);
+        notify_end(&w, out, &l->session);
+        sent++;
+    }
+    return sent;
+}
+
+static size_t drain_listener(fw_device_t *dev, fw_listener_t *l, const fw_msg_sink_t *out)
+{
+    size_t sent = drain_lists(dev, l, out);
+    sent += drain_updates(dev, &l->session, out);
+    return sent + drain_log(dev, &l->session, out);
+}
+#endif
+
 size_t fw_device_drain(fw_device_t *dev, fw_session_t *session, fw_msg_sink_t out)
 {
     fw_session_t *s = session != NULL ? session : &dev->session;
     fw_mcp_observe(dev);
     size_t sent = drain_updates(dev, s, &out);
-    return sent + drain_log(dev, s, &out);
+    sent += drain_log(dev, s, &out);
+#if FW_WITH_LISTEN
+    for (int k = 0; k < FW_MAX_LISTENERS; k++) /* the listen streams of s's client */
+        if (dev->listeners[k].open && dev->listeners[k].owner == s)
+            sent += drain_listener(dev, &dev->listeners[k], &out);
+#endif
+    return sent;
 }
 
 /* ---------------------------------------------------------------- subscriptions/listen */
 
 #if FW_WITH_LISTEN
-_Static_assert(FW_MAX_LISTENERS <= 8, "listen_closed is a uint8_t with a bit per slot");
-
-int fw_device_listen_take_opened(fw_device_t *dev)
+int fw_device_listen_take(fw_device_t *dev, const fw_session_t *owner)
 {
-    int slot = dev->listen_opened;
-    dev->listen_opened = -1;
-    return slot;
+    const fw_session_t *s = owner != NULL ? owner : &dev->session;
+    for (int k = 0; k < FW_MAX_LISTENERS; k++) {
+        fw_listener_t *l = &dev->listeners[k];
+        if (!l->open || l->owner != s) continue;
+        l->owner = NULL; /* the caller's from now on: drained and closed by its index */
+        return k;
+    }
+    return -1;
+}
+
+void fw_device_listen_release(fw_device_t *dev, const fw_session_t *owner)
+{
+    const fw_session_t *s = owner != NULL ? owner : &dev->session;
+    for (int k = 0; k < FW_MAX_LISTENERS; k++)
+        if (dev->listeners[k].owner == s) fw_device_listen_close(dev, k);
 }
 
 bool fw_device_listen_open(const fw_device_t *dev, int slot)
@@ -286,14 +328,15 @@ bool fw_device_listen_open(const fw_device_t *dev, int slot)
 size_t fw_device_listen_drain(fw_device_t *dev, int slot, fw_msg_sink_t out)
 {
     if (!fw_device_listen_open(dev, slot)) return 0;
-    return fw_device_drain(dev, &dev->listeners[slot].session, out);
+    fw_mcp_observe(dev);
+    return drain_listener(dev, &dev->listeners[slot], &out);
 }
 
 void fw_device_listen_close(fw_device_t *dev, int slot)
 {
     if (!fw_device_listen_open(dev, slot)) return;
     dev->listeners[slot].open = false;
-    dev->listen_closed |= (uint8_t)(1u << slot);
+    dev->listeners[slot].owner = NULL;
 }
 #endif
 

@@ -244,6 +244,9 @@ fw_err_t fw_device_add_prompt(fw_device_t *dev, const fw_prompt_t *prompt)
         return FW_ERR_EXISTS;
     if (dev->prompt_count >= FW_EXTRA_PROMPTS_MAX) return FW_ERR_NO_SPACE;
     dev->prompts[dev->prompt_count++] = prompt;
+#if FW_WITH_LISTEN
+    dev->list_gen[FW_LIST_PROMPTS]++; /* listen streams that follow the list hear of it */
+#endif
     return FW_OK;
 }
 

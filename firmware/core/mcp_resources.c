@@ -84,6 +84,9 @@ fw_err_t fw_device_add_resource(fw_device_t *dev, const fw_resource_t *res)
     if (dev->resource_count >= FW_EXTRA_RESOURCES_MAX) return FW_ERR_NO_SPACE;
     dev->resource_changed[dev->resource_count] = dev->change_count;
     dev->resources[dev->resource_count++] = res;
+#if FW_WITH_LISTEN
+    dev->list_gen[FW_LIST_RESOURCES]++; /* listen streams that follow the list hear of it */
+#endif
     return FW_OK;
 }
 

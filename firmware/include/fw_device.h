@@ -216,12 +216,22 @@ typedef struct fw_session {
 } fw_session_t;
 
 #if FW_WITH_LISTEN
+/* The device's lists a listen stream can follow (notifications/<list>/list_changed). */
+#define FW_LIST_TOOLS 0u
+#define FW_LIST_RESOURCES 1u
+#define FW_LIST_PROMPTS 2u
+#define FW_LIST_COUNT 3u
+
 /* An MCP 2026-07-28 subscriptions/listen stream (mcp_notify.c): what it asked for lives in its
    session (subscriptions, logging and log_level from _meta.logLevel), the cursors too. */
 typedef struct fw_listener {
     bool open;
     uint8_t id_len;
-    char id[FW_MCP_ID_MAX]; /* raw JSON id of the subscriptions/listen request */
+    uint8_t lists;                      /* bit FW_LIST_*: its list_changed was asked for */
+    char id[FW_MCP_ID_MAX];             /* raw JSON id of the subscriptions/listen request */
+    uint16_t list_seen[FW_LIST_COUNT];  /* dev->list_gen when it last reported each list */
+    const fw_session_t *owner; /* the transport's session the request came in (its client's
+                                  connection); NULL once taken (fw_device_listen_take) */
     fw_session_t session;
 } fw_listener_t;
 #endif
@@ -335,8 +345,7 @@ typedef struct fw_device {
 #endif
 #if FW_WITH_LISTEN
     fw_listener_t listeners[FW_MAX_LISTENERS];
-    int8_t listen_opened;  /* slot the message being handled opened, or -1 */
-    uint8_t listen_closed; /* bit k: slot k was closed by a notifications/cancelled */
+    uint16_t list_gen[FW_LIST_COUNT]; /* bumped when a list changes (fw_device_add_*) */
 #endif
 #if FW_WITH_TASKS
     /* MCP tasks (mcp_tasks.c) */
@@ -485,21 +494,32 @@ void fw_device_feed_session(fw_device_t *dev, fw_session_t *session, fw_framer_t
  */
 size_t fw_device_drain(fw_device_t *dev, fw_session_t *session, fw_msg_sink_t out);
 
-#if FW_WITH_LISTEN
 /*
  * MCP 2026-07-28 subscriptions/listen. A listen request (stateless) takes a free listener slot,
- * writes notifications/subscriptions/acknowledged and no response: the transport keeps its
- * stream open. After handling a message, fw_device_listen_take_opened names the slot it opened
- * (or -1, and forgets it). fw_device_listen_drain writes the slot's notifications (as
- * fw_device_drain; each carries the listen request's id in _meta), 0 when it is not open.
- * A notifications/cancelled naming the listen request's id closes the slot:
- * fw_device_listen_open turns false. The transport closes it when the client went away.
+ * writes notifications/subscriptions/acknowledged and no response: the stream stays open. The
+ * slot belongs to its owner, the session the transport handed with the request
+ * (fw_device_handle_session's or fw_device_feed_session's; NULL: the implicit one), i.e. the
+ * client's connection:
+ *   - fw_device_drain(owner) writes, after the session's own notifications, those of the
+ *     owner's open listeners (each carries the listen request's id in _meta), so a transport
+ *     that drains its connection's session delivers them on that connection (stdio, TCP, pty,
+ *     WebSocket, MQTT: the spec's one shared channel);
+ *   - a notifications/cancelled closes a slot only when it names the listen request's id and
+ *     comes in the same owner's session (two clients may use the same id);
+ *   - fw_device_listen_release(owner): the owner's client went away, its slots close.
+ * A transport with a stream per request (HTTP's SSE) instead calls fw_device_listen_take with
+ * the request's session right after handling it: the slot that request opened, or -1. The slot
+ * then has no owner (no session drains or cancels it); the transport drains it with
+ * fw_device_listen_drain and closes it with fw_device_listen_close when its stream ends.
+ * fw_device_listen_open is false once a slot closed (by any of these). Without listener slots
+ * (no MCP, or FW_MAX_LISTENERS 0: listen_off.c) nothing opens: take is -1, open false, drain 0.
  */
-int fw_device_listen_take_opened(fw_device_t *dev);
+int fw_device_listen_take(fw_device_t *dev, const fw_session_t *owner);
+void fw_device_listen_release(fw_device_t *dev, const fw_session_t *owner);
 bool fw_device_listen_open(const fw_device_t *dev, int slot);
 size_t fw_device_listen_drain(fw_device_t *dev, int slot, fw_msg_sink_t out);
 void fw_device_listen_close(fw_device_t *dev, int slot);
-#endif
+
 
 /* Prepares a session for dev: nothing negotiated, no subscriptions, no log messages, and
    cursors at the device's present (older log entries and changes are not sent), except the log

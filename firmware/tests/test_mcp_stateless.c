@@ -313,6 +313,15 @@ END_TEST
 #if FW_WITH_LISTEN
 /* ---------------------------------------------------------------- subscriptions/listen */
 
+/* The notifications fw_device_drain writes for session s (its own and its listen streams'). */
+static size_t drain_of(fw_session_t *s)
+{
+    mcap_reset(&out);
+    size_t n = fw_device_drain(&dev, s, mcap_sink(&out));
+    ck_assert_uint_eq(n, out.count);
+    return n;
+}
+
 static size_t listen_drain(int slot)
 {
     mcap_reset(&out);
@@ -321,10 +330,17 @@ static size_t listen_drain(int slot)
     return n;
 }
 
+/* _meta["io.modelcontextprotocol/subscriptionId"] of notification n (jpath splits at dots). */
+static json_t *sub_id_of(json_t *n)
+{
+    json_t *v = json_object_get(jpath(n, "params._meta"), "io.modelcontextprotocol/subscriptionId");
+    ck_assert_ptr_nonnull(v);
+    return v;
+}
+
 static const char *sub_id(json_t *n)
 {
-    json_t *m = jpath(n, "params._meta");
-    const char *v = json_string_value(json_object_get(m, "io.modelcontextprotocol/subscriptionId"));
+    const char *v = json_string_value(sub_id_of(n));
     ck_assert_ptr_nonnull(v);
     return v;
 }
@@ -334,39 +350,63 @@ static const char *sub_id(json_t *n)
     "\"io.modelcontextprotocol/clientCapabilities\":{},\"io.modelcontextprotocol/logLevel\":"        \
     "\"warning\"}"
 
-START_TEST(test_listen_registers_notifies_and_cancels)
+/* Sends subscriptions/listen with id (raw JSON) and filter in session s: acknowledged, no
+   response; returns the acknowledgement. */
+static json_t *listen_in(fw_session_t *s, const char *id, const char *filter)
 {
-    send_in(&sess, "{\"jsonrpc\":\"2.0\",\"id\":\"L1\",\"method\":\"subscriptions/listen\","
-                   "\"params\":{\"notifications\":{\"resourceSubscriptions\":[\"pin://led\","
-                   "\"pin://nosuch\"],\"toolsListChanged\":true}," META_WARN "}}");
-    ck_assert(!answered); /* no response: the stream stays open */
+    char msg[1024];
+    snprintf(msg, sizeof msg,
+             "{\"jsonrpc\":\"2.0\",\"id\":%s,\"method\":\"subscriptions/listen\","
+             "\"params\":{\"notifications\":%s," META_WARN "}}",
+             id, filter);
+    send_in(s, msg);
+    ck_assert_msg(!answered, "a listen was answered: %s", out.buf); /* the stream stays open */
     ck_assert_uint_eq(out.count, 1);
     json_t *ack = msg_at(0);
     ck_assert_str_eq(jstr(ack, "method"), "notifications/subscriptions/acknowledged");
+    return ack;
+}
+
+static void cancel_in(fw_session_t *s, const char *id)
+{
+    char msg[256];
+    snprintf(msg, sizeof msg,
+             "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\","
+             "\"params\":{\"requestId\":%s," META "}}",
+             id);
+    send_in(s, msg);
+    ck_assert(!answered);
+    ck_assert_uint_eq(out.count, 0);
+}
+
+START_TEST(test_listen_registers_notifies_and_cancels)
+{
+    json_t *ack = listen_in(&sess, "\"L1\"",
+                            "{\"resourceSubscriptions\":[\"pin://led\",\"pin://nosuch\"],"
+                            "\"toolsListChanged\":true,\"promptsListChanged\":false}");
+    /* the honoured subset: the known URI, the list asked for; false and unknown left out */
     ck_assert_str_eq(jstr(ack, "params.notifications.resourceSubscriptions.0"), "pin://led");
     ck_assert_ptr_null(jpath(ack, "params.notifications.resourceSubscriptions.1"));
-    ck_assert_ptr_null(jpath(ack, "params.notifications.toolsListChanged"));
+    ck_assert(json_is_true(jpath(ack, "params.notifications.toolsListChanged")));
+    ck_assert_ptr_null(jpath(ack, "params.notifications.promptsListChanged"));
+    ck_assert_ptr_null(jpath(ack, "params.notifications.resourcesListChanged"));
     ck_assert_str_eq(sub_id(ack), "L1");
-    int slot = fw_device_listen_take_opened(&dev);
-    ck_assert_int_ge(slot, 0);
-    ck_assert_int_eq(fw_device_listen_take_opened(&dev), -1);
-    ck_assert(fw_device_listen_open(&dev, slot));
-    ck_assert_uint_eq(listen_drain(slot), 0);
+    ck_assert_uint_eq(drain_of(&sess), 0);
 
-    /* a pin change: notifications/resources/updated, tagged with the listen request's id */
+    /* a pin change: notifications/resources/updated on the session that listens, tagged */
     result_of("tools/call", "{\"name\":\"gpio_write\",\"arguments\":{\"pin\":\"led\","
                             "\"value\":true}," META "}");
-    ck_assert_uint_eq(listen_drain(slot), 1);
+    ck_assert_uint_eq(drain_of(&sess), 1);
     json_t *n = msg_at(0);
     ck_assert_str_eq(jstr(n, "method"), "notifications/resources/updated");
     ck_assert_str_eq(jstr(n, "params.uri"), "pin://led");
     ck_assert_str_eq(sub_id(n), "L1");
-    ck_assert_uint_eq(listen_drain(slot), 0);
+    ck_assert_uint_eq(drain_of(&sess), 0);
 
     /* log messages at or above the listen request's logLevel */
     fw_log(&dev, FW_LOG_INFO, "below");
     fw_log(&dev, FW_LOG_ERROR, "above");
-    ck_assert_uint_eq(listen_drain(slot), 1);
+    ck_assert_uint_eq(drain_of(&sess), 1);
     n = msg_at(0);
     ck_assert_str_eq(jstr(n, "method"), "notifications/message");
     ck_assert_str_eq(jstr(n, "params.level"), "error");
@@ -374,37 +414,151 @@ START_TEST(test_listen_registers_notifies_and_cancels)
     ck_assert_str_eq(sub_id(n), "L1");
 
     /* another id's cancellation changes nothing; the listen request's ends the stream */
-    send_in(&sess, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\","
-                   "\"params\":{\"requestId\":\"L2\"," META "}}");
-    ck_assert(fw_device_listen_open(&dev, slot));
-    send_in(&sess, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\","
-                   "\"params\":{\"requestId\":\"L1\"," META "}}");
-    ck_assert(!answered);
-    ck_assert(!fw_device_listen_open(&dev, slot));
+    cancel_in(&sess, "\"L2\"");
+    fw_log(&dev, FW_LOG_ERROR, "still");
+    ck_assert_uint_eq(drain_of(&sess), 1);
+    cancel_in(&sess, "\"L1\"");
     fw_log(&dev, FW_LOG_ERROR, "after");
+    ck_assert_uint_eq(drain_of(&sess), 0);
+}
+END_TEST
+
+START_TEST(test_listen_cancel_only_from_the_same_client)
+{
+    fw_session_t a, b;
+    fw_session_init(&a, &dev);
+    fw_session_init(&b, &dev);
+    listen_in(&a, "7", "{\"resourceSubscriptions\":[\"pin://led\"]}");
+    listen_in(&b, "7", "{\"resourceSubscriptions\":[\"pin://led\"]}");
+    cancel_in(&b, "7"); /* b's stream ends; a's, with the same id, does not */
+    result_of("tools/call", "{\"name\":\"gpio_write\",\"arguments\":{\"pin\":\"led\","
+                            "\"value\":true}," META "}");
+    ck_assert_uint_eq(drain_of(&b), 0);
+    ck_assert_uint_eq(drain_of(&a), 1);
+    ck_assert_str_eq(jstr(msg_at(0), "params.uri"), "pin://led");
+    ck_assert_int_eq(json_integer_value(sub_id_of(msg_at(0))), 7);
+    cancel_in(&sess, "7"); /* a third client's cancellation: a's stream goes on */
+    result_of("tools/call", "{\"name\":\"gpio_write\",\"arguments\":{\"pin\":\"led\","
+                            "\"value\":false}," META "}");
+    ck_assert_uint_eq(drain_of(&a), 1);
+    cancel_in(&a, "7");
+    result_of("tools/call", "{\"name\":\"gpio_write\",\"arguments\":{\"pin\":\"led\","
+                            "\"value\":true}," META "}");
+    ck_assert_uint_eq(drain_of(&a), 0);
+}
+END_TEST
+
+START_TEST(test_listen_slots_are_bounded_and_freed_with_their_client)
+{
+    fw_session_t other;
+    fw_session_init(&other, &dev);
+    for (int k = 0; k < FW_MAX_LISTENERS; k++) listen_in(&sess, "8", "{}");
+    /* all taken: -32603, as the SDKs answer it */
+    json_t *err = error_of("subscriptions/listen", "{\"notifications\":{}," META "}",
+                           FW_RPC_INTERNAL_ERROR);
+    ck_assert_msg(strstr(jstr(err, "message"), "Subscription limit reached") != NULL, "%s",
+                  out.buf);
+    fw_device_listen_release(&dev, &other); /* not its streams: nothing frees */
+    error_of("subscriptions/listen", "{\"notifications\":{}," META "}", FW_RPC_INTERNAL_ERROR);
+    fw_device_listen_release(&dev, &sess); /* sess's client went away */
+    for (int k = 0; k < FW_MAX_LISTENERS; k++) listen_in(&other, "9", "{}");
+    fw_log(&dev, FW_LOG_ERROR, "to the new client");
+    ck_assert_uint_eq(drain_of(&sess), 0);
+    ck_assert_uint_eq(drain_of(&other), FW_MAX_LISTENERS);
+}
+END_TEST
+
+START_TEST(test_listen_take_hands_the_stream_to_the_transport)
+{
+    fw_session_t req; /* an HTTP POST's session, for that request only */
+    fw_session_init(&req, &dev);
+    ck_assert_int_eq(fw_device_listen_take(&dev, &req), -1); /* nothing opened yet */
+    listen_in(&req, "\"h\"", "{\"resourceSubscriptions\":[\"pin://led\"]}");
+    int slot = fw_device_listen_take(&dev, &req);
+    ck_assert_int_ge(slot, 0);
+    ck_assert_int_eq(fw_device_listen_take(&dev, &req), -1);
+    ck_assert(fw_device_listen_open(&dev, slot));
+    result_of("tools/call", "{\"name\":\"gpio_write\",\"arguments\":{\"pin\":\"led\","
+                            "\"value\":true}," META "}");
+    ck_assert_uint_eq(drain_of(&req), 0); /* no session drains it now */
+    ck_assert_uint_eq(listen_drain(slot), 1);
+    ck_assert_str_eq(sub_id(msg_at(0)), "h");
+    cancel_in(&req, "\"h\"");
+    fw_device_listen_release(&dev, &req);
+    ck_assert(fw_device_listen_open(&dev, slot)); /* only the transport ends it */
+    fw_device_listen_close(&dev, slot);
+    ck_assert(!fw_device_listen_open(&dev, slot));
     ck_assert_uint_eq(listen_drain(slot), 0);
 }
 END_TEST
 
-START_TEST(test_listen_is_checked_and_bounded)
+static fw_err_t added_tool(fw_call_t *call)
+{
+    fw_jw_kv_bool(fw_call_result(call), "ok", true);
+    return FW_OK;
+}
+
+static const fw_tool_t tool_added = {.name = "added_later", .description = "added at run time",
+                                     .handler = added_tool};
+
+static fw_err_t added_prompt(fw_call_t *call, const fw_prompt_t *p, const char *const *argv)
+{
+    (void)p, (void)argv;
+    return fw_call_errorf(call, FW_ERR_UNSUPPORTED, "%s", "not read in this test");
+}
+
+static const fw_prompt_t prompt_added = {"added_prompt", NULL, "added at run time", NULL, 0,
+                                         added_prompt, NULL};
+
+START_TEST(test_listen_list_changes_follow_the_filter)
+{
+    fw_session_t a, b;
+    fw_session_init(&a, &dev);
+    fw_session_init(&b, &dev);
+    json_t *ack = listen_in(&a, "1", "{\"toolsListChanged\":true}");
+    ck_assert(json_is_true(jpath(ack, "params.notifications.toolsListChanged")));
+    ack = listen_in(&b, "2", "{\"promptsListChanged\":true,\"toolsListChanged\":false}");
+    ck_assert(json_is_true(jpath(ack, "params.notifications.promptsListChanged")));
+    ck_assert_ptr_null(jpath(ack, "params.notifications.toolsListChanged"));
+    ck_assert_uint_eq(drain_of(&a) + drain_of(&b), 0);
+
+    ck_assert_int_eq(fw_device_add_tool(&dev, &tool_added), FW_OK);
+    ck_assert_uint_eq(drain_of(&b), 0); /* it asked for prompts only */
+    ck_assert_uint_eq(drain_of(&a), 1);
+    json_t *n = msg_at(0);
+    ck_assert_str_eq(jstr(n, "method"), "notifications/tools/list_changed");
+    ck_assert_int_eq(json_integer_value(sub_id_of(n)), 1);
+    ck_assert_uint_eq(drain_of(&a), 0); /* once per change */
+
+    ck_assert_int_eq(fw_device_add_prompt(&dev, &prompt_added), FW_OK);
+    ck_assert_uint_eq(drain_of(&a), 0);
+    ck_assert_uint_eq(drain_of(&b), 1);
+    ck_assert_str_eq(jstr(msg_at(0), "method"), "notifications/prompts/list_changed");
+
+    /* server/discover announces what a listen stream can carry */
+    json_t *r = result_of("server/discover", "{" META "}");
+    ck_assert(json_is_true(jpath(r, "capabilities.tools.listChanged")));
+    ck_assert(json_is_true(jpath(r, "capabilities.prompts.listChanged")));
+    ck_assert(json_is_true(jpath(r, "capabilities.resources.listChanged")));
+    ck_assert(json_is_true(jpath(r, "capabilities.resources.subscribe")));
+}
+END_TEST
+
+START_TEST(test_listen_is_checked)
 {
     error_of("subscriptions/listen", "{" META "}", FW_RPC_INVALID_PARAMS); /* no filter */
+    error_of("subscriptions/listen", "{\"notifications\":[]," META "}", FW_RPC_INVALID_PARAMS);
     error_of("subscriptions/listen",
              "{\"notifications\":{\"resourceSubscriptions\":\"pin://led\"}," META "}",
              FW_RPC_INVALID_PARAMS);
+    error_of("subscriptions/listen",
+             "{\"notifications\":{\"resourceSubscriptions\":[\"pin://led\",3]}," META "}",
+             FW_RPC_INVALID_PARAMS);
+    error_of("subscriptions/listen", "{\"notifications\":{\"toolsListChanged\":1}," META "}",
+             FW_RPC_INVALID_PARAMS);
     error_of("subscriptions/listen", "{\"notifications\":{}}", FW_RPC_METHOD_NOT_FOUND);
-    for (int k = 0; k < FW_MAX_LISTENERS; k++) {
-        send_in(&sess, "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"subscriptions/listen\","
-                       "\"params\":{\"notifications\":{}," META "}}");
-        ck_assert(!answered);
-        ck_assert_int_eq(fw_device_listen_take_opened(&dev), k);
-    }
-    error_of("subscriptions/listen", "{\"notifications\":{}," META "}", FW_RPC_INTERNAL_ERROR);
-    fw_device_listen_close(&dev, 0); /* the transport saw the client go */
-    ck_assert(!fw_device_listen_open(&dev, 0));
-    send_in(&sess, "{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"subscriptions/listen\","
-                   "\"params\":{\"notifications\":{}," META "}}");
-    ck_assert_int_eq(fw_device_listen_take_opened(&dev), 0);
+    /* a refused listen takes no slot */
+    for (int k = 0; k < FW_MAX_LISTENERS; k++) listen_in(&sess, "5", "{}");
 }
 END_TEST
 #endif
@@ -443,7 +597,11 @@ static Suite *mcp_stateless_suite(void)
     tcase_add_test(t, test_fw_call_ask_becomes_input_required);
 #if FW_WITH_LISTEN
     tcase_add_test(t, test_listen_registers_notifies_and_cancels);
-    tcase_add_test(t, test_listen_is_checked_and_bounded);
+    tcase_add_test(t, test_listen_cancel_only_from_the_same_client);
+    tcase_add_test(t, test_listen_slots_are_bounded_and_freed_with_their_client);
+    tcase_add_test(t, test_listen_take_hands_the_stream_to_the_transport);
+    tcase_add_test(t, test_listen_list_changes_follow_the_filter);
+    tcase_add_test(t, test_listen_is_checked);
 #endif
     suite_add_tcase(s, t);
     return s;

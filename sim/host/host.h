@@ -159,6 +159,11 @@ char *host_device_control_any(host_t *h, const char *msg, size_t len);
    watcher that ignored the other thread's call (a libuv transport) catches up here. */
 void host_clock_rearm(host_t *h);
 
+/* Loop thread, lock not held: session's client went away (its connection closed, another
+   client opened the pty): the MCP 2026-07-28 listen streams it opened close, their slots are
+   free again (fw_device_listen_release). */
+void host_device_release(host_t *h, const fw_session_t *session);
+
 /* Device lock held: writes session's pending notifications to out (fw_device_drain, or the
    bridge's own when bridging); returns how many. Transports call it from their watchers. */
 size_t host_device_drain(host_t *h, fw_session_t *session, fw_msg_sink_t out);

@@ -831,9 +831,10 @@ static bool check_custom_headers(host_http_t *http, struct MHD_Connection *c, co
 /*
  * subscriptions/listen (2026-07-28): the core keeps the stream's filter and cursors in a
  * listener slot (fw_device_listen_*); the POST is answered with an SSE stream that starts with
- * the acknowledgement and carries the slot's notifications, polled every LISTEN_POLL_MS. It
- * ends when the client closes it, when a notifications/cancelled names the listen request's id
- * (the slot closes), or when the server stops.
+ * the acknowledgement and carries the slot's notifications, polled every LISTEN_POLL_MS. The
+ * slot is the stream's (fw_device_listen_take): it ends when the client closes it (HTTP's
+ * cancellation; a POSTed notifications/cancelled comes from no known client and is ignored)
+ * or when the server stops.
  */
 #define LISTEN_POLL_MS 50
 #define LISTEN_KEEPALIVE_MS 15000
@@ -850,6 +851,15 @@ static bool listen_hung_up(int fd)
 {
     struct pollfd p = {fd, POLLRDHUP, 0};
     return fd >= 0 && poll(&p, 1, 0) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR));
+}
+
+/* The server stops (host_sessions_stop writes the flag under the table's mutex). */
+static bool listen_stopping(host_http_t *http)
+{
+    pthread_mutex_lock(&http->sessions.mu);
+    bool stopping = http->sessions.stopping;
+    pthread_mutex_unlock(&http->sessions.mu);
+    return stopping;
 }
 
 static void listen_col_events(host_buf_t *sse, const collector_t *col)
@@ -869,7 +879,7 @@ static ssize_t listen_read(void *cls, uint64_t pos, char *buf, size_t max)
             host_buf_consume(&ls->sse, n);
             return (ssize_t)n;
         }
-        if (listen_hung_up(ls->fd) || ls->http->sessions.stopping)
+        if (listen_hung_up(ls->fd) || listen_stopping(ls->http))
             return MHD_CONTENT_READER_END_OF_STREAM;
         collector_t col = {0};
         fw_msg_sink_t out = {col_write, &col, col_end};
@@ -962,7 +972,7 @@ static enum MHD_Result stateless_post(host_http_t *http, struct MHD_Connection *
     int slot = -1;
     if (is_listen(doc)) { /* the slot the listen request opened, if it did */
         host_device_lock(http->host);
-        slot = fw_device_listen_take_opened(sim_device(http->host->sim));
+        slot = fw_device_listen_take(sim_device(http->host->sim), &none);
         host_device_unlock(http->host);
     }
     if (slot >= 0 && a == HOST_SILENT) {

@@ -126,6 +126,14 @@ void host_device_forget(host_t *h, const void *ctx)
     host_device_unlock(h);
 }
 
+void host_device_release(host_t *h, const fw_session_t *session)
+{
+    if (h->bridge) return; /* the bridge's sessions open no listen stream in the sim */
+    host_device_lock(h);
+    fw_device_listen_release(sim_device(h->sim), session);
+    host_device_unlock(h);
+}
+
 size_t host_device_drain(host_t *h, fw_session_t *session, fw_msg_sink_t out)
 {
     if (h->bridge) return host_bridge_drain(h->bridge, session, out);

@@ -406,6 +406,7 @@ static void after_io(host_mqtt_t *m)
 {
     if (m->greet && m->connected) {
         m->greet = false;
+        host_device_release(m->h, &m->session); /* the lost connection's listen streams */
         host_device_lock(m->h);
         fw_session_init(&m->session, sim_device(m->h->sim));
         host_device_unlock(m->h);

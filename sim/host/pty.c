@@ -104,6 +104,7 @@ static void client_opened(host_pty_t *p)
     host_tap_src_init(&p->tap, "pty");
     host_buf_consume(&p->out, p->out.len);
     tcflush(p->slave, TCIFLUSH);
+    host_device_release(p->host, &p->session); /* the previous client's listen streams */
     if (p->reset_on_open && !p->host->bridge) {
         host_device_lock(p->host);
         sim_reset(p->host->sim);

@@ -56,6 +56,7 @@ static void tcp_close(host_conn_t *conn, void *state)
 {
     tcp_client_t *cl = state;
     host_device_forget(host_conn_host(conn), cl);
+    host_device_release(host_conn_host(conn), &cl->session); /* its listen streams end */
     host_tap_src_free(&cl->tap);
     free(cl);
 }

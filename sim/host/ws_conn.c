@@ -314,6 +314,7 @@ void ws_conn_close(ws_conn_t *c)
 {
     if (!c->open) return;
     host_device_forget(c->h, c);
+    host_device_release(c->h, &c->session); /* its listen streams end */
     if (c->prev)
         c->prev->next = c->next;
     else

@@ -316,6 +316,50 @@ START_TEST(test_resources_and_prompts)
 }
 END_TEST
 
+/* server-stateless's list-change hooks add real entries, one per call, until their pool is
+   used up; a listen stream that asked for that list hears of each (the others do not). */
+START_TEST(test_trigger_hooks_change_the_lists)
+{
+#if FW_WITH_LISTEN
+    fw_device_t *dev = sim_device(sim);
+    size_t tools = fw_device_tool_count(dev);
+    fw_session_t listener;
+    fw_session_init(&listener, dev);
+    out.len = 0;
+    out.count = 0;
+    static const char listen[] =
+        "{\"jsonrpc\":\"2.0\",\"id\":\"t\",\"method\":\"subscriptions/listen\",\"params\":"
+        "{\"notifications\":{\"toolsListChanged\":true},\"_meta\":{\"io.modelcontextprotocol/"
+        "protocolVersion\":\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":{}}}}";
+    fw_msg_sink_t sink = {out_write, NULL, out_end};
+    ck_assert(!fw_device_handle_session(dev, &listener, listen, strlen(listen), sink));
+    ck_assert_str_eq(str(msg(0), "method"), "notifications/subscriptions/acknowledged");
+    for (unsigned k = 1; k <= 4; k++) {
+        json_t *r = result("tools/call", "{\"name\":\"test_trigger_tool_change\",\"arguments\":{}}");
+        char name[32];
+        snprintf(name, sizeof name, "test_added_tool_%u", k);
+        ck_assert_str_eq(str(r, "content.0.text"), name);
+        ck_assert_ptr_nonnull(fw_device_find_tool(dev, name));
+        out.len = 0;
+        out.count = 0;
+        ck_assert_uint_eq(fw_device_drain(dev, &listener, sink), 1);
+        ck_assert_str_eq(str(msg(0), "method"), "notifications/tools/list_changed");
+    }
+    ck_assert_uint_eq(fw_device_tool_count(dev), tools + 4);
+    json_t *r = result("tools/call", "{\"name\":\"test_trigger_tool_change\",\"arguments\":{}}");
+    ck_assert(json_is_true(at(r, "isError"))); /* the pool is used up: the list stays */
+    ck_assert_uint_eq(fw_device_tool_count(dev), tools + 4);
+    r = result("tools/call", "{\"name\":\"test_trigger_prompt_change\",\"arguments\":{}}");
+    ck_assert_str_eq(str(r, "content.0.text"), "test_added_prompt_1");
+    r = result("prompts/get", "{\"name\":\"test_added_prompt_1\"}");
+    ck_assert_ptr_nonnull(strstr(str(r, "messages.0.content.text"), "added at run time"));
+    out.len = 0;
+    out.count = 0;
+    ck_assert_uint_eq(fw_device_drain(dev, &listener, sink), 0); /* it asked for tools only */
+#endif
+}
+END_TEST
+
 static Suite *fixtures_suite(void)
 {
     Suite *s = suite_create("fixtures");
@@ -329,6 +373,7 @@ static Suite *fixtures_suite(void)
     tcase_add_test(t, test_sampling_asks_and_answers);
     tcase_add_test(t, test_elicitation_asks_and_answers);
     tcase_add_test(t, test_resources_and_prompts);
+    tcase_add_test(t, test_trigger_hooks_change_the_lists);
     suite_add_tcase(s, t);
     return s;
 }

@@ -774,8 +774,9 @@ END_TEST
 
 /* MCP 2026-07-28 subscriptions/listen: the POST is answered by an SSE stream that starts with
    the acknowledgement, carries a pin's updates made by another client, each tagged with the
-   listen request's id, and ends when the client cancels the listen request. */
-static it_conn_t *open_listen(const char *id)
+   listen request's id, and ends when its client closes it (HTTP's cancellation of a stream);
+   its slot is then free. try_listen: the stream, or NULL when the POST was not answered 200. */
+static it_conn_t *try_listen(const char *id)
 {
     it_conn_t *c = it_tcp_connect(http_port);
     char body[512], req[1024];
@@ -795,40 +796,80 @@ static it_conn_t *open_listen(const char *id)
     ck_assert_ptr_nonnull(status);
     ck_assert_msg(strncmp(status, "HTTP/1.1 200", 12) == 0, "listen: %s", status);
     free(status);
-    ck_assert(wait_for(c, "text/event-stream", IT_TIMEOUT));
+    bool stream = false, json = false; /* the answer's Content-Type */
+    while (!stream && !json) {
+        char *line = it_read_line(c, IT_TIMEOUT);
+        ck_assert_msg(line && line[0] != '\r', "listen: no Content-Type");
+        stream = strcasestr(line, "Content-Type: text/event-stream") != NULL;
+        json = strcasestr(line, "Content-Type: application/json") != NULL;
+        free(line);
+    }
+    if (json) { /* all slots taken: a JSON answer, -32603 (its text is test_it_listen's) */
+        it_conn_close(c);
+        return NULL;
+    }
     ck_assert(wait_for(c, "notifications/subscriptions/acknowledged", IT_TIMEOUT));
     return c;
 }
 
-START_TEST(a_listen_stream_carries_updates_until_cancelled)
+static it_conn_t *open_listen(const char *id)
 {
-    start();
-    it_conn_t *ls = open_listen("listen-1");
-    char *b = initialize();
-    json_decref(call_tool(b, 3, "gpio_write", "{\"pin\":2,\"value\":true}"));
+    it_conn_t *c = try_listen(id);
+    ck_assert_msg(c != NULL, "listen %s was refused", id);
+    return c;
+}
+
+/* The next tagged update of pin://led on the listen stream ls. */
+static bool next_led_update(it_conn_t *ls, const char *id)
+{
+    char tag[128];
+    snprintf(tag, sizeof tag, "\"io.modelcontextprotocol/subscriptionId\":\"%s\"", id);
     double deadline = it_now() + IT_TIMEOUT;
     bool seen = false;
     while (!seen && it_now() < deadline) {
         char *line = it_read_line(ls, deadline - it_now());
         if (!line) break;
         seen = strstr(line, "notifications/resources/updated") != NULL &&
-               strstr(line, "\"uri\":\"pin://led\"") != NULL &&
-               strstr(line, "\"io.modelcontextprotocol/subscriptionId\":\"listen-1\"") != NULL;
+               strstr(line, "\"uri\":\"pin://led\"") != NULL && strstr(line, tag) != NULL;
         free(line);
     }
-    ck_assert_msg(seen, "no tagged notifications/resources/updated on the listen stream");
+    return seen;
+}
+
+START_TEST(a_listen_stream_carries_updates_until_its_client_closes_it)
+{
+    start();
+    it_conn_t *ls = open_listen("listen-1");
+    char *b = initialize();
+    json_decref(call_tool(b, 3, "gpio_write", "{\"pin\":2,\"value\":true}"));
+    ck_assert_msg(next_led_update(ls, "listen-1"),
+                  "no tagged notifications/resources/updated on the listen stream");
+    /* a POSTed cancellation naming its id comes from no known client (a stateless POST has no
+       identity): the stream goes on */
     const char *ch[] = {CT_JSON, ACCEPT_BOTH, "MCP-Protocol-Version: 2026-07-28",
                         "Mcp-Method: notifications/cancelled", NULL};
     resp_t *r = request("POST",
-                          "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\","
-                          "\"params\":{\"requestId\":\"listen-1\",\"_meta\":{\"io."
-                          "modelcontextprotocol/protocolVersion\":\"2026-07-28\",\"io."
-                          "modelcontextprotocol/clientCapabilities\":{}}}}",
-                          ch);
+                        "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\","
+                        "\"params\":{\"requestId\":\"listen-1\",\"_meta\":{\"io."
+                        "modelcontextprotocol/protocolVersion\":\"2026-07-28\",\"io."
+                        "modelcontextprotocol/clientCapabilities\":{}}}}",
+                        ch);
     ck_assert_msg(r->status == 202, "cancel: %ld %s", r->status, r->body);
     resp_free(r);
-    ck_assert(it_wait_closed(ls, IT_TIMEOUT));
+    json_decref(call_tool(b, 4, "gpio_write", "{\"pin\":2,\"value\":false}"));
+    ck_assert_msg(next_led_update(ls, "listen-1"), "the stream ended with another's cancel");
+    /* the other slots taken, then ls's client goes away: its slot serves a new stream */
+    it_conn_t *more[16];
+    size_t n = 0;
+    while (n < 16 && (more[n] = try_listen("listen-more")) != NULL) n++;
+    ck_assert_uint_lt(n, 16);
     it_conn_close(ls);
+    it_conn_t *again = NULL;
+    for (double deadline = it_now() + IT_TIMEOUT; !again && it_now() < deadline;)
+        if (!(again = try_listen("listen-2"))) usleep(100 * 1000);
+    ck_assert_msg(again != NULL, "the closed stream's slot was not freed");
+    it_conn_close(again);
+    for (size_t k = 0; k < n; k++) it_conn_close(more[k]);
     free(b);
     stop();
 }
@@ -1145,7 +1186,7 @@ static Suite *it_http_suite(void)
     tc = tcase_create("streams");
     tcase_add_test(tc, get_streams_carry_each_sessions_own_subscriptions);
     tcase_add_test(tc, a_change_made_over_http_reaches_another_sessions_stream);
-    tcase_add_test(tc, a_listen_stream_carries_updates_until_cancelled);
+    tcase_add_test(tc, a_listen_stream_carries_updates_until_its_client_closes_it);
     tcase_add_test(tc, one_get_stream_per_session_and_get_needs_sse);
     tcase_add_test(tc, delete_ends_the_sessions_stream);
     tcase_add_test(tc, in_real_time_updates_of_a_sampled_pin_arrive_by_themselves);

@@ -190,9 +190,7 @@ static void on_wake(uv_async_t *a)
 {
     host_mqtt_t *m = a->data;
     if (!m->connected || m->stopping) return;
-    host_device_lock(m->h);
     host_device_drain(m->h, &m->session, sink(m, true));
-    host_device_unlock(m->h);
     flush(m);
     watch_socket(m);
 }
@@ -406,9 +404,7 @@ static void after_io(host_mqtt_t *m)
 {
     if (m->greet && m->connected) {
         m->greet = false;
-        host_device_lock(m->h);
         fw_session_init(&m->session, sim_device(m->h->sim));
-        host_device_unlock(m->h);
         fw_msg_sink_t out = sink(m, false);
         out.write(m, hello, sizeof hello - 1);
         out.end(m);

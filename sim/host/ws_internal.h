@@ -4,7 +4,6 @@
 #define HOST_WS_INTERNAL_H
 
 #include <libwebsockets.h>
-#include <pthread.h>
 #include <stdbool.h>
 
 #include "buf.h"
@@ -57,8 +56,6 @@ struct host_ws {
     struct lws_vhost *server; /* the /mcp listener, or NULL */
     struct lws_vhost *client; /* the vhost of the dial-out link, or NULL */
     ws_conn_t *conns;         /* every open connection */
-    uv_async_t wake;          /* another thread called the device: drain on the loop */
-    pthread_t loop_thread;
     ws_link_t *link;
     char bound[300]; /* the listener's host as it appears in its URL ("[::1]" for IPv6) */
     int port;

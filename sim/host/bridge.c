@@ -956,11 +956,24 @@ static void safe_name(const char *in, char *out, size_t cap)
 
 /* ---------------------------------------------------------------- answers */
 
+/* What msg (a message the bridge built) is, for the sink's tell. */
+static fw_msg_kind_t kind_of(const json_t *msg, int32_t *code)
+{
+    const json_t *err = json_object_get(msg, "error");
+    *code = err ? (int32_t)json_integer_value(json_object_get(err, "code")) : 0;
+    if (json_object_get(msg, "method"))
+        return json_object_get(msg, "id") ? FW_MSG_REQUEST : FW_MSG_NOTIFICATION;
+    return err ? FW_MSG_ERROR : FW_MSG_RESULT;
+}
+
 static void send_msg(json_t *msg, fw_msg_sink_t out)
 {
     char *text = json_dumps(msg, JSON_COMPACT);
+    int32_t code = 0;
+    fw_msg_kind_t kind = kind_of(msg, &code);
     json_decref(msg);
     out.write(out.ctx, text, strlen(text));
+    if (out.tell) out.tell(out.ctx, kind, code);
     if (out.end)
         out.end(out.ctx);
     else
@@ -1306,7 +1319,7 @@ void host_bridge_feed(host_bridge_t *b, fw_session_t *session, fw_framer_t *fr, 
                       size_t len, fw_sink_t out, host_late_t late)
 {
     line_out_t l = {out};
-    fw_msg_sink_t msg = {line_write, &l, line_end};
+    fw_msg_sink_t msg = {line_write, &l, line_end, NULL};
     if (fr->ready) fr->len = 0, fr->ready = false;
     for (size_t i = 0; i < len; i++) {
         if (data[i] != '\n') {

@@ -61,7 +61,11 @@ struct host_http {
 typedef struct collector {
     host_buf_t data;
     size_t *ends;
+    uint8_t *kinds; /* fw_msg_kind_t of each, as the device's sink told it */
+    int32_t *codes; /* the error code of each FW_MSG_ERROR */
     size_t count, cap;
+    fw_msg_kind_t kind; /* of the message being written (tell comes before end) */
+    int32_t code;
 } collector_t;
 
 /* A request's state between libmicrohttpd's calls: the POST body as it arrives, then, while
@@ -77,6 +81,7 @@ typedef struct http_req {
     host_session_t *s;   /* stateful: the session, referenced */
     bool created, requests;
     bool stateless, listen;
+    bool unreadable; /* the device cannot read the body: its error is the answer */
     fw_session_t none;   /* stateless: the request's own session */
 } http_req_t;
 
@@ -470,42 +475,53 @@ static void col_write(void *ctx, const char *data, size_t len)
     host_buf_append(&((collector_t *)ctx)->data, data, len);
 }
 
+/* The sink's tell: what the message being written is (so nothing is parsed again). */
+static void col_tell(void *ctx, fw_msg_kind_t kind, int32_t code)
+{
+    collector_t *col = ctx;
+    col->kind = kind;
+    col->code = code;
+}
+
 static void col_end(void *ctx)
 {
     collector_t *col = ctx;
     if (col->count == col->cap) {
         col->cap = col->cap ? 2 * col->cap : 4;
         col->ends = realloc(col->ends, col->cap * sizeof *col->ends);
-        if (!col->ends) abort();
+        col->kinds = realloc(col->kinds, col->cap * sizeof *col->kinds);
+        col->codes = realloc(col->codes, col->cap * sizeof *col->codes);
+        if (!col->ends || !col->kinds || !col->codes) abort();
     }
+    col->kinds[col->count] = (uint8_t)col->kind;
+    col->codes[col->count] = col->code;
     col->ends[col->count++] = col->data.len;
+    col->kind = FW_MSG_RESULT; /* a message without a tell (a bridged device's late answer) */
+    col->code = 0;
+}
+
+static fw_msg_sink_t col_sink(collector_t *col)
+{
+    return (fw_msg_sink_t){col_write, col, col_end, col_tell};
 }
 
 static void col_free(collector_t *col)
 {
     host_buf_free(&col->data);
     free(col->ends);
+    free(col->kinds);
+    free(col->codes);
 }
 
-/* True for a single request whose method is initialize (it may create a session). */
-static bool is_initialize(const json_t *doc)
+static bool is_response(fw_msg_kind_t kind)
 {
-    const json_t *m = json_object_get(doc, "method");
-    return json_is_string(m) && strcmp(json_string_value(m), "initialize") == 0;
+    return kind == FW_MSG_RESULT || kind == FW_MSG_ERROR || kind == FW_MSG_BATCH;
 }
 
-static bool is_request(const json_t *msg)
+/* True for a single message whose method is initialize (it may create a session). */
+static bool is_initialize(const fw_envelope_t *env)
 {
-    return json_object_get(msg, "method") && json_object_get(msg, "id");
-}
-
-/* True when a body (a message or a batch) holds a request: it must be answered. */
-static bool has_requests(const json_t *doc)
-{
-    if (!json_is_array(doc)) return is_request(doc);
-    for (size_t i = 0; i < json_array_size(doc); i++)
-        if (is_request(json_array_get(doc, i))) return true;
-    return false;
+    return env->method >= 0 && (fw_json_str_eq)(&env->doc, (uint32_t)env->method, "initialize");
 }
 
 /* The POST's answer: one message as application/json, several as an SSE stream. */
@@ -524,23 +540,11 @@ static enum MHD_Result send_messages(const host_http_t *http, struct MHD_Connect
     return send_body(http, c, 200, "text/event-stream", sse.data, sse.len, session_id);
 }
 
-typedef enum msg_kind { MSG_REQUEST, MSG_NOTIFICATION, MSG_RESPONSE } msg_kind_t;
-
-static msg_kind_t kind_of(const char *json, size_t len)
-{
-    json_t *doc = json_loadb(json, len, 0, NULL);
-    msg_kind_t kind = MSG_RESPONSE;
-    if (json_object_get(doc, "method"))
-        kind = json_object_get(doc, "id") ? MSG_REQUEST : MSG_NOTIFICATION;
-    json_decref(doc);
-    return kind;
-}
-
 /* True when the device wrote a request to the client (fw_call_ask): its call waits. */
 static bool asks_client(const collector_t *col)
 {
-    for (size_t i = 0, start = 0; i < col->count; start = col->ends[i++])
-        if (kind_of(col->data.data + start, col->ends[i] - start) == MSG_REQUEST) return true;
+    for (size_t i = 0; i < col->count; i++)
+        if (col->kinds[i] == FW_MSG_REQUEST) return true;
     return false;
 }
 
@@ -551,7 +555,7 @@ static void deliver_messages(host_http_t *http, host_session_t *s, const collect
     for (size_t i = 0, start = 0; i < col->count; start = col->ends[i++]) {
         const char *msg = col->data.data + start;
         size_t len = col->ends[i] - start;
-        host_session_deliver(&http->sessions, s, msg, len, kind_of(msg, len) == MSG_RESPONSE);
+        host_session_deliver(&http->sessions, s, msg, len, is_response(col->kinds[i]));
     }
 }
 
@@ -595,7 +599,7 @@ static enum MHD_Result finish_stateless(host_http_t *http, struct MHD_Connection
 static enum MHD_Result call_device(host_http_t *http, struct MHD_Connection *c, http_req_t *req,
                                    fw_session_t *fw)
 {
-    fw_msg_sink_t out = {col_write, &req->col, col_end};
+    fw_msg_sink_t out = col_sink(&req->col);
     req->answer = host_device_session_late(http->host, "http", fw, req->body.data, req->body.len,
                                            out, (host_late_t){http_late, req, "http"});
     if (req->answer == HOST_DEFERRED) { /* the bridge always answers: the reply or its timeout */
@@ -685,24 +689,38 @@ static const char *name_member(const char *method)
     return NULL;
 }
 
+/* String token tok of env decoded into out (NUL-terminated); NULL when tok is absent, not a
+   string or longer than cap - 1. */
+static const char *env_str(const fw_envelope_t *env, int32_t tok, char *out, size_t cap)
+{
+    if (tok < 0 || env->doc.toks[tok].type != FW_JSON_STRING) return NULL;
+    return fw_json_str_decode(&env->doc, (uint32_t)tok, out, cap) >= 0 ? out : NULL;
+}
+
+/* Member key of object token obj (-1 when obj is no object or has no such member). */
+static int32_t env_member(const fw_envelope_t *env, int32_t obj, const char *key)
+{
+    if (obj < 0 || env->doc.toks[obj].type != FW_JSON_OBJECT) return -1;
+    return (fw_json_obj_get)(&env->doc, (uint32_t)obj, key);
+}
+
 /* True when the body asks for the stateless revision: a header naming a version that is not a
    stateful one, or (no header, no session) a _meta protocolVersion. */
-static bool wants_stateless(struct MHD_Connection *c, const json_t *doc)
+static bool wants_stateless(struct MHD_Connection *c, const fw_envelope_t *env)
 {
     const char *v = header(c, "MCP-Protocol-Version");
     if (v) return !fw_mcp_version_supported(v, strlen(v));
     if (header(c, "Mcp-Session-Id")) return false;
-    const json_t *meta = json_object_get(json_object_get(doc, "params"), "_meta");
-    const json_t *pv = json_object_get(meta, "io.modelcontextprotocol/protocolVersion");
-    return json_is_string(pv) &&
-           !fw_mcp_version_supported(json_string_value(pv), json_string_length(pv));
+    char pv[128];
+    if (!env_str(env, env->version, pv, sizeof pv)) return false;
+    return !fw_mcp_version_supported(pv, strlen(pv));
 }
 
 /* The headers against the body; false with e filled (status, code) when they disagree. */
-static bool check_stateless(struct MHD_Connection *c, const json_t *doc, http_err_t *e)
+static bool check_stateless(struct MHD_Connection *c, const fw_envelope_t *env, http_err_t *e)
 {
-    char value[512], trimmed[512];
-    if (!json_is_object(doc)) {
+    char value[512], trimmed[512], text[512];
+    if (env->batch || env->doc.toks[0].type != FW_JSON_OBJECT) {
         fail(e, 400, FW_RPC_INVALID_REQUEST,
              "a request of MCP 2026-07-28 is one JSON-RPC object (no batches)");
         return false;
@@ -712,10 +730,7 @@ static bool check_stateless(struct MHD_Connection *c, const json_t *doc, http_er
         fail(e, 400, FW_RPC_HEADER_MISMATCH, "MCP-Protocol-Version header missing");
         return false;
     }
-    const json_t *params = json_object_get(doc, "params");
-    const json_t *meta = json_object_get(params, "_meta");
-    const json_t *pv = json_object_get(meta, "io.modelcontextprotocol/protocolVersion");
-    if (strcmp(version, "2026-07-28") != 0 && !pv) { /* neither stateful nor stateless */
+    if (strcmp(version, "2026-07-28") != 0 && env->version < 0) { /* neither stateful nor stateless */
         fail(e, 400, FW_RPC_UNSUPPORTED_VERSION,
              "unsupported MCP-Protocol-Version '%.100s' (this server speaks 2026-07-28, and "
              "2024-11-05 to 2025-11-25 after initialize)",
@@ -723,21 +738,23 @@ static bool check_stateless(struct MHD_Connection *c, const json_t *doc, http_er
         snprintf(e->requested, sizeof e->requested, "%s", version);
         return false;
     }
-    if (!json_is_object(meta) || !pv ||
-        !json_object_get(meta, "io.modelcontextprotocol/clientCapabilities")) {
+    if (env->meta < 0 || env->doc.toks[env->meta].type != FW_JSON_OBJECT || env->version < 0 ||
+        env->caps < 0) {
         fail(e, 400, FW_RPC_INVALID_PARAMS,
              "Invalid params: params._meta must carry io.modelcontextprotocol/protocolVersion "
              "and io.modelcontextprotocol/clientCapabilities");
         return false;
     }
-    if (!json_is_string(pv) || strcmp(json_string_value(pv), version) != 0) {
+    const char *pv = env_str(env, env->version, text, sizeof text);
+    if (!pv || strcmp(pv, version) != 0) {
         fail(e, 400, FW_RPC_HEADER_MISMATCH,
              "MCP-Protocol-Version header '%.100s' does not match _meta's protocolVersion",
              version);
         return false;
     }
-    const json_t *m = json_object_get(doc, "method");
-    const char *method = json_is_string(m) ? json_string_value(m) : "";
+    char mbuf[256];
+    const char *method = env_str(env, env->method, mbuf, sizeof mbuf);
+    if (!method) method = "";
     const char *hm = header_trimmed(c, "Mcp-Method", trimmed, sizeof trimmed);
     if (!hm || strcmp(hm, method) != 0) {
         fail(e, 400, FW_RPC_HEADER_MISMATCH,
@@ -747,9 +764,11 @@ static bool check_stateless(struct MHD_Connection *c, const json_t *doc, http_er
         return false;
     }
     const char *key = name_member(method);
-    const json_t *n = key ? json_object_get(params, key) : NULL;
+    int32_t n = key ? env_member(env, env->params, key) : -1;
+    const char *name = env_str(env, n, text, sizeof text);
+    bool is_str = n >= 0 && env->doc.toks[n].type == FW_JSON_STRING;
     const char *hn = header_trimmed(c, "Mcp-Name", trimmed, sizeof trimmed);
-    if (json_is_string(n) ? !hn || strcmp(hn, json_string_value(n)) != 0 : hn != NULL) {
+    if (is_str ? !hn || !name || strcmp(hn, name) != 0 : hn != NULL) {
         fail(e, 400, FW_RPC_HEADER_MISMATCH,
              "Mcp-Name header %s%.100s%s does not match the body's params.%s",
              hn ? "'" : "", hn ? hn : "missing", hn ? "'" : "", key ? key : "name");
@@ -758,14 +777,12 @@ static bool check_stateless(struct MHD_Connection *c, const json_t *doc, http_er
     return true;
 }
 
-/* The HTTP status of a stateless answer: 404 for an unknown method, 400 for the other
-   errors of the request itself, 200 for results and the device's own failures. */
-static unsigned stateless_status(const char *json, size_t len)
+/* The HTTP status of a stateless answer (its kind and code, as the device's sink told them):
+   404 for an unknown method, 400 for the other errors of the request itself, 200 for results
+   and the device's own failures. */
+static unsigned stateless_status(fw_msg_kind_t kind, int32_t v)
 {
-    json_t *doc = json_loadb(json, len, 0, NULL);
-    json_t *code = json_object_get(json_object_get(doc, "error"), "code");
-    int v = json_is_integer(code) ? (int)json_integer_value(code) : 0;
-    json_decref(doc);
+    if (kind != FW_MSG_ERROR) return 200;
     if (v == FW_RPC_METHOD_NOT_FOUND) return 404;
     if (v == FW_RPC_INVALID_PARAMS || v == FW_RPC_INVALID_REQUEST || v == FW_RPC_PARSE_ERROR ||
         v == FW_RPC_HEADER_MISMATCH || v == FW_RPC_MISSING_CLIENT_CAP ||
@@ -774,25 +791,40 @@ static unsigned stateless_status(const char *json, size_t len)
     return 200;
 }
 
-/* A refusal of a stateless request: its id is kept (the client matches errors by it). */
+/* A refusal of a stateless request: its id is kept, as the body wrote it (the client matches
+   errors by it; an id that is no string or number becomes null). */
 static enum MHD_Result send_stateless_error(const host_http_t *http, struct MHD_Connection *c,
-                                           const json_t *doc, const http_err_t *e)
+                                           const fw_envelope_t *env, const http_err_t *e)
 {
     char peer[80];
     peer_of(c, peer, sizeof peer);
     host_log(HOST_LOG_INFO, "http: %s POST /mcp -> %u: %s", peer, e->status, e->message);
-    json_t *id = json_is_object(doc) ? json_object_get(doc, "id") : NULL;
-    json_t *out = json_pack("{s:s, s:O, s:{s:i, s:s}}", "jsonrpc", "2.0", "id",
-                            id ? id : json_null(), "error", "code", e->code, "message",
-                            e->message);
+    const char *id = "null";
+    int id_len = 4;
+    if (env->id >= 0) {
+        const fw_json_tok_t *t = &env->doc.toks[env->id];
+        bool str = t->type == FW_JSON_STRING;
+        if (str || t->type == FW_JSON_NUMBER) {
+            id = env->doc.buf + t->start - (str ? 1 : 0);
+            id_len = (int)(t->end - t->start) + (str ? 2 : 0);
+        }
+    }
+    json_t *err = json_pack("{s:i, s:s}", "code", e->code, "message", e->message);
     if (e->code == FW_RPC_UNSUPPORTED_VERSION) /* the versions server/discover lists */
-        json_object_set_new(json_object_get(out, "error"), "data",
+        json_object_set_new(err, "data",
                             json_pack("{s:[s,s,s,s,s], s:s}", "supported", "2026-07-28",
                                       "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05",
                                       "requested", e->requested));
-    char *body = json_dumps(out, JSON_COMPACT);
-    json_decref(out);
-    return send_body(http, c, e->status, "application/json", body, strlen(body), NULL);
+    char *text = json_dumps(err, JSON_COMPACT);
+    json_decref(err);
+    host_buf_t body = {0};
+    host_buf_append(&body, "{\"jsonrpc\":\"2.0\",\"id\":", 22);
+    host_buf_append(&body, id, (size_t)id_len);
+    host_buf_append(&body, ",\"error\":", 9);
+    host_buf_append(&body, text, strlen(text));
+    host_buf_append(&body, "}", 1);
+    free(text);
+    return send_body(http, c, e->status, "application/json", body.data, body.len, NULL);
 }
 
 /* An Mcp-Param-* value: "=?base64?B64?=" is Base64 (canonical: padded to a multiple of 4, the
@@ -823,18 +855,19 @@ static bool param_value(const char *h, char *out, size_t cap)
 
 /* SEP-2243's custom headers: a tools/call of a tool whose inputSchema marks a property with
    "x-mcp-header": NAME must carry Mcp-Param-NAME equal to that argument (-32020 otherwise). */
-static bool check_custom_headers(host_http_t *http, struct MHD_Connection *c, const json_t *doc,
-                                 http_err_t *e)
+static bool check_custom_headers(host_http_t *http, struct MHD_Connection *c,
+                                 const fw_envelope_t *env, http_err_t *e)
 {
-    const json_t *params = json_object_get(doc, "params");
-    const char *method = json_string_value(json_object_get(doc, "method"));
-    const char *name = json_string_value(json_object_get(params, "name"));
-    if (method == NULL || strcmp(method, "tools/call") != 0 || name == NULL) return true;
+    char nbuf[256], vbuf[512];
+    const char *name = env_str(env, env_member(env, env->params, "name"), nbuf, sizeof nbuf);
+    if (env->method < 0 || !(fw_json_str_eq)(&env->doc, (uint32_t)env->method, "tools/call") ||
+        name == NULL)
+        return true;
     const fw_tool_t *tool = fw_device_find_tool(sim_device(http->host->sim), name);
     const char *schema = tool != NULL && (tool->flags & FW_TOOL_SCHEMA_JSON) ? tool->user : NULL;
     if (schema == NULL) return true; /* only a schema as JSON text can carry x-mcp-header */
-    json_t *sj = json_loads(schema, 0, NULL);
-    const json_t *args = json_object_get(params, "arguments");
+    json_t *sj = json_loads(schema, 0, NULL); /* the tool's schema (the device's), not the body */
+    int32_t args = env_member(env, env->params, "arguments");
     const char *prop;
     json_t *def;
     bool ok = true;
@@ -844,14 +877,15 @@ static bool check_custom_headers(host_http_t *http, struct MHD_Connection *c, co
         char hname[96], trimmed[512], value[512];
         snprintf(hname, sizeof hname, "Mcp-Param-%s", suffix);
         const char *h = header_trimmed(c, hname, trimmed, sizeof trimmed);
-        const json_t *v = json_object_get(args, prop);
+        int32_t v = env_member(env, args, prop);
+        const char *arg = env_str(env, v, vbuf, sizeof vbuf);
         if (h == NULL) {
-            if (v == NULL || json_is_null(v)) continue;
+            if (v < 0 || env->doc.toks[v].type == FW_JSON_NULL) continue;
             fail(e, 400, FW_RPC_HEADER_MISMATCH, "%.100s header missing (arguments.%.100s is set)",
                  hname, prop);
         } else if (!param_value(h, value, sizeof value)) {
             fail(e, 400, FW_RPC_HEADER_MISMATCH, "%.100s header: malformed Base64", hname);
-        } else if (!json_is_string(v) || strcmp(json_string_value(v), value) != 0) {
+        } else if (arg == NULL || strcmp(arg, value) != 0) {
             fail(e, 400, FW_RPC_HEADER_MISMATCH,
                  "%.100s header does not match the body's arguments.%.100s", hname, prop);
         } else {
@@ -906,7 +940,7 @@ static bool listen_pull(listen_stream_t *ls)
         return true;
     }
     collector_t col = {0};
-    fw_device_listen_drain(dev, ls->slot, (fw_msg_sink_t){col_write, &col, col_end});
+    fw_device_listen_drain(dev, ls->slot, col_sink(&col));
     listen_col_events(&ls->sse, &col);
     col_free(&col);
     return col.count > 0;
@@ -981,24 +1015,30 @@ static enum MHD_Result open_listen_stream(host_http_t *http, struct MHD_Connecti
     return queue(http, c, 200, r);
 }
 
-static bool is_listen(const json_t *doc)
+static bool is_listen(const fw_envelope_t *env)
 {
-    const char *m = json_string_value(json_object_get(doc, "method"));
-    return m != NULL && strcmp(m, "subscriptions/listen") == 0 &&
-           json_object_get(doc, "id") != NULL;
+    return env->method >= 0 && env->id >= 0 &&
+           (fw_json_str_eq)(&env->doc, (uint32_t)env->method, "subscriptions/listen");
+}
+
+/* Runs the body in a session of its own, for this one request (the stateless revision, and a
+   body the device cannot read: it answers the error). */
+static enum MHD_Result run_alone(host_http_t *http, struct MHD_Connection *c, http_req_t *req,
+                                 bool listen)
+{
+    fw_session_init(&req->none, sim_device(http->host->sim));
+    req->stateless = true;
+    req->listen = listen;
+    return call_device(http, c, req, &req->none);
 }
 
 static enum MHD_Result stateless_post(host_http_t *http, struct MHD_Connection *c,
-                                      http_req_t *req, const json_t *doc)
+                                      http_req_t *req, const fw_envelope_t *env)
 {
     http_err_t e = {0};
-    if (!check_stateless(c, doc, &e) || !check_custom_headers(http, c, doc, &e))
-        return send_stateless_error(http, c, doc, &e);
-    /* the core runs the request in a session of its own */
-    fw_session_init(&req->none, sim_device(http->host->sim));
-    req->stateless = true;
-    req->listen = is_listen(doc);
-    return call_device(http, c, req, &req->none);
+    if (!check_stateless(c, env, &e) || !check_custom_headers(http, c, env, &e))
+        return send_stateless_error(http, c, env, &e);
+    return run_alone(http, c, req, is_listen(env));
 }
 
 /* The answer of stateless_post's call, once the device gave it. */
@@ -1017,7 +1057,10 @@ static enum MHD_Result finish_stateless(host_http_t *http, struct MHD_Connection
         rc = send_body(http, c, 202, NULL, NULL, 0, NULL);
     } else if (col->count == 1) {
         size_t len = col->ends[0];
-        unsigned status = stateless_status(col->data.data, len);
+        unsigned status = stateless_status((fw_msg_kind_t)col->kinds[0], col->codes[0]);
+        if (req->unreadable) /* 400 for what is no JSON; a body over the device's limits is
+                                HTTP's business no more than any other answer of the device */
+            status = col->codes[0] == FW_RPC_PARSE_ERROR ? 400 : 200;
         char *body = col->data.data;
         col->data.data = NULL;
         rc = send_body(http, c, status, "application/json", body, len, NULL);
@@ -1037,21 +1080,17 @@ static enum MHD_Result handle_post(host_http_t *http, struct MHD_Connection *c, 
              HOST_HTTP_BODY_MAX);
         return send_error(http, c, "POST", "/mcp", &e);
     }
-    json_error_t jerr;
-    json_t *doc =
-        json_loadb(req->body.data ? req->body.data : "", req->body.len, JSON_DECODE_ANY, &jerr);
-    if (!doc) {
-        fail(&e, 400, FW_RPC_PARSE_ERROR, "Parse error: %s (line %d, column %d)", jerr.text,
-             jerr.line, jerr.column);
-        return send_error(http, c, "POST", "/mcp", &e);
+    /* the envelope, read as the device reads it (the core's reader and limits): the same bytes
+       get the same verdict on every transport */
+    fw_json_tok_t toks[FW_JSON_TOKENS_MAX];
+    fw_envelope_t env;
+    if (fw_envelope_read(&env, req->body.data ? req->body.data : "", req->body.len, toks,
+                         FW_JSON_TOKENS_MAX) != FW_OK) {
+        req->unreadable = true; /* the device answers why (400 for a parse error) */
+        return run_alone(http, c, req, false);
     }
-    if (wants_stateless(c, doc)) {
-        enum MHD_Result rc = stateless_post(http, c, req, doc);
-        json_decref(doc);
-        return rc;
-    }
-    bool init = is_initialize(doc), requests = has_requests(doc);
-    json_decref(doc);
+    if (wants_stateless(c, &env)) return stateless_post(http, c, req, &env);
+    bool init = is_initialize(&env), requests = env.requests;
     bool created = init && !header(c, "Mcp-Session-Id");
     host_session_t *s = created ? new_session(http, c, &e) : find_session(http, c, &e);
     if (!s) return send_error(http, c, "POST", "/mcp", &e);

@@ -347,7 +347,7 @@ void host_sessions_drain_with(host_sessions_t *t, host_drain_fn drain, void *ctx
         if (!s) continue;
         drain_ctx_t d = {t, s};
         t->msg.len = 0;
-        drain(ctx, &s->fw, (fw_msg_sink_t){drain_write, &d, drain_end});
+        drain(ctx, &s->fw, (fw_msg_sink_t){drain_write, &d, drain_end, NULL});
     }
 }
 

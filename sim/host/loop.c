@@ -165,6 +165,12 @@ static void tap_msg_write(void *ctx, const char *data, size_t len)
     host_tap_call_out(&t->call, data, len);
 }
 
+static void tap_msg_tell(void *ctx, fw_msg_kind_t kind, int32_t code)
+{
+    tap_out_t *t = ctx;
+    t->msg_sink.tell(t->msg_sink.ctx, kind, code);
+}
+
 static void tap_msg_end(void *ctx)
 {
     tap_out_t *t = ctx;
@@ -201,7 +207,8 @@ static host_answer_t session_tapped(host_t *h, const char *transport, fw_session
     t->msg_sink = out;
     host_tap_call_begin(&t->call, &h->tap, transport, host_wall_us(h), out.end == NULL);
     host_tap_call_in_msg(&t->call, msg, len);
-    fw_msg_sink_t tap = {tap_msg_write, t, out.end ? tap_msg_end : NULL};
+    fw_msg_sink_t tap = {tap_msg_write, t, out.end ? tap_msg_end : NULL,
+                         out.tell ? tap_msg_tell : NULL};
     clock_sync(h);
     host_answer_t answered = device_handle(h, session, msg, len, tap, late);
     tell_watchers(h);

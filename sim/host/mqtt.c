@@ -173,7 +173,7 @@ static fw_msg_sink_t sink(host_mqtt_t *m, bool wrap)
 {
     m->out_wrap = wrap;
     m->out.len = 0;
-    return (fw_msg_sink_t){out_write, m, out_end};
+    return (fw_msg_sink_t){out_write, m, out_end, NULL};
 }
 
 /* The device's watcher, after every call into it (device lock held, any thread): the session's

@@ -176,7 +176,7 @@ static void on_device(void *ctx)
 {
     host_pty_t *p = ctx;
     if (p->out.len >= PTY_OUT_HIGH) return;
-    fw_msg_sink_t out = {sink_write, p, NULL}; /* end NULL: newline-delimited */
+    fw_msg_sink_t out = {sink_write, p, NULL, NULL}; /* end NULL: newline-delimited */
     if (host_device_drain(p->host, &p->session, out) == 0) return;
     flush_out(p);
     update_events(p);

@@ -260,7 +260,8 @@ static void on_device(void *ctx)
 {
     host_stdio_t *s = ctx;
     if (s->closing || s->inflight >= STDIO_OUT_HIGH) return;
-    if (host_device_drain(s->host, &s->session, (fw_msg_sink_t){sink_write, s, NULL}) > 0) flush(s);
+    if (host_device_drain(s->host, &s->session, (fw_msg_sink_t){sink_write, s, NULL, NULL}) > 0)
+        flush(s);
 }
 
 static void on_closed(uv_handle_t *handle)

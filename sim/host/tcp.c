@@ -71,7 +71,7 @@ static void drain_one(host_conn_t *conn, void *state, void *arg)
 {
     tcp_client_t *cl = state;
     if (host_conn_closing(conn)) return;
-    fw_msg_sink_t out = {conn_write, conn, NULL}; /* end NULL: newline-delimited */
+    fw_msg_sink_t out = {conn_write, conn, NULL, NULL}; /* end NULL: newline-delimited */
     if (host_device_drain(arg, &cl->session, out) > 0) host_conn_flush(conn);
 }
 

@@ -106,7 +106,7 @@ static fw_msg_sink_t conn_sink(ws_conn_t *c, bool wrap)
 {
     c->out_wrap = wrap;
     c->out.len = 0;
-    return (fw_msg_sink_t){out_write, c, out_end};
+    return (fw_msg_sink_t){out_write, c, out_end, NULL};
 }
 
 void ws_conn_send(ws_conn_t *c, const char *text, size_t len)

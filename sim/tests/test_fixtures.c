@@ -72,7 +72,7 @@ static bool deliver(const char *text)
 {
     out.len = 0;
     out.count = 0;
-    fw_msg_sink_t sink = {out_write, NULL, out_end};
+    fw_msg_sink_t sink = {out_write, NULL, out_end, NULL};
     return fw_device_handle_session(sim_device(sim), &sess, text, strlen(text), sink);
 }
 

@@ -378,9 +378,10 @@ START_TEST(malformed_json_gets_400_with_a_parse_error)
 {
     start();
     char *sid = initialize();
+    /* the device's own verdict and words, as on every other transport */
     expect_refusal(post(sid, "{\"jsonrpc\":\"2.0\",\"id\":"), 400, FW_RPC_PARSE_ERROR,
-                   "Parse error");
-    expect_refusal(post(NULL, "not json"), 400, FW_RPC_PARSE_ERROR, "line 1");
+                   "parse error at byte 22");
+    expect_refusal(post(NULL, "not json"), 400, FW_RPC_PARSE_ERROR, "parse error at byte 1");
     free(sid);
     stop();
 }

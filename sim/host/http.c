@@ -588,7 +588,7 @@ static void http_late(void *ctx, const char *msg, size_t len)
     col_write(&req->col, msg, len);
     col_end(&req->col);
     req->answered = true;
-    host_mhd_unpark(req->park);
+    if (req->park) host_mhd_unpark(req->park); /* else it came before call_device returned */
 }
 
 static enum MHD_Result finish_post(host_http_t *http, struct MHD_Connection *c, http_req_t *req);
@@ -602,7 +602,8 @@ static enum MHD_Result call_device(host_http_t *http, struct MHD_Connection *c, 
     fw_msg_sink_t out = col_sink(&req->col);
     req->answer = host_device_session_late(http->host, "http", fw, req->body.data, req->body.len,
                                            out, (host_late_t){http_late, req, "http"});
-    if (req->answer == HOST_DEFERRED) { /* the bridge always answers: the reply or its timeout */
+    if (req->answer == HOST_DEFERRED && !req->answered) { /* the bridge always answers: the
+                                                             device's reply or its timeout */
         req->waiting = true;
         req->park = host_mhd_park_new(http->mhd, c, -1);
         host_mhd_park(req->park, 0);

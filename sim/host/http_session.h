@@ -19,8 +19,9 @@
    keep the connection; a vanished client is noticed). */
 #define HOST_HTTP_KEEPALIVE_MS 15000u
 
-/* How soon an open GET stream notices that its client went away (its socket is checked; it
-   cannot write before the next keep-alive otherwise), so that the session may open another. */
+/* How soon at the latest an open GET stream notices that its client went away, so that the
+   session may open another: host_stream_read checks the socket, and a parked stream is resumed
+   by the loop as soon as the socket reports the hang-up (mhd_uv.h). */
 #define HOST_HTTP_HANGUP_MS 250u
 
 /* Length of a session id: 128 random bits as lowercase hex. */

@@ -1,8 +1,9 @@
 /* mcp_envelope.c: the envelope of an incoming message, read by the core's own JSON reader for a
    transport that must know it before the device runs the message (fw_envelope_read). */
-#include "mcp_internal.h"
+#include "fw_internal.h"
 
-#if FW_WITH_MCP
+/* Not only with FW_WITH_MCP: a host's transports read envelopes in every profile (an MCU's
+   linker drops it, as nothing there calls it). */
 
 static bool is_request(const fw_json_doc_t *doc, uint32_t tok)
 {
@@ -47,5 +48,3 @@ fw_err_t fw_envelope_read(fw_envelope_t *env, const char *msg, size_t len, fw_js
     env->caps = member(doc, env->meta, FW_S("io.modelcontextprotocol/clientCapabilities"));
     return FW_OK;
 }
-
-#endif

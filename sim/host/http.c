@@ -910,6 +910,7 @@ static bool check_custom_headers(host_http_t *http, struct MHD_Connection *c,
  */
 #define LISTEN_KEEPALIVE_MS 15000
 
+#if FW_WITH_LISTEN
 typedef struct listen_stream {
     host_http_t *http;
     int slot;
@@ -1016,6 +1017,38 @@ static enum MHD_Result open_listen_stream(host_http_t *http, struct MHD_Connecti
     return queue(http, c, 200, r);
 }
 
+/* The slot the message just handled opened, or -1. */
+static int listen_take_opened(host_http_t *http)
+{
+    return fw_device_listen_take_opened(sim_device(http->host->sim));
+}
+#else /* a core without listener slots (FW_WITH_LISTEN 0): no listen stream */
+struct listen_stream {
+    int unused;
+};
+
+static void listen_wake_all(host_http_t *http)
+{
+    (void)http;
+}
+
+static int listen_take_opened(host_http_t *http)
+{
+    (void)http;
+    return -1;
+}
+
+static enum MHD_Result open_listen_stream(host_http_t *http, struct MHD_Connection *c, int slot,
+                                          const collector_t *col)
+{
+    (void)http;
+    (void)c;
+    (void)slot;
+    (void)col;
+    return MHD_NO;
+}
+#endif
+
 static bool is_listen(const fw_envelope_t *env)
 {
     return env->method >= 0 && env->id >= 0 &&
@@ -1051,7 +1084,7 @@ static enum MHD_Result finish_stateless(host_http_t *http, struct MHD_Connection
     enum MHD_Result rc;
     int slot = -1;
     if (req->listen) /* the slot the listen request opened, if it did */
-        slot = fw_device_listen_take_opened(sim_device(http->host->sim));
+        slot = listen_take_opened(http);
     if (slot >= 0 && a == HOST_SILENT) {
         rc = open_listen_stream(http, c, slot, col);
     } else if (a == HOST_SILENT || col->count == 0) {

@@ -53,7 +53,7 @@ typedef struct bridge_req {
     uint64_t dev_id; /* the id on the device's line */
 } bridge_req_t;
 
-/* A late answer waiting to be written (outside the device lock). */
+/* A late answer waiting to be written (after the device call). */
 typedef struct late_msg {
     struct late_msg *next;
     host_late_t late;
@@ -1141,7 +1141,7 @@ static void initialize(host_bridge_t *b, fw_session_t *s, const json_t *id, cons
 
 /* ---------------------------------------------------------------- requests for a device */
 
-/* Queues r for d's line (lock held); the loop puts it on the line when its turn comes. Without
+/* Queues r for d's line; the loop puts it on the line when its turn comes. Without
    a late writer, or when d cannot take it, it is answered (failed) at once through out. */
 static host_answer_t enqueue(bridge_dev_t *d, bridge_req_t *r, fw_msg_sink_t out)
 {

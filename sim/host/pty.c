@@ -80,7 +80,7 @@ static void sink_write(void *ctx, const char *data, size_t len)
     host_buf_append(&p->out, data, len);
 }
 
-/* A bridged request's answer, after the call: one line (loop thread, device lock not held). */
+/* A bridged request's answer, after the call: one line (loop thread, after the call). */
 static void pty_late(void *ctx, const char *msg, size_t len)
 {
     host_pty_t *p = ctx;

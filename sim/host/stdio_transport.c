@@ -152,7 +152,7 @@ static void feed(host_stdio_t *s, const char *data, size_t len)
     }
 }
 
-/* A bridged request's answer, after the call (loop thread, device lock not held). */
+/* A bridged request's answer, after the call (loop thread, after the call). */
 static void deliver_late(void *ctx, const char *msg, size_t len)
 {
     host_stdio_t *s = ctx;

@@ -27,7 +27,7 @@ static void *tcp_open(host_conn_t *conn)
     return cl;
 }
 
-/* A bridged request's answer, after the call: one line (loop thread, device lock not held). */
+/* A bridged request's answer, after the call: one line (loop thread, after the call). */
 static void tcp_late(void *ctx, const char *msg, size_t len)
 {
     tcp_client_t *cl = ctx;

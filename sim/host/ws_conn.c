@@ -149,7 +149,7 @@ int ws_conn_writable(ws_conn_t *c)
 /* ---------------------------------------------------------------- messages in */
 
 /* A bridged request's answer, after the call: one frame, in the request's form (loop thread,
-   device lock not held). */
+   after the call). */
 static void late_frame(ws_conn_t *c, const char *msg, size_t len, bool wrap)
 {
     if (!c->open || c->dead) return;

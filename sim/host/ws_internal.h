@@ -81,7 +81,7 @@ int ws_conn_writable(ws_conn_t *c);
 /* Queues one text frame of the host's own (the dial-out hello). */
 void ws_conn_send(ws_conn_t *c, const char *text, size_t len);
 
-/* With the device lock held: sends the session's pending notifications. */
+/* Loop thread, from the device watcher: sends the session's pending notifications. */
 void ws_conn_drain(ws_conn_t *c, host_t *h);
 
 /* The connection is gone: leaves ws->conns, frees its buffers (the struct is the caller's). */

@@ -63,7 +63,7 @@ void host_bridge_feed(host_bridge_t *b, fw_session_t *session, fw_framer_t *fr, 
 host_answer_t host_bridge_handle(host_bridge_t *b, fw_session_t *session, const char *msg,
                                  size_t len, fw_msg_sink_t out, host_late_t late);
 
-/* Loop thread, lock NOT held: writes the late answers that are due (host_late_t). */
+/* Loop thread, after a device call: writes the late answers that are due (host_late_t). */
 void host_bridge_deliver(host_bridge_t *b);
 
 /* Loop thread: late answers still due to ctx; host_bridge_forget drops them. */
@@ -74,7 +74,7 @@ void host_bridge_forget(host_bridge_t *b, const void *ctx);
    changed since it was told (a device came back). Returns how many messages were written. */
 size_t host_bridge_drain(host_bridge_t *b, fw_session_t *session, fw_msg_sink_t out);
 
-/* Loop thread, lock not held: answers every waiting request with an error, stops reconnecting
+/* Loop thread: answers every waiting request with an error, stops reconnecting
    and closes the device links (host_stop). */
 void host_bridge_stop(host_bridge_t *b);
 

@@ -151,6 +151,7 @@ typedef struct fw_msg {
     fw_jw_t *ask_w;            /* the writer of that request while its params are being written */
     bool resumed;              /* a deferred call's response was written (not this message's own) */
     const fw_answer_t *answer; /* the client's answer while a deferred call runs again */
+    int32_t err_code;          /* the JSON-RPC code of the error response written, or 0 */
 #if FW_WITH_MCP
     /* MCP 2026-07-28: the request being run names that revision in params._meta (mcp_state.c) */
     bool stateless;      /* served without a session: resultType on every result */
@@ -169,8 +170,9 @@ typedef struct fw_msg {
 #endif
 } fw_msg_t;
 
-/* Ends a message written to out: end(ctx), or "\n" when end is NULL. */
-void fw_msg_sink_end(const fw_msg_sink_t *out);
+/* Ends a message written to out: tell(ctx, kind, code) when set, then end(ctx), or "\n" when
+   end is NULL. */
+void fw_msg_sink_end(const fw_msg_sink_t *out, fw_msg_kind_t kind, int32_t code);
 
 /*
  * A protocol layer above JSON-RPC 2.0 (MCP is the one there is): rpc.c knows it only through

@@ -138,7 +138,7 @@ void fw_mcp_ask_end(fw_device_t *dev)
     m->ask_w = NULL;
     fw_jw_close_to(w, 0);
     fw_jw_flush(w);
-    fw_msg_sink_end(&m->out);
+    fw_msg_sink_end(&m->out, FW_MSG_REQUEST, 0);
     fw_jw_init(w, w->sink); /* the response is a document of its own */
 }
 

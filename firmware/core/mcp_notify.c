@@ -58,7 +58,7 @@ void fw_mcp_notify_end(fw_jw_t *w, const fw_msg_sink_t *out)
     fw_jw_obj_end(w);
     fw_jw_obj_end(w);
     fw_jw_flush(w);
-    fw_msg_sink_end(out);
+    fw_msg_sink_end(out, FW_MSG_NOTIFICATION, 0);
 }
 
 /* Ends a notification for session s: a listener's carries its subscription id in _meta. */

@@ -121,6 +121,7 @@ static bool resp_error(fw_device_t *dev, fw_resp_t *r, fw_err_t err)
     fw_jw_obj_end(r->w);
     fw_jw_obj_end(r->w);
     count_error(dev, r, code);
+    if (dev->msg != NULL && r->id != NULL) dev->msg->err_code = code;
     return r->id != NULL;
 }
 
@@ -517,8 +518,9 @@ static bool handle_batch(fw_device_t *dev, const fw_json_doc_t *doc, fw_jw_t *w)
 }
 #endif
 
-void fw_msg_sink_end(const fw_msg_sink_t *out)
+void fw_msg_sink_end(const fw_msg_sink_t *out, fw_msg_kind_t kind, int32_t code)
 {
+    if (out->tell != NULL) out->tell(out->ctx, kind, code);
     if (out->end != NULL) {
         out->end(out->ctx);
     } else if (out->write != NULL) {
@@ -555,7 +557,9 @@ bool fw_rpc_handle(fw_device_t *dev, void *session, const char *msg, size_t len,
         answered = handle_one(dev, &doc, 0, &w, NULL);
     }
     fw_jw_flush(&w);
-    if (answered && framed) fw_msg_sink_end(&out);
+    if (answered && framed)
+        fw_msg_sink_end(&out, m.batch ? FW_MSG_BATCH : m.err_code ? FW_MSG_ERROR : FW_MSG_RESULT,
+                        m.batch ? 0 : m.err_code);
     if (layer != NULL && layer->msg_end != NULL) layer->msg_end(dev, &m);
     dev->msg = outer;
     dev->scratch_used = 0;
@@ -565,7 +569,8 @@ bool fw_rpc_handle(fw_device_t *dev, void *session, const char *msg, size_t len,
 
 bool fw_device_handle(fw_device_t *dev, const char *msg, size_t len, fw_sink_t out)
 {
-    return fw_rpc_handle(dev, NULL, msg, len, (fw_msg_sink_t){out.write, out.ctx, NULL}, false);
+    return fw_rpc_handle(dev, NULL, msg, len, (fw_msg_sink_t){out.write, out.ctx, NULL, NULL},
+                         false);
 }
 
 /* ---------------------------------------------------------------- byte streams */
@@ -580,7 +585,7 @@ FW_NOINLINE static void write_overlong(fw_device_t *dev, const fw_msg_sink_t *ou
                    FW_S("line exceeds %u bytes (FW_LINE_MAX); discarded up to the next newline"),
                    (unsigned)FW_LINE_MAX);
     fw_jw_flush(&w);
-    fw_msg_sink_end(out);
+    fw_msg_sink_end(out, FW_MSG_ERROR, fw_err_rpc_code(FW_ERR_LINE_TOO_LONG));
     fw_log(dev, FW_LOG_WARNING, "discarded a request line longer than %u bytes (FW_LINE_MAX)",
            (unsigned)FW_LINE_MAX);
 }
@@ -589,7 +594,7 @@ FW_NOINLINE static void write_overlong(fw_device_t *dev, const fw_msg_sink_t *ou
 void fw_rpc_feed(fw_device_t *dev, void *session, fw_framer_t *fr, const uint8_t *data, size_t len,
                  fw_sink_t out)
 {
-    const fw_msg_sink_t lines = {out.write, out.ctx, NULL};
+    const fw_msg_sink_t lines = {out.write, out.ctx, NULL, NULL};
     while (len > 0) {
         fw_frame_event_t ev;
         size_t used = fw_framer_push(fr, data, len, &ev);

@@ -236,18 +236,55 @@ typedef struct fw_listener {
 } fw_listener_t;
 #endif
 
+/* What one message the device writes is (fw_msg_sink_t.tell). */
+typedef enum fw_msg_kind {
+    FW_MSG_RESULT = 0,   /* a response carrying a result */
+    FW_MSG_ERROR,        /* a response carrying an error (code: its JSON-RPC error code) */
+    FW_MSG_BATCH,        /* the array of a batch's responses */
+    FW_MSG_NOTIFICATION, /* a notification to the client */
+    FW_MSG_REQUEST       /* a request to the client (fw_call_ask: sampling, elicitation) */
+} fw_msg_kind_t;
+
 /*
  * Output that carries whole messages (a response and the notifications around it): write as in
  * fw_sink_t, then end(ctx) after each complete JSON-RPC message, so the transport can frame it
  * (an SSE event, a WebSocket frame). With end NULL every message is followed by "\n" instead
- * (newline-delimited JSON, for byte streams). A separate type from fw_sink_t so that existing
- * two-member fw_sink_t initialisers stay warning-free.
+ * (newline-delimited JSON, for byte streams). tell, when not NULL, says what each message is
+ * (code: the error code of an FW_MSG_ERROR, else 0), once per message, just before its end, so
+ * a transport that must route or classify messages (HTTP) never parses them again. A separate
+ * type from fw_sink_t so that existing two-member fw_sink_t initialisers stay warning-free.
  */
 typedef struct fw_msg_sink {
     void (*write)(void *ctx, const char *data, size_t len);
     void *ctx;
     void (*end)(void *ctx);
+    void (*tell)(void *ctx, fw_msg_kind_t kind, int32_t code);
 } fw_msg_sink_t;
+
+/*
+ * The envelope of one incoming message as the core reads it (the same JSON reader and limits
+ * as fw_device_handle_session), for a transport whose rules need facts of the body before the
+ * device runs it (HTTP: initialize, batches, the MCP 2026-07-28 header checks). Token indexes
+ * are into doc (read them with fw_json_*), -1 when absent; everything but err and doc is unset
+ * when err is not FW_OK (the device answers such a body with the error itself).
+ */
+typedef struct fw_envelope {
+    fw_json_doc_t doc; /* tokens: the caller's */
+    fw_err_t err;      /* FW_OK, or FW_ERR_JSON_INVALID / _NOMEM / _DEPTH */
+    bool batch;        /* a JSON array */
+    bool requests;     /* holds a request (method and id): it is answered */
+    int32_t id;        /* the top-level object's members: id, method, params */
+    int32_t method;
+    int32_t params;
+    int32_t meta;    /* params._meta */
+    int32_t version; /* _meta's io.modelcontextprotocol/protocolVersion */
+    int32_t caps;    /* _meta's io.modelcontextprotocol/clientCapabilities */
+} fw_envelope_t;
+
+/* Reads msg into env with toks (ntoks of them: FW_JSON_TOKENS_MAX reads what the device
+   reads); returns env->err. */
+fw_err_t fw_envelope_read(fw_envelope_t *env, const char *msg, size_t len, fw_json_tok_t *toks,
+                          uint32_t ntoks);
 
 struct fw_msg;
 struct fw_rpc_layer;

@@ -241,7 +241,7 @@ START_TEST(test_absent_chip_is_logged)
     static const char init[] = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\","
                                "\"params\":{\"protocolVersion\":\"2025-06-18\"}}";
     cap_reset(&out);
-    const fw_msg_sink_t sink = {cap_sink(&out).write, &out, NULL}; /* one message a line */
+    const fw_msg_sink_t sink = {cap_sink(&out).write, &out, NULL, NULL}; /* one message a line */
     ck_assert(fw_device_handle_session(&dev, &s, init, sizeof init - 1, sink));
     cap_reset(&out);
     ck_assert_uint_eq(fw_device_drain(&dev, &s, sink), 1);

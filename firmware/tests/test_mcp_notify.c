@@ -309,7 +309,7 @@ START_TEST(test_drain_without_end_writes_lines)
     fw_log(&dev, FW_LOG_INFO, "one");
     fw_log(&dev, FW_LOG_INFO, "two");
     cap_reset(&stream);
-    fw_msg_sink_t lines = {cap_write, &stream, NULL};
+    fw_msg_sink_t lines = {cap_write, &stream, NULL, NULL};
     ck_assert_uint_eq(fw_device_drain(&dev, &a, lines), 2);
     char *nl = strchr(stream.buf, '\n');
     ck_assert_ptr_nonnull(nl);

@@ -41,7 +41,7 @@ static inline void mcap_end(void *ctx)
 
 static inline fw_msg_sink_t mcap_sink(mcap_t *m)
 {
-    fw_msg_sink_t s = {mcap_write, m, mcap_end};
+    fw_msg_sink_t s = {mcap_write, m, mcap_end, NULL};
     return s;
 }
 

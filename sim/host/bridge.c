@@ -53,7 +53,7 @@ typedef struct bridge_req {
     uint64_t dev_id; /* the id on the device's line */
 } bridge_req_t;
 
-/* A late answer waiting to be written (outside the device lock). */
+/* A late answer waiting to be written (after the device call). */
 typedef struct late_msg {
     struct late_msg *next;
     host_late_t late;
@@ -100,8 +100,6 @@ struct host_bridge {
     bool stopping;
     bool starting; /* host_bridge_open runs the loop until every device answered */
     bool changed;  /* epoch bumped in a loop callback: the watchers are told after it */
-    uv_async_t kick; /* another thread (HTTP) queued a request */
-    bool kick_init;
     late_msg_t *late_head, *late_tail;
 };
 
@@ -240,13 +238,11 @@ void host_bridge_deliver(host_bridge_t *b)
 {
     host_t *h = b->h;
     for (;;) {
-        host_device_lock(h);
         late_msg_t *m = b->late_head;
         if (m) {
             b->late_head = m->next;
             if (!b->late_head) b->late_tail = NULL;
         }
-        host_device_unlock(h);
         if (!m) return;
         size_t len = strlen(m->text);
         if (host_tap_on(&h->tap) && host_tap_admit(&h->tap)) {
@@ -429,9 +425,7 @@ static void dev_connect(bridge_dev_t *d);
 static void on_step_retry(uv_timer_t *t)
 {
     bridge_dev_t *d = t->data;
-    host_device_lock(d->b->h);
     if (!d->b->stopping && d->state == DEV_IDLE) dev_connect(d);
-    host_device_unlock(d->b->h);
     host_bridge_deliver(d->b);
 }
 
@@ -648,14 +642,11 @@ static void finish(bridge_dev_t *d, json_t *reply)
 static void on_due(uv_timer_t *t)
 {
     bridge_dev_t *d = t->data;
-    host_t *h = d->b->h;
-    host_device_lock(h);
     if (d->inflight) {
         host_log(HOST_LOG_DEBUG, "device %s: %s timed out after %u ms", d->name,
                  d->inflight->method, d->inflight->timeout_ms);
         finish(d, NULL);
     }
-    host_device_unlock(h);
     host_bridge_deliver(d->b);
 }
 
@@ -715,7 +706,6 @@ static void on_poll(uv_poll_t *p, int status, int events)
 {
     bridge_dev_t *d = p->data;
     host_t *h = d->b->h;
-    host_device_lock(h);
     if (p != d->poll) {
         /* a closed link's last event */
     } else if (d->state == DEV_CONNECTING) {
@@ -747,7 +737,6 @@ static void on_poll(uv_poll_t *p, int status, int events)
     }
     bool changed = d->b->changed;
     d->b->changed = false;
-    host_device_unlock(h);
     host_bridge_deliver(d->b);
     if (changed) host_clock_rearm(h); /* tells the watchers: transports drain list_changed */
 }
@@ -757,12 +746,10 @@ static void on_poll(uv_poll_t *p, int status, int events)
 static void on_settle(uv_timer_t *t)
 {
     bridge_dev_t *d = t->data;
-    host_device_lock(d->b->h);
     if (d->state == DEV_SETTLE) {
         tcflush(d->fd, TCIFLUSH); /* what the boot printed so far */
         discover(d);
     }
-    host_device_unlock(d->b->h);
     host_bridge_deliver(d->b);
 }
 
@@ -794,26 +781,22 @@ static void begin_line(bridge_dev_t *d)
 static void on_dtr(uv_timer_t *t)
 {
     bridge_dev_t *d = t->data;
-    host_device_lock(d->b->h);
     if (d->state == DEV_RESET) {
         int dtr = TIOCM_DTR;
         ioctl(d->fd, TIOCMBIS, &dtr);
         begin_line(d);
     }
-    host_device_unlock(d->b->h);
     host_bridge_deliver(d->b);
 }
 
 static void on_connect_timeout(uv_timer_t *t)
 {
     bridge_dev_t *d = t->data;
-    host_device_lock(d->b->h);
     if (d->state == DEV_CONNECTING) {
         char err[300];
         snprintf(err, sizeof err, "%s:%s: connection timed out", d->url.host, d->url.port);
         open_failed(d, err);
     }
-    host_device_unlock(d->b->h);
     host_bridge_deliver(d->b);
 }
 
@@ -973,11 +956,24 @@ static void safe_name(const char *in, char *out, size_t cap)
 
 /* ---------------------------------------------------------------- answers */
 
+/* What msg (a message the bridge built) is, for the sink's tell. */
+static fw_msg_kind_t kind_of(const json_t *msg, int32_t *code)
+{
+    const json_t *err = json_object_get(msg, "error");
+    *code = err ? (int32_t)json_integer_value(json_object_get(err, "code")) : 0;
+    if (json_object_get(msg, "method"))
+        return json_object_get(msg, "id") ? FW_MSG_REQUEST : FW_MSG_NOTIFICATION;
+    return err ? FW_MSG_ERROR : FW_MSG_RESULT;
+}
+
 static void send_msg(json_t *msg, fw_msg_sink_t out)
 {
     char *text = json_dumps(msg, JSON_COMPACT);
+    int32_t code = 0;
+    fw_msg_kind_t kind = kind_of(msg, &code);
     json_decref(msg);
     out.write(out.ctx, text, strlen(text));
+    if (out.tell) out.tell(out.ctx, kind, code);
     if (out.end)
         out.end(out.ctx);
     else
@@ -1145,16 +1141,7 @@ static void initialize(host_bridge_t *b, fw_session_t *s, const json_t *id, cons
 
 /* ---------------------------------------------------------------- requests for a device */
 
-static void on_kick(uv_async_t *a)
-{
-    host_bridge_t *b = a->data;
-    host_device_lock(b->h);
-    for (size_t i = 0; i < b->count; i++) kick(&b->devs[i]);
-    host_device_unlock(b->h);
-    host_bridge_deliver(b);
-}
-
-/* Queues r for d's line (lock held); the loop puts it on the line when its turn comes. Without
+/* Queues r for d's line; the loop puts it on the line when its turn comes. Without
    a late writer, or when d cannot take it, it is answered (failed) at once through out. */
 static host_answer_t enqueue(bridge_dev_t *d, bridge_req_t *r, fw_msg_sink_t out)
 {
@@ -1188,10 +1175,7 @@ static host_answer_t enqueue(bridge_dev_t *d, bridge_req_t *r, fw_msg_sink_t out
         d->head = r;
     d->tail = r;
     d->queued++;
-    if (host_on_loop_thread(b->h))
-        kick(d); /* answers that came at once are delivered when the call returns */
-    else
-        uv_async_send(&b->kick);
+    kick(d); /* answers that came at once are delivered when the call returns */
     return has_id ? HOST_DEFERRED : HOST_SILENT;
 }
 
@@ -1335,7 +1319,7 @@ void host_bridge_feed(host_bridge_t *b, fw_session_t *session, fw_framer_t *fr, 
                       size_t len, fw_sink_t out, host_late_t late)
 {
     line_out_t l = {out};
-    fw_msg_sink_t msg = {line_write, &l, line_end};
+    fw_msg_sink_t msg = {line_write, &l, line_end, NULL};
     if (fr->ready) fr->len = 0, fr->ready = false;
     for (size_t i = 0; i < len; i++) {
         if (data[i] != '\n') {
@@ -1389,9 +1373,6 @@ int host_bridge_open(host_t *h, const char *const *urls, size_t count)
     b->h = h;
     b->prefixed = count > 1;
     b->starting = true;
-    uv_async_init(&h->loop, &b->kick, on_kick);
-    b->kick.data = b;
-    b->kick_init = true;
     for (size_t i = 0; i < count; i++) {
         bridge_dev_t *d = &b->devs[b->count++];
         char err[600];
@@ -1412,23 +1393,17 @@ int host_bridge_open(host_t *h, const char *const *urls, size_t count)
             if (count == 1) snprintf(d->name, sizeof d->name, "device");
         }
     }
-    host_device_lock(h);
     for (size_t i = 0; i < b->count; i++) dev_connect(&b->devs[i]);
-    host_device_unlock(h);
     /* The loop runs the discoveries (nothing else is open yet): every device is served, or
        waited for with wait=1, or this fails. */
     for (;;) {
-        host_device_lock(h);
         bool done = all_settled(b) || h->stopping;
-        host_device_unlock(h);
         if (done) break;
         uv_run(&h->loop, UV_RUN_ONCE);
     }
-    host_device_lock(h);
     b->starting = false;
     bool failed = h->stopping;
     for (size_t i = 0; i < b->count; i++) failed |= b->devs[i].failed;
-    host_device_unlock(h);
     if (failed) goto fail;
     return 0;
 fail:
@@ -1438,7 +1413,6 @@ fail:
 
 void host_bridge_stop(host_bridge_t *b)
 {
-    host_device_lock(b->h);
     bool was = b->stopping;
     b->stopping = true;
     for (size_t i = 0; i < b->count && !was; i++) {
@@ -1452,8 +1426,6 @@ void host_bridge_stop(host_bridge_t *b)
         }
         d->timers = false;
     }
-    if (b->kick_init && !was) uv_close((uv_handle_t *)&b->kick, NULL);
-    host_device_unlock(b->h);
     host_bridge_deliver(b); /* the waiting requests' answers: shutting down */
 }
 

@@ -48,7 +48,7 @@ int host_device_url_parse(const char *text, host_device_url_t *u, char *err, siz
 int host_bridge_open(host_t *h, const char *const *urls, size_t count);
 
 /*
- * Device lock held (every transport's call goes through the host's device helpers): the bridge
+ * On the loop thread (every transport's call goes through the host's device helpers): the bridge
  * answers MCP itself (initialize, ping, tools/list from its cache, resources/list and read) and
  * queues what needs a device (tools/call; other methods forwarded as MCP/U: one device as named,
  * several "DEV__method") for its line, one request in flight per line. The device's line is
@@ -63,18 +63,18 @@ void host_bridge_feed(host_bridge_t *b, fw_session_t *session, fw_framer_t *fr, 
 host_answer_t host_bridge_handle(host_bridge_t *b, fw_session_t *session, const char *msg,
                                  size_t len, fw_msg_sink_t out, host_late_t late);
 
-/* Loop thread, lock NOT held: writes the late answers that are due (host_late_t). */
+/* Loop thread, after a device call: writes the late answers that are due (host_late_t). */
 void host_bridge_deliver(host_bridge_t *b);
 
-/* Device lock held: late answers still due to ctx; host_bridge_forget drops them. */
+/* Loop thread: late answers still due to ctx; host_bridge_forget drops them. */
 size_t host_bridge_pending(host_bridge_t *b, const void *ctx);
 void host_bridge_forget(host_bridge_t *b, const void *ctx);
 
-/* Device lock held: notifications/tools/list_changed for an initialized session whose tool list
+/* Loop thread: notifications/tools/list_changed for an initialized session whose tool list
    changed since it was told (a device came back). Returns how many messages were written. */
 size_t host_bridge_drain(host_bridge_t *b, fw_session_t *session, fw_msg_sink_t out);
 
-/* Loop thread, lock not held: answers every waiting request with an error, stops reconnecting
+/* Loop thread: answers every waiting request with an error, stops reconnecting
    and closes the device links (host_stop). */
 void host_bridge_stop(host_bridge_t *b);
 

@@ -7,7 +7,6 @@
 #include <jansson.h>
 #include <microhttpd.h>
 #include <netdb.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,15 +17,16 @@
 #include "buf.h"
 #include "http_check.h"
 #include "log.h"
+#include "mhd_uv.h"
 #include "net.h"
 
 /*
- * Threads: as http.c, libmicrohttpd runs one thread per connection, so an event stream's content
- * callback simply blocks on the dashboard's condition variable until the board changed (or a
- * keep-alive is due). The device watcher only counts changes, and only while a stream is open:
- * with no browser connected the dashboard costs one atomic load per call into the device. Locks
- * are taken device first, then d->mu, never the other way round (a stream drops d->mu before it
- * takes the device lock for its snapshot).
+ * One loop, no threads: as http.c, libmicrohttpd is driven from the host's libuv loop
+ * (mhd_uv.h). An event stream with nothing to send parks its connection in its content reader
+ * (which returns 0) until the board changed, its pause between snapshots ended or a keep-alive
+ * is due. The device watcher only counts changes and resumes the waiting streams, and only
+ * while a stream is open: with no browser connected the dashboard costs one comparison per call
+ * into the device.
  */
 
 /* The page, generated at build time from sim/host/dashboard/index.html (embed.cmake). */
@@ -48,17 +48,14 @@ static const char csp[] = "default-src 'none'; script-src 'unsafe-inline'; "
 struct host_dashboard {
     host_t *host;
     struct MHD_Daemon *daemon;
-    uv_async_t wake; /* a control request ran on a server thread: the loop re-arms its clock */
+    host_mhd_t *mhd; /* drives the daemon from the loop (mhd_uv.h) */
     const char *const *allow_hosts;
     size_t allow_host_count;
     const char *const *allow_origins;
     size_t allow_origin_count;
     const char *auth_token;
-    atomic_uint streams; /* open event streams: the watcher does nothing while there are none */
-    pthread_mutex_t mu;  /* guards changes and stopping, with cond */
-    pthread_cond_t cond;
+    struct dash_stream *streams; /* open event streams: the watcher does nothing without */
     uint64_t changes; /* calls into the device seen while a stream was open */
-    unsigned waiters; /* streams waiting for a change (not those pausing between snapshots) */
     bool stopping;
 };
 
@@ -73,6 +70,9 @@ typedef struct dash_stream {
     char *last;       /* the last snapshot sent (an unchanged board sends nothing) */
     uint64_t log_seq; /* the next message-log entry to send (host_tap_read) */
     bool first;
+    bool pausing;     /* parked until the pause between snapshots ends: a change need not wake it */
+    host_mhd_park_t *park;
+    struct dash_stream *prev, *next; /* in d->streams */
 } dash_stream_t;
 
 /* A POST body as it arrives. */
@@ -90,58 +90,34 @@ static uint64_t mono_ms(void)
     return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
-/* cond waits use CLOCK_MONOTONIC (set in host_dashboard_open): deadline in ms from now. */
-static struct timespec deadline_in(uint64_t ms)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    ts.tv_sec += (time_t)(ms / 1000u);
-    ts.tv_nsec += (long)(ms % 1000u) * 1000000L;
-    if (ts.tv_nsec >= 1000000000L) {
-        ts.tv_sec++;
-        ts.tv_nsec -= 1000000000L;
-    }
-    return ts;
-}
-
 /* ---------------------------------------------------------------- the device */
 
-/* The watcher: after every call into the device, device lock held, on any thread. */
-static void on_device(void *ctx)
+/* The board may have changed: every stream waiting for a change goes on. */
+static void changed(host_dashboard_t *d)
 {
-    host_dashboard_t *d = ctx;
-    if (atomic_load_explicit(&d->streams, memory_order_relaxed) == 0) return;
-    pthread_mutex_lock(&d->mu);
+    if (!d->streams) return;
     d->changes++;
-    if (d->waiters > 0) pthread_cond_broadcast(&d->cond); /* a pausing stream needs no wake */
-    pthread_mutex_unlock(&d->mu);
+    for (dash_stream_t *st = d->streams; st; st = st->next)
+        if (!st->pausing) host_mhd_unpark(st->park);
 }
 
-/* The message tap (tap.h) added entries: the streams wake as for a change of the board. Runs
-   with no lock held (the tap tells after the device call), on the thread that made the call. */
+/* The watcher: after every call into the device (loop thread). */
+static void on_device(void *ctx)
+{
+    changed(ctx);
+}
+
+/* The message tap (tap.h) added entries: the streams wake as for a change of the board. */
 static void on_log(void *ctx)
 {
-    host_dashboard_t *d = ctx;
-    pthread_mutex_lock(&d->mu);
-    d->changes++;
-    if (d->waiters > 0) pthread_cond_broadcast(&d->cond);
-    pthread_mutex_unlock(&d->mu);
+    changed(ctx);
 }
 
 /* The board as the control channel's sim.snapshot answers it (malloc'd). Reading tells no
    watcher: a snapshot is not a change (else every stream would wake itself). */
 static char *snapshot(host_dashboard_t *d)
 {
-    host_device_lock(d->host);
-    char *text = sim_control_handle(d->host->sim, snapshot_req, sizeof snapshot_req - 1);
-    host_device_unlock(d->host);
-    return text;
-}
-
-static void on_wake(uv_async_t *a)
-{
-    host_dashboard_t *d = a->data;
-    host_clock_rearm(d->host);
+    return sim_control_handle(d->host->sim, snapshot_req, sizeof snapshot_req - 1);
 }
 
 /* ---------------------------------------------------------------- responses */
@@ -246,57 +222,50 @@ static bool add_log(dash_stream_t *st)
 }
 
 /*
- * Blocks until there is something to send: the first snapshot at once, then a snapshot after a
- * change (at most one per HOST_DASHBOARD_MIN_INTERVAL_MS), or a comment as keep-alive. False
- * when the dashboard stops.
+ * Whether there is something to send: the first snapshot at once, then a snapshot after a
+ * change (at most one per HOST_DASHBOARD_MIN_INTERVAL_MS), or a comment as keep-alive. 1: it
+ * was added; 0: nothing yet, the connection is parked until a change, the end of the pause or
+ * the keep-alive; -1: the dashboard stops or the browser went away.
  */
-static bool wait_for_news(dash_stream_t *st)
+static int news(dash_stream_t *st)
 {
     host_dashboard_t *d = st->d;
+    st->pausing = false;
     for (;;) {
-        bool changed = st->first;
-        pthread_mutex_lock(&d->mu);
-        uint64_t now = mono_ms(); /* a keep-alive is due KEEPALIVE_MS after the last event */
-        struct timespec keepalive =
-            deadline_in(st->idle_ms + KEEPALIVE_MS > now ? st->idle_ms + KEEPALIVE_MS - now : 0);
-        d->waiters++;
-        while (!changed && !d->stopping && d->changes == st->seen)
-            if (pthread_cond_timedwait(&d->cond, &d->mu, &keepalive) == ETIMEDOUT) break;
-        d->waiters--;
-        changed = changed || d->changes != st->seen;
-        uint64_t wait = 0;
-        now = mono_ms();
-        if (changed && now < st->last_ms + HOST_DASHBOARD_MIN_INTERVAL_MS)
-            wait = st->last_ms + HOST_DASHBOARD_MIN_INTERVAL_MS - now;
-        struct timespec pause = deadline_in(wait);
-        while (wait > 0 && !d->stopping &&
-               pthread_cond_timedwait(&d->cond, &d->mu, &pause) != ETIMEDOUT) {
+        if (d->stopping || host_mhd_park_hung_up(st->park)) return -1;
+        bool changed = st->first || d->changes != st->seen;
+        uint64_t now = mono_ms();
+        if (!changed) { /* a keep-alive is due KEEPALIVE_MS after the last event */
+            if (now >= st->idle_ms + KEEPALIVE_MS) {
+                add(st, ": keep-alive\n\n");
+                st->idle_ms = now;
+                return 1;
+            }
+            host_mhd_park(st->park, st->idle_ms + KEEPALIVE_MS - now);
+            return 0;
         }
-        bool stopping = d->stopping;
+        if (!st->first && now < st->last_ms + HOST_DASHBOARD_MIN_INTERVAL_MS) {
+            st->pausing = true;
+            host_mhd_park(st->park, st->last_ms + HOST_DASHBOARD_MIN_INTERVAL_MS - now);
+            return 0;
+        }
         st->seen = d->changes; /* changes from here on are in this snapshot or the next */
-        pthread_mutex_unlock(&d->mu);
-        if (stopping) return false;
-        if (!changed) {
-            add(st, ": keep-alive\n\n");
-            st->idle_ms = mono_ms();
-            return true;
-        }
         st->first = false;
-        st->last_ms = mono_ms();
+        st->last_ms = now;
         char *text = snapshot(d);
-        bool news = false;
+        bool any = false;
         if (text && (!st->last || strcmp(st->last, text) != 0)) { /* else: nothing changed */
             add_event(st, text);
             free(st->last);
             st->last = text;
-            news = true;
+            any = true;
         } else {
             free(text);
         }
-        news = add_log(st) || news; /* the messages since the last event, after the snapshot */
-        if (!news) continue;
+        any = add_log(st) || any; /* the messages since the last event, after the snapshot */
+        if (!any) continue;
         st->idle_ms = st->last_ms;
-        return true;
+        return 1;
     }
 }
 
@@ -304,7 +273,11 @@ static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
 {
     dash_stream_t *st = cls;
     (void)pos;
-    if (st->sent == st->out.len && !wait_for_news(st)) return MHD_CONTENT_READER_END_OF_STREAM;
+    if (st->sent == st->out.len) {
+        int got = news(st);
+        if (got < 0) return MHD_CONTENT_READER_END_OF_STREAM;
+        if (got == 0) return 0; /* parked */
+    }
     size_t n = st->out.len - st->sent;
     if (n > max) n = max;
     memcpy(buf, st->out.data + st->sent, n);
@@ -315,8 +288,14 @@ static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
 static void stream_free(void *cls)
 {
     dash_stream_t *st = cls;
-    atomic_fetch_sub(&st->d->streams, 1u);
-    host_tap_listen(&st->d->host->tap, false);
+    host_dashboard_t *d = st->d;
+    if (st->prev)
+        st->prev->next = st->next;
+    else if (d->streams == st)
+        d->streams = st->next;
+    if (st->next) st->next->prev = st->prev;
+    host_mhd_park_free(st->park);
+    host_tap_listen(&d->host->tap, false);
     host_buf_free(&st->out);
     free(st->last);
     free(st);
@@ -329,7 +308,12 @@ static enum MHD_Result open_stream(host_dashboard_t *d, struct MHD_Connection *c
     st->d = d;
     st->first = true;
     st->idle_ms = mono_ms();
-    atomic_fetch_add(&d->streams, 1u);
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+    st->park = host_mhd_park_new(d->mhd, c, ci ? (int)ci->connect_fd : -1);
+    st->next = d->streams;
+    if (st->next) st->next->prev = st;
+    d->streams = st;
     host_tap_listen(&d->host->tap, true); /* the message log records while a stream is open */
     struct MHD_Response *r =
         MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 16384, stream_read, st, stream_free);
@@ -389,8 +373,7 @@ static enum MHD_Result run_control(host_dashboard_t *d, struct MHD_Connection *c
 {
     if (req->too_large) return refuse(c, "POST", "/api/control", 413, "request body over 64 KiB");
     char *resp =
-        host_device_control_any(d->host, req->body.data ? req->body.data : "", req->body.len);
-    uv_async_send(&d->wake);
+        host_device_control(d->host, req->body.data ? req->body.data : "", req->body.len);
     if (!resp) return send_text(c, 204, "application/json", "", 0); /* a notification */
     enum MHD_Result rc = send_text(c, 200, "application/json", resp, strlen(resp));
     free(resp);
@@ -506,25 +489,6 @@ static int listen_on(const host_endpoint_t *ep, char *url, size_t cap, char *err
     return fd;
 }
 
-static void on_wake_closed(uv_handle_t *handle)
-{
-    host_dashboard_t *d = handle->data;
-    pthread_cond_destroy(&d->cond);
-    pthread_mutex_destroy(&d->mu);
-    free(d);
-}
-
-static void init_sync(host_dashboard_t *d)
-{
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&d->cond, &ca);
-    pthread_condattr_destroy(&ca);
-    pthread_mutex_init(&d->mu, NULL);
-    atomic_init(&d->streams, 0u);
-}
-
 host_dashboard_t *host_dashboard_open(host_t *h, const host_options_t *o, char *url, size_t cap)
 {
     char err[256];
@@ -542,29 +506,28 @@ host_dashboard_t *host_dashboard_open(host_t *h, const host_options_t *o, char *
     d->allow_origins = o->allow_origins;
     d->allow_origin_count = o->allow_origin_count;
     d->auth_token = o->auth_token;
-    init_sync(d);
-    uv_async_init(&h->loop, &d->wake, on_wake);
-    d->wake.data = d;
     host_tap_set_notify(&h->tap, on_log, d);
     if (host_device_watch(h, on_device, d) != 0) {
         host_log(HOST_LOG_ERROR, "dashboard: too many transports watch the device");
     } else {
         d->daemon = MHD_start_daemon(
-            MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO |
-                MHD_USE_ERROR_LOG,
-            0, NULL, NULL, on_request, d, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, NULL,
+            HOST_MHD_FLAGS, 0, NULL, NULL, on_request, d, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, NULL,
             MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_NOTIFY_COMPLETED, on_completed, d,
             MHD_OPTION_CONNECTION_LIMIT, (unsigned)CONN_MAX, MHD_OPTION_CONNECTION_TIMEOUT,
             (unsigned)CONN_TIMEOUT_S, MHD_OPTION_END);
         if (!d->daemon) {
             host_log(HOST_LOG_ERROR, "dashboard: cannot start libmicrohttpd on %s", url);
             host_device_unwatch(h, on_device, d);
+        } else if (!(d->mhd = host_mhd_start(&h->loop, d->daemon, "dashboard"))) {
+            MHD_stop_daemon(d->daemon);
+            d->daemon = NULL;
+            host_device_unwatch(h, on_device, d);
         }
     }
     if (!d->daemon) {
         host_tap_set_notify(&h->tap, NULL, NULL);
         close(fd);
-        uv_close((uv_handle_t *)&d->wake, on_wake_closed);
+        free(d);
         return NULL;
     }
     host_log(HOST_LOG_INFO, "dashboard: %s%s", url,
@@ -574,12 +537,9 @@ host_dashboard_t *host_dashboard_open(host_t *h, const host_options_t *o, char *
 
 void host_dashboard_close(host_dashboard_t *d)
 {
-    pthread_mutex_lock(&d->mu);
-    d->stopping = true; /* every stream ends */
-    pthread_cond_broadcast(&d->cond);
-    pthread_mutex_unlock(&d->mu);
-    MHD_stop_daemon(d->daemon); /* joins every connection thread */
+    d->stopping = true;  /* every stream ends */
+    host_mhd_stop(d->mhd); /* resumes what is parked, closes every connection */
     host_device_unwatch(d->host, on_device, d);
     host_tap_set_notify(&d->host->tap, NULL, NULL);
-    uv_close((uv_handle_t *)&d->wake, on_wake_closed);
+    free(d);
 }

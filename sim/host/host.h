@@ -2,7 +2,6 @@
 #ifndef HOST_H
 #define HOST_H
 
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <uv.h>
@@ -20,23 +19,22 @@ typedef struct host_bridge host_bridge_t;
 typedef struct host_mqtt host_mqtt_t;
 typedef struct host_fleet host_fleet_t;
 
-/* Hears after every call into the device (see host_device_watch); runs with the lock held. */
+/* Hears after every call into the device (see host_device_watch). */
 typedef void (*host_watch_fn)(void *ctx);
 
 /* Most watchers one host keeps (the transports that push notifications). */
 #define HOST_WATCHERS_MAX 8
 
 /*
- * One simulator process: one loop thread, one device. Every call into the sim or the firmware goes
- * through host_device_lock/unlock (the only way a second thread, such as a future HTTP server
- * thread, may reach the device), and on the loop thread through the host_device_* helpers below,
- * which also keep the real-time clock in step.
+ * One simulator process: one loop thread, one device, no other threads. Every transport (the
+ * HTTP server and the dashboard included: libmicrohttpd is driven from the loop, mhd_uv.h) calls
+ * the device on the loop thread through the host_device_* helpers below, which also keep the
+ * real-time clock in step and tell the watchers.
  */
 typedef struct host {
     uv_loop_t loop;
     sim_t *sim;
     sim_clock_mode_t clock;
-    pthread_mutex_t device_mutex;
     uint64_t start_ns;      /* uv_hrtime() when simulated time was 0 */
     uv_timer_t clock_timer; /* real-time mode: wakes at the sim's next event */
     uv_signal_t sig_int, sig_term;
@@ -44,8 +42,8 @@ typedef struct host {
     host_server_t *tcp;
     host_server_t *control;
     host_ws_t *ws;     /* WebSocket server and dial-out link (ws.h); freed by host_close */
-    host_http_t *http; /* Streamable HTTP server (http.h), its own threads; closed by host_stop */
-    host_dashboard_t *dashboard; /* --dashboard (dashboard.h), its own threads; as http */
+    host_http_t *http; /* Streamable HTTP server (http.h); closed by host_stop */
+    host_dashboard_t *dashboard; /* --dashboard (dashboard.h); as http */
     host_stdio_t *stdio;         /* --stdio (stdio_transport.h) */
     /* --device (bridge.h): real MCP/U devices served instead of the sim's firmware. Every call
        into "the device" below then goes to the bridge; sim stays as an idle placeholder that
@@ -58,7 +56,6 @@ typedef struct host {
         void *ctx;
     } watchers[HOST_WATCHERS_MAX];
     size_t watcher_count;
-    pthread_t loop_thread; /* the thread that ran host_init (and runs host_run) */
     host_tap_t tap;        /* the message log (tap.h): records only while someone listens */
     /* The output budget (host_out_*): unsent replies of every TCP and WebSocket client. */
     size_t out_budget;     /* bytes all clients may hold together (--output-budget) */
@@ -97,9 +94,6 @@ void host_stop(host_t *h);
 /* After host_run returned (or when startup failed): closes what is left, frees the sim. */
 void host_close(host_t *h);
 
-void host_device_lock(host_t *h);
-void host_device_unlock(host_t *h);
-
 /*
  * The message tap: every entry point below that carries MCP messages names its transport
  * ("tcp", "pty", "http", "ws", "dial-out"; a byte stream through its host_tap_src_t, which also
@@ -109,7 +103,7 @@ void host_device_unlock(host_t *h);
  */
 
 /* Loop thread: feeds a byte stream to the device (real-time clock synced first); replies go
-   to out while the lock is held. */
+   to out during the call. */
 void host_device_feed(host_t *h, host_tap_src_t *src, fw_framer_t *fr, const uint8_t *data,
                       size_t len, fw_sink_t out);
 
@@ -117,9 +111,6 @@ void host_device_feed(host_t *h, host_tap_src_t *src, fw_framer_t *fr, const uin
    implicit one): every message written (responses and notifications before them) is a line. */
 void host_device_feed_session(host_t *h, host_tap_src_t *src, fw_session_t *session,
                               fw_framer_t *fr, const uint8_t *data, size_t len, fw_sink_t out);
-
-/* True on the loop thread (the only one that may touch libuv handles and their queues). */
-bool host_on_loop_thread(const host_t *h);
 
 /* Loop thread: one control-channel message; the malloc'd response or NULL (notification). */
 char *host_device_control(host_t *h, const char *msg, size_t len);
@@ -132,48 +123,35 @@ bool host_device_session(host_t *h, const char *transport, fw_session_t *session
 
 /*
  * Registers fn(ctx) to run after every call into the device: a request on any transport, a
- * clock poll, a control message. It runs with the device lock held, on the thread that made
- * the call (the loop thread, or a transport's own thread), so a transport that pushes
- * notifications can drain its sessions (fw_device_drain) at once, or wake its own thread.
- * Loop thread, before host_run; at most HOST_WATCHERS_MAX. Returns 0, or -1 when full.
+ * clock poll, a control message. It runs on the loop thread right after the call, so a
+ * transport that pushes notifications can drain its sessions (fw_device_drain) at once.
+ * Loop thread; at most HOST_WATCHERS_MAX. Returns 0, or -1 when full.
  */
 int host_device_watch(host_t *h, host_watch_fn fn, void *ctx);
 
 /* Loop thread: removes a watcher host_device_watch registered (the same fn and ctx). */
 void host_device_unwatch(host_t *h, host_watch_fn fn, void *ctx);
 
-/*
- * Any thread (a transport's own, such as the HTTP server's): as host_device_session, but the
- * clock timer, which only the loop thread may touch, is not re-armed: the caller then wakes
- * the loop (an uv_async), which calls host_clock_rearm.
- */
-bool host_device_session_any(host_t *h, const char *transport, fw_session_t *session,
-                             const char *msg, size_t len, fw_msg_sink_t out);
-
-/* Any thread: as host_device_control, with the clock timer left as host_device_session_any
-   leaves it (the caller wakes the loop, which calls host_clock_rearm). */
-char *host_device_control_any(host_t *h, const char *msg, size_t len);
-
-/* Loop thread: re-arms the real-time clock timer for the sim's next event (after another
-   thread called into the device), and tells the watchers again on the loop thread, so a
-   watcher that ignored the other thread's call (a libuv transport) catches up here. */
+/* Loop thread: re-arms the real-time clock timer for the sim's next event and tells the
+   watchers, after something changed the device outside a host_device_* call (a reset, a
+   bridged device's new tools). */
 void host_clock_rearm(host_t *h);
 
-/* Loop thread, lock not held: session's client went away (its connection closed, another
+/* Loop thread: session's client went away (its connection closed, another
    client opened the pty): the MCP 2026-07-28 listen streams it opened close, their slots are
    free again (fw_device_listen_release). */
 void host_device_release(host_t *h, const fw_session_t *session);
 
-/* Device lock held: writes session's pending notifications to out (fw_device_drain, or the
-   bridge's own when bridging); returns how many. Transports call it from their watchers. */
+/* Loop thread: writes session's pending notifications to out (fw_device_drain, or the bridge's
+   own when bridging); returns how many. Transports call it from their watchers. */
 size_t host_device_drain(host_t *h, fw_session_t *session, fw_msg_sink_t out);
 
 /*
  * Late answers. With --device the bridge cannot answer a request that needs the device during
  * the call: the request queues for the device's line, and its answer comes when the device
  * answers or its timeout passes, through the late writer the transport gave with the call. fn
- * gets one whole JSON-RPC message (no newline), on the loop thread, without the device lock, and
- * may call back into the host. transport names it in the message log. A NULL fn: the request is
+ * gets one whole JSON-RPC message (no newline), on the loop thread, after the call that made
+ * it due, and may call back into the host. transport names it in the message log. A NULL fn: the request is
  * refused at once with an error instead.
  */
 typedef struct host_late {
@@ -189,22 +167,21 @@ typedef enum host_answer { HOST_SILENT, HOST_ANSWERED, HOST_DEFERRED } host_answ
 void host_device_feed_late(host_t *h, host_tap_src_t *src, fw_session_t *session, fw_framer_t *fr,
                            const uint8_t *data, size_t len, fw_sink_t out, host_late_t late);
 
-/* host_device_session (any_thread: host_device_session_any), with late for an answer that
-   comes later (HOST_DEFERRED). */
+/* host_device_session, with late for an answer that comes later (HOST_DEFERRED). */
 host_answer_t host_device_session_late(host_t *h, const char *transport, fw_session_t *session,
                                        const char *msg, size_t len, fw_msg_sink_t out,
-                                       host_late_t late, bool any_thread);
+                                       host_late_t late);
 
-/* Loop thread, lock not held: how many late answers are still due to ctx (a transport that
+/* Loop thread: how many late answers are still due to ctx (a transport that
    saw its input end waits for them before it closes). */
 size_t host_device_pending(host_t *h, const void *ctx);
 
-/* Loop thread, lock not held: ctx is going away; the answers still due to it are dropped. */
+/* Loop thread: ctx is going away; the answers still due to it are dropped. */
 void host_device_forget(host_t *h, const void *ctx);
 
 /*
  * A second device on owner's loop (a fleet's, fleet.h): h gets sim (ownership passes), its own
- * lock, tap and sessions, and a clock timer on owner's loop; it has no loop, signals or
+ * tap and sessions, and a clock timer on owner's loop; it has no loop, signals or
  * transports of its own (h->loop is unused). Every host_device_* call above works on it, on
  * owner's loop thread. host_stop_device closes its timer (loop thread); once the loop ran the
  * close callbacks, host_free_device frees the sim.

@@ -23,16 +23,17 @@
 #include "http_session.h"
 #include "net.h"
 #include "log.h"
+#include "mhd_uv.h"
 
 /*
- * Threads: libmicrohttpd runs one thread per connection (MHD_USE_THREAD_PER_CONNECTION). A GET
- * stream's content callback then simply blocks on its session's condition variable until there
- * is something to send or a keep-alive is due, and a POST that holds the device lock for a long
- * tool call delays no other client's stream. (With one polling thread a blocking callback would
- * stall every connection; the alternative, suspend/resume driven from the loop, costs a lot of
- * subtle code for a simulator that serves a few dozen clients.) Every device access is made
- * between host_device_lock and unlock; a thread that used the device wakes the loop (an
- * uv_async) so that it re-arms its real-time clock timer.
+ * One loop, no threads: libmicrohttpd is driven from the host's libuv loop (mhd_uv.h: its epoll
+ * fd watched by a uv_poll, its timeout by a uv_timer), so every callback below runs on the loop
+ * thread and calls the device as the other transports do. Nothing blocks: a POST whose answer
+ * comes later (a bridged device, --device) parks its connection (MHD_suspend_connection) until
+ * the late answer resumes it; an event stream with nothing to send (a session's GET stream, a
+ * call stream waiting for the client's answer, a subscriptions/listen stream) parks in its
+ * content reader, which returns 0, and is resumed when the device wrote something for it (the
+ * device watcher, on_device), when its keep-alive is due or when its client hangs up.
  */
 
 /* Connections served at once: http_guard_conn_limit() (from the open-files limit), with a cap
@@ -44,9 +45,10 @@
 struct host_http {
     host_t *host;
     struct MHD_Daemon *daemon;
+    host_mhd_t *mhd;     /* drives the daemon from the loop (mhd_uv.h) */
     http_guard_t *guard; /* slow and silent clients, refused connections (http_guard.h) */
-    uv_async_t wake; /* an HTTP thread used the device: the loop re-arms its clock */
     host_sessions_t sessions;
+    struct listen_stream *listens; /* open subscriptions/listen streams */
     const char *const *allow_hosts;
     size_t allow_host_count;
     const char *const *allow_origins;
@@ -55,10 +57,32 @@ struct host_http {
     unsigned idle_timeout_s;
 };
 
-/* A request's state between libmicrohttpd's calls: the POST body as it arrives. */
+/* The messages the device wrote for one POST: concatenated, with the end of each. */
+typedef struct collector {
+    host_buf_t data;
+    size_t *ends;
+    uint8_t *kinds; /* fw_msg_kind_t of each, as the device's sink told it */
+    int32_t *codes; /* the error code of each FW_MSG_ERROR */
+    size_t count, cap;
+    fw_msg_kind_t kind; /* of the message being written (tell comes before end) */
+    int32_t code;
+} collector_t;
+
+/* A request's state between libmicrohttpd's calls: the POST body as it arrives, then, while
+   a bridged device has not answered yet, what the answer needs once it came. */
 typedef struct http_req {
     host_buf_t body;
     bool too_large;
+    bool waiting;  /* the device answers later: the connection is parked */
+    bool answered; /* the late answer came */
+    host_mhd_park_t *park;
+    collector_t col;     /* what the device wrote */
+    host_answer_t answer;
+    host_session_t *s;   /* stateful: the session, referenced */
+    bool created, requests;
+    bool stateless, listen;
+    bool unreadable; /* the device cannot read the body: its error is the answer */
+    fw_session_t none;   /* stateless: the request's own session */
 } http_req_t;
 
 /* A refusal: the HTTP status, the JSON-RPC error in the body and the headers it needs. */
@@ -365,16 +389,13 @@ static host_session_t *new_session(host_http_t *http, struct MHD_Connection *c, 
         return NULL;
     }
     snprintf(s->owner, sizeof s->owner, "%s", owner);
-    host_device_lock(http->host);
     fw_session_init(&s->fw, sim_device(http->host->sim));
-    host_device_unlock(http->host);
     return s;
 }
 
 /* After the initialize of a new session ran: lists it when it succeeded. True if listed. */
 static bool finish_new_session(host_http_t *http, struct MHD_Connection *c, host_session_t *s)
 {
-    /* s is not listed yet: no other thread reaches its fw, so it can be read without lock. */
     if (!s->fw.initialize_seen) {
         host_sessions_unreserve(&http->sessions);
         return false;
@@ -391,16 +412,33 @@ static bool finish_new_session(host_http_t *http, struct MHD_Connection *c, host
 
 /* ---------------------------------------------------------------- event streams */
 
+/* A GET or call stream as libmicrohttpd's content reader sees it. */
+typedef struct http_stream {
+    host_stream_t *st;
+    host_mhd_park_t *park;
+} http_stream_t;
+
+static void stream_wake(void *ctx)
+{
+    host_mhd_unpark(((http_stream_t *)ctx)->park);
+}
+
+/* Nothing to send now: parks until the stream is woken or its keep-alive is due. */
 static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
 {
+    http_stream_t *hs = cls;
     (void)pos;
-    ssize_t n = host_stream_read(cls, buf, max);
+    ssize_t n = host_stream_read(hs->st, buf, max);
+    if (n == 0) host_mhd_park(hs->park, host_stream_wait_ms(hs->st));
     return n < 0 ? MHD_CONTENT_READER_END_OF_STREAM : n;
 }
 
 static void stream_free(void *cls)
 {
-    host_stream_close(cls);
+    http_stream_t *hs = cls;
+    host_stream_close(hs->st);
+    host_mhd_park_free(hs->park);
+    free(hs);
 }
 
 static int socket_of(struct MHD_Connection *c)
@@ -414,10 +452,15 @@ static int socket_of(struct MHD_Connection *c)
 static enum MHD_Result send_stream(const host_http_t *http, struct MHD_Connection *c,
                                    host_stream_t *st)
 {
+    http_stream_t *hs = calloc(1, sizeof *hs);
+    if (!hs) abort();
+    hs->st = st;
+    hs->park = host_mhd_park_new(http->mhd, c, socket_of(c));
+    host_stream_on_wake(st, stream_wake, hs);
     struct MHD_Response *r =
-        MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096, stream_read, st, stream_free);
+        MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096, stream_read, hs, stream_free);
     if (!r) {
-        host_stream_close(st);
+        stream_free(hs);
         return MHD_NO;
     }
     MHD_add_response_header(r, "Content-Type", "text/event-stream");
@@ -427,16 +470,17 @@ static enum MHD_Result send_stream(const host_http_t *http, struct MHD_Connectio
 
 /* ---------------------------------------------------------------- POST */
 
-/* The messages the device wrote for one POST: concatenated, with the end of each. */
-typedef struct collector {
-    host_buf_t data;
-    size_t *ends;
-    size_t count, cap;
-} collector_t;
-
 static void col_write(void *ctx, const char *data, size_t len)
 {
     host_buf_append(&((collector_t *)ctx)->data, data, len);
+}
+
+/* The sink's tell: what the message being written is (so nothing is parsed again). */
+static void col_tell(void *ctx, fw_msg_kind_t kind, int32_t code)
+{
+    collector_t *col = ctx;
+    col->kind = kind;
+    col->code = code;
 }
 
 static void col_end(void *ctx)
@@ -445,36 +489,39 @@ static void col_end(void *ctx)
     if (col->count == col->cap) {
         col->cap = col->cap ? 2 * col->cap : 4;
         col->ends = realloc(col->ends, col->cap * sizeof *col->ends);
-        if (!col->ends) abort();
+        col->kinds = realloc(col->kinds, col->cap * sizeof *col->kinds);
+        col->codes = realloc(col->codes, col->cap * sizeof *col->codes);
+        if (!col->ends || !col->kinds || !col->codes) abort();
     }
+    col->kinds[col->count] = (uint8_t)col->kind;
+    col->codes[col->count] = col->code;
     col->ends[col->count++] = col->data.len;
+    col->kind = FW_MSG_RESULT; /* a message without a tell (a bridged device's late answer) */
+    col->code = 0;
+}
+
+static fw_msg_sink_t col_sink(collector_t *col)
+{
+    return (fw_msg_sink_t){col_write, col, col_end, col_tell};
 }
 
 static void col_free(collector_t *col)
 {
     host_buf_free(&col->data);
     free(col->ends);
+    free(col->kinds);
+    free(col->codes);
 }
 
-/* True for a single request whose method is initialize (it may create a session). */
-static bool is_initialize(const json_t *doc)
+static bool is_response(fw_msg_kind_t kind)
 {
-    const json_t *m = json_object_get(doc, "method");
-    return json_is_string(m) && strcmp(json_string_value(m), "initialize") == 0;
+    return kind == FW_MSG_RESULT || kind == FW_MSG_ERROR || kind == FW_MSG_BATCH;
 }
 
-static bool is_request(const json_t *msg)
+/* True for a single message whose method is initialize (it may create a session). */
+static bool is_initialize(const fw_envelope_t *env)
 {
-    return json_object_get(msg, "method") && json_object_get(msg, "id");
-}
-
-/* True when a body (a message or a batch) holds a request: it must be answered. */
-static bool has_requests(const json_t *doc)
-{
-    if (!json_is_array(doc)) return is_request(doc);
-    for (size_t i = 0; i < json_array_size(doc); i++)
-        if (is_request(json_array_get(doc, i))) return true;
-    return false;
+    return env->method >= 0 && (fw_json_str_eq)(&env->doc, (uint32_t)env->method, "initialize");
 }
 
 /* The POST's answer: one message as application/json, several as an SSE stream. */
@@ -493,23 +540,11 @@ static enum MHD_Result send_messages(const host_http_t *http, struct MHD_Connect
     return send_body(http, c, 200, "text/event-stream", sse.data, sse.len, session_id);
 }
 
-typedef enum msg_kind { MSG_REQUEST, MSG_NOTIFICATION, MSG_RESPONSE } msg_kind_t;
-
-static msg_kind_t kind_of(const char *json, size_t len)
-{
-    json_t *doc = json_loadb(json, len, 0, NULL);
-    msg_kind_t kind = MSG_RESPONSE;
-    if (json_object_get(doc, "method"))
-        kind = json_object_get(doc, "id") ? MSG_REQUEST : MSG_NOTIFICATION;
-    json_decref(doc);
-    return kind;
-}
-
 /* True when the device wrote a request to the client (fw_call_ask): its call waits. */
 static bool asks_client(const collector_t *col)
 {
-    for (size_t i = 0, start = 0; i < col->count; start = col->ends[i++])
-        if (kind_of(col->data.data + start, col->ends[i] - start) == MSG_REQUEST) return true;
+    for (size_t i = 0; i < col->count; i++)
+        if (col->kinds[i] == FW_MSG_REQUEST) return true;
     return false;
 }
 
@@ -520,7 +555,7 @@ static void deliver_messages(host_http_t *http, host_session_t *s, const collect
     for (size_t i = 0, start = 0; i < col->count; start = col->ends[i++]) {
         const char *msg = col->data.data + start;
         size_t len = col->ends[i] - start;
-        host_session_deliver(&http->sessions, s, msg, len, kind_of(msg, len) == MSG_RESPONSE);
+        host_session_deliver(&http->sessions, s, msg, len, is_response(col->kinds[i]));
     }
 }
 
@@ -540,33 +575,41 @@ static enum MHD_Result open_call_stream(host_http_t *http, struct MHD_Connection
     return send_stream(http, c, st);
 }
 
-/* Whether s's fw_call_ask still waits (read under the device lock: s->fw is the device's). */
-static bool call_waits(host_http_t *http, host_session_t *s)
+/* Whether s's fw_call_ask still waits. */
+static bool call_waits(host_session_t *s)
 {
-    host_device_lock(http->host);
-    bool waits = s->fw.ask_tool != NULL;
-    host_device_unlock(http->host);
-    return waits;
+    return s->fw.ask_tool != NULL;
 }
 
-/* A POST whose request waits on a device (--device): its thread waits here, and the loop thread
-   hands it the answer when the device gave it (or its timeout passed). The loop never waits. */
-typedef struct http_wait {
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    collector_t *col;
-    bool done;
-} http_wait_t;
-
+/* The late answer of a bridged device (--device), on the loop thread: the parked POST goes on. */
 static void http_late(void *ctx, const char *msg, size_t len)
 {
-    http_wait_t *w = ctx;
-    pthread_mutex_lock(&w->mu);
-    col_write(w->col, msg, len);
-    col_end(w->col);
-    w->done = true;
-    pthread_cond_signal(&w->cv);
-    pthread_mutex_unlock(&w->mu);
+    http_req_t *req = ctx;
+    col_write(&req->col, msg, len);
+    col_end(&req->col);
+    req->answered = true;
+    if (req->park) host_mhd_unpark(req->park); /* else it came before call_device returned */
+}
+
+static enum MHD_Result finish_post(host_http_t *http, struct MHD_Connection *c, http_req_t *req);
+static enum MHD_Result finish_stateless(host_http_t *http, struct MHD_Connection *c,
+                                        http_req_t *req);
+
+/* Runs the body in session fw; the answer is sent at once, or once the late answer came. */
+static enum MHD_Result call_device(host_http_t *http, struct MHD_Connection *c, http_req_t *req,
+                                   fw_session_t *fw)
+{
+    fw_msg_sink_t out = col_sink(&req->col);
+    req->answer = host_device_session_late(http->host, "http", fw, req->body.data, req->body.len,
+                                           out, (host_late_t){http_late, req, "http"});
+    if (req->answer == HOST_DEFERRED && !req->answered) { /* the bridge always answers: the
+                                                             device's reply or its timeout */
+        req->waiting = true;
+        req->park = host_mhd_park_new(http->mhd, c, -1);
+        host_mhd_park(req->park, 0);
+        return MHD_YES;
+    }
+    return req->stateless ? finish_stateless(http, c, req) : finish_post(http, c, req);
 }
 
 /*
@@ -577,21 +620,21 @@ static void http_late(void *ctx, const char *msg, size_t len)
 static enum MHD_Result run_post(host_http_t *http, struct MHD_Connection *c, http_req_t *req,
                                 host_session_t *s, bool created, bool requests)
 {
-    collector_t col = {0};
-    fw_msg_sink_t out = {col_write, &col, col_end};
-    http_wait_t w = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, &col, false};
-    host_answer_t a = host_device_session_late(http->host, "http", &s->fw, req->body.data,
-                                               req->body.len, out, (host_late_t){http_late, &w, "http"},
-                                               true);
-    uv_async_send(&http->wake);
-    if (a == HOST_DEFERRED) { /* the bridge always answers: the device's reply or its timeout */
-        pthread_mutex_lock(&w.mu);
-        while (!w.done) pthread_cond_wait(&w.cv, &w.mu);
-        pthread_mutex_unlock(&w.mu);
-    }
-    pthread_mutex_destroy(&w.mu);
-    pthread_cond_destroy(&w.cv);
-    bool answered = a != HOST_SILENT;
+    req->s = s;
+    req->created = created;
+    req->requests = requests;
+    return call_device(http, c, req, &s->fw);
+}
+
+/* The answer of run_post's call, once the device gave it. */
+static enum MHD_Result finish_post(host_http_t *http, struct MHD_Connection *c, http_req_t *req)
+{
+    host_session_t *s = req->s;
+    bool created = req->created, requests = req->requests;
+    collector_t col = req->col;
+    memset(&req->col, 0, sizeof req->col);
+    req->s = NULL;
+    bool answered = req->answer != HOST_SILENT;
     bool listed = !created || finish_new_session(http, c, s);
     enum MHD_Result rc;
     if (answered && col.count > 0) {
@@ -603,7 +646,7 @@ static enum MHD_Result run_post(host_http_t *http, struct MHD_Connection *c, htt
         rc = send_body(http, c, 202, NULL, NULL, 0, NULL);
     }
     /* A call cancelled (or initialize again) waits no more: its stream must not hang on. */
-    if (listed && host_session_has_call(&http->sessions, s) && !call_waits(http, s))
+    if (listed && host_session_has_call(&http->sessions, s) && !call_waits(s))
         host_session_end_call(&http->sessions, s);
     col_free(&col);
     host_session_release(&http->sessions, s);
@@ -647,24 +690,38 @@ static const char *name_member(const char *method)
     return NULL;
 }
 
+/* String token tok of env decoded into out (NUL-terminated); NULL when tok is absent, not a
+   string or longer than cap - 1. */
+static const char *env_str(const fw_envelope_t *env, int32_t tok, char *out, size_t cap)
+{
+    if (tok < 0 || env->doc.toks[tok].type != FW_JSON_STRING) return NULL;
+    return fw_json_str_decode(&env->doc, (uint32_t)tok, out, cap) >= 0 ? out : NULL;
+}
+
+/* Member key of object token obj (-1 when obj is no object or has no such member). */
+static int32_t env_member(const fw_envelope_t *env, int32_t obj, const char *key)
+{
+    if (obj < 0 || env->doc.toks[obj].type != FW_JSON_OBJECT) return -1;
+    return (fw_json_obj_get)(&env->doc, (uint32_t)obj, key);
+}
+
 /* True when the body asks for the stateless revision: a header naming a version that is not a
    stateful one, or (no header, no session) a _meta protocolVersion. */
-static bool wants_stateless(struct MHD_Connection *c, const json_t *doc)
+static bool wants_stateless(struct MHD_Connection *c, const fw_envelope_t *env)
 {
     const char *v = header(c, "MCP-Protocol-Version");
     if (v) return !fw_mcp_version_supported(v, strlen(v));
     if (header(c, "Mcp-Session-Id")) return false;
-    const json_t *meta = json_object_get(json_object_get(doc, "params"), "_meta");
-    const json_t *pv = json_object_get(meta, "io.modelcontextprotocol/protocolVersion");
-    return json_is_string(pv) &&
-           !fw_mcp_version_supported(json_string_value(pv), json_string_length(pv));
+    char pv[128];
+    if (!env_str(env, env->version, pv, sizeof pv)) return false;
+    return !fw_mcp_version_supported(pv, strlen(pv));
 }
 
 /* The headers against the body; false with e filled (status, code) when they disagree. */
-static bool check_stateless(struct MHD_Connection *c, const json_t *doc, http_err_t *e)
+static bool check_stateless(struct MHD_Connection *c, const fw_envelope_t *env, http_err_t *e)
 {
-    char value[512], trimmed[512];
-    if (!json_is_object(doc)) {
+    char value[512], trimmed[512], text[512];
+    if (env->batch || env->doc.toks[0].type != FW_JSON_OBJECT) {
         fail(e, 400, FW_RPC_INVALID_REQUEST,
              "a request of MCP 2026-07-28 is one JSON-RPC object (no batches)");
         return false;
@@ -674,10 +731,7 @@ static bool check_stateless(struct MHD_Connection *c, const json_t *doc, http_er
         fail(e, 400, FW_RPC_HEADER_MISMATCH, "MCP-Protocol-Version header missing");
         return false;
     }
-    const json_t *params = json_object_get(doc, "params");
-    const json_t *meta = json_object_get(params, "_meta");
-    const json_t *pv = json_object_get(meta, "io.modelcontextprotocol/protocolVersion");
-    if (strcmp(version, "2026-07-28") != 0 && !pv) { /* neither stateful nor stateless */
+    if (strcmp(version, "2026-07-28") != 0 && env->version < 0) { /* neither stateful nor stateless */
         fail(e, 400, FW_RPC_UNSUPPORTED_VERSION,
              "unsupported MCP-Protocol-Version '%.100s' (this server speaks 2026-07-28, and "
              "2024-11-05 to 2025-11-25 after initialize)",
@@ -685,21 +739,23 @@ static bool check_stateless(struct MHD_Connection *c, const json_t *doc, http_er
         snprintf(e->requested, sizeof e->requested, "%s", version);
         return false;
     }
-    if (!json_is_object(meta) || !pv ||
-        !json_object_get(meta, "io.modelcontextprotocol/clientCapabilities")) {
+    if (env->meta < 0 || env->doc.toks[env->meta].type != FW_JSON_OBJECT || env->version < 0 ||
+        env->caps < 0) {
         fail(e, 400, FW_RPC_INVALID_PARAMS,
              "Invalid params: params._meta must carry io.modelcontextprotocol/protocolVersion "
              "and io.modelcontextprotocol/clientCapabilities");
         return false;
     }
-    if (!json_is_string(pv) || strcmp(json_string_value(pv), version) != 0) {
+    const char *pv = env_str(env, env->version, text, sizeof text);
+    if (!pv || strcmp(pv, version) != 0) {
         fail(e, 400, FW_RPC_HEADER_MISMATCH,
              "MCP-Protocol-Version header '%.100s' does not match _meta's protocolVersion",
              version);
         return false;
     }
-    const json_t *m = json_object_get(doc, "method");
-    const char *method = json_is_string(m) ? json_string_value(m) : "";
+    char mbuf[256];
+    const char *method = env_str(env, env->method, mbuf, sizeof mbuf);
+    if (!method) method = "";
     const char *hm = header_trimmed(c, "Mcp-Method", trimmed, sizeof trimmed);
     if (!hm || strcmp(hm, method) != 0) {
         fail(e, 400, FW_RPC_HEADER_MISMATCH,
@@ -709,9 +765,11 @@ static bool check_stateless(struct MHD_Connection *c, const json_t *doc, http_er
         return false;
     }
     const char *key = name_member(method);
-    const json_t *n = key ? json_object_get(params, key) : NULL;
+    int32_t n = key ? env_member(env, env->params, key) : -1;
+    const char *name = env_str(env, n, text, sizeof text);
+    bool is_str = n >= 0 && env->doc.toks[n].type == FW_JSON_STRING;
     const char *hn = header_trimmed(c, "Mcp-Name", trimmed, sizeof trimmed);
-    if (json_is_string(n) ? !hn || strcmp(hn, json_string_value(n)) != 0 : hn != NULL) {
+    if (is_str ? !hn || !name || strcmp(hn, name) != 0 : hn != NULL) {
         fail(e, 400, FW_RPC_HEADER_MISMATCH,
              "Mcp-Name header %s%.100s%s does not match the body's params.%s",
              hn ? "'" : "", hn ? hn : "missing", hn ? "'" : "", key ? key : "name");
@@ -720,14 +778,12 @@ static bool check_stateless(struct MHD_Connection *c, const json_t *doc, http_er
     return true;
 }
 
-/* The HTTP status of a stateless answer: 404 for an unknown method, 400 for the other
-   errors of the request itself, 200 for results and the device's own failures. */
-static unsigned stateless_status(const char *json, size_t len)
+/* The HTTP status of a stateless answer (its kind and code, as the device's sink told them):
+   404 for an unknown method, 400 for the other errors of the request itself, 200 for results
+   and the device's own failures. */
+static unsigned stateless_status(fw_msg_kind_t kind, int32_t v)
 {
-    json_t *doc = json_loadb(json, len, 0, NULL);
-    json_t *code = json_object_get(json_object_get(doc, "error"), "code");
-    int v = json_is_integer(code) ? (int)json_integer_value(code) : 0;
-    json_decref(doc);
+    if (kind != FW_MSG_ERROR) return 200;
     if (v == FW_RPC_METHOD_NOT_FOUND) return 404;
     if (v == FW_RPC_INVALID_PARAMS || v == FW_RPC_INVALID_REQUEST || v == FW_RPC_PARSE_ERROR ||
         v == FW_RPC_HEADER_MISMATCH || v == FW_RPC_MISSING_CLIENT_CAP ||
@@ -736,25 +792,40 @@ static unsigned stateless_status(const char *json, size_t len)
     return 200;
 }
 
-/* A refusal of a stateless request: its id is kept (the client matches errors by it). */
+/* A refusal of a stateless request: its id is kept, as the body wrote it (the client matches
+   errors by it; an id that is no string or number becomes null). */
 static enum MHD_Result send_stateless_error(const host_http_t *http, struct MHD_Connection *c,
-                                           const json_t *doc, const http_err_t *e)
+                                           const fw_envelope_t *env, const http_err_t *e)
 {
     char peer[80];
     peer_of(c, peer, sizeof peer);
     host_log(HOST_LOG_INFO, "http: %s POST /mcp -> %u: %s", peer, e->status, e->message);
-    json_t *id = json_is_object(doc) ? json_object_get(doc, "id") : NULL;
-    json_t *out = json_pack("{s:s, s:O, s:{s:i, s:s}}", "jsonrpc", "2.0", "id",
-                            id ? id : json_null(), "error", "code", e->code, "message",
-                            e->message);
+    const char *id = "null";
+    int id_len = 4;
+    if (env->id >= 0) {
+        const fw_json_tok_t *t = &env->doc.toks[env->id];
+        bool str = t->type == FW_JSON_STRING;
+        if (str || t->type == FW_JSON_NUMBER) {
+            id = env->doc.buf + t->start - (str ? 1 : 0);
+            id_len = (int)(t->end - t->start) + (str ? 2 : 0);
+        }
+    }
+    json_t *err = json_pack("{s:i, s:s}", "code", e->code, "message", e->message);
     if (e->code == FW_RPC_UNSUPPORTED_VERSION) /* the versions server/discover lists */
-        json_object_set_new(json_object_get(out, "error"), "data",
+        json_object_set_new(err, "data",
                             json_pack("{s:[s,s,s,s,s], s:s}", "supported", "2026-07-28",
                                       "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05",
                                       "requested", e->requested));
-    char *body = json_dumps(out, JSON_COMPACT);
-    json_decref(out);
-    return send_body(http, c, e->status, "application/json", body, strlen(body), NULL);
+    char *text = json_dumps(err, JSON_COMPACT);
+    json_decref(err);
+    host_buf_t body = {0};
+    host_buf_append(&body, "{\"jsonrpc\":\"2.0\",\"id\":", 22);
+    host_buf_append(&body, id, (size_t)id_len);
+    host_buf_append(&body, ",\"error\":", 9);
+    host_buf_append(&body, text, strlen(text));
+    host_buf_append(&body, "}", 1);
+    free(text);
+    return send_body(http, c, e->status, "application/json", body.data, body.len, NULL);
 }
 
 /* An Mcp-Param-* value: "=?base64?B64?=" is Base64 (canonical: padded to a multiple of 4, the
@@ -785,20 +856,19 @@ static bool param_value(const char *h, char *out, size_t cap)
 
 /* SEP-2243's custom headers: a tools/call of a tool whose inputSchema marks a property with
    "x-mcp-header": NAME must carry Mcp-Param-NAME equal to that argument (-32020 otherwise). */
-static bool check_custom_headers(host_http_t *http, struct MHD_Connection *c, const json_t *doc,
-                                 http_err_t *e)
+static bool check_custom_headers(host_http_t *http, struct MHD_Connection *c,
+                                 const fw_envelope_t *env, http_err_t *e)
 {
-    const json_t *params = json_object_get(doc, "params");
-    const char *method = json_string_value(json_object_get(doc, "method"));
-    const char *name = json_string_value(json_object_get(params, "name"));
-    if (method == NULL || strcmp(method, "tools/call") != 0 || name == NULL) return true;
-    host_device_lock(http->host);
+    char nbuf[256], vbuf[512];
+    const char *name = env_str(env, env_member(env, env->params, "name"), nbuf, sizeof nbuf);
+    if (env->method < 0 || !(fw_json_str_eq)(&env->doc, (uint32_t)env->method, "tools/call") ||
+        name == NULL)
+        return true;
     const fw_tool_t *tool = fw_device_find_tool(sim_device(http->host->sim), name);
     const char *schema = tool != NULL && (tool->flags & FW_TOOL_SCHEMA_JSON) ? tool->user : NULL;
-    host_device_unlock(http->host);
     if (schema == NULL) return true; /* only a schema as JSON text can carry x-mcp-header */
-    json_t *sj = json_loads(schema, 0, NULL);
-    const json_t *args = json_object_get(params, "arguments");
+    json_t *sj = json_loads(schema, 0, NULL); /* the tool's schema (the device's), not the body */
+    int32_t args = env_member(env, env->params, "arguments");
     const char *prop;
     json_t *def;
     bool ok = true;
@@ -808,14 +878,15 @@ static bool check_custom_headers(host_http_t *http, struct MHD_Connection *c, co
         char hname[96], trimmed[512], value[512];
         snprintf(hname, sizeof hname, "Mcp-Param-%s", suffix);
         const char *h = header_trimmed(c, hname, trimmed, sizeof trimmed);
-        const json_t *v = json_object_get(args, prop);
+        int32_t v = env_member(env, args, prop);
+        const char *arg = env_str(env, v, vbuf, sizeof vbuf);
         if (h == NULL) {
-            if (v == NULL || json_is_null(v)) continue;
+            if (v < 0 || env->doc.toks[v].type == FW_JSON_NULL) continue;
             fail(e, 400, FW_RPC_HEADER_MISMATCH, "%.100s header missing (arguments.%.100s is set)",
                  hname, prop);
         } else if (!param_value(h, value, sizeof value)) {
             fail(e, 400, FW_RPC_HEADER_MISMATCH, "%.100s header: malformed Base64", hname);
-        } else if (!json_is_string(v) || strcmp(json_string_value(v), value) != 0) {
+        } else if (arg == NULL || strcmp(arg, value) != 0) {
             fail(e, 400, FW_RPC_HEADER_MISMATCH,
                  "%.100s header does not match the body's arguments.%.100s", hname, prop);
         } else {
@@ -831,35 +902,29 @@ static bool check_custom_headers(host_http_t *http, struct MHD_Connection *c, co
 /*
  * subscriptions/listen (2026-07-28): the core keeps the stream's filter and cursors in a
  * listener slot (fw_device_listen_*); the POST is answered with an SSE stream that starts with
- * the acknowledgement and carries the slot's notifications, polled every LISTEN_POLL_MS. The
- * slot is the stream's (fw_device_listen_take): it ends when the client closes it (HTTP's
- * cancellation; a POSTed notifications/cancelled comes from no known client and is ignored)
- * or when the server stops.
+ * the acknowledgement and carries the slot's notifications. The slot is the stream's
+ * (fw_device_listen_take). After every call into the device (on_device) each open stream drains
+ * its slot, and a stream parked with nothing to send is resumed when that gave it something. It
+ * ends when the client closes it (HTTP's cancellation: a POSTed notifications/cancelled comes
+ * from no known client and is ignored) or when the server stops; with nothing to say it sends a
+ * keep-alive comment every LISTEN_KEEPALIVE_MS.
  */
-#define LISTEN_POLL_MS 50
 #define LISTEN_KEEPALIVE_MS 15000
 
+#if FW_WITH_LISTEN
 typedef struct listen_stream {
     host_http_t *http;
     int slot;
-    int fd;
+    bool closed;    /* the slot closed (cancelled) */
     host_buf_t sse; /* events waiting to be read */
-    unsigned idle_ms;
+    uint64_t last_ms; /* when something was last sent */
+    host_mhd_park_t *park;
+    struct listen_stream *prev, *next; /* in http->listens */
 } listen_stream_t;
 
-static bool listen_hung_up(int fd)
+static uint64_t now_ms(void)
 {
-    struct pollfd p = {fd, POLLRDHUP, 0};
-    return fd >= 0 && poll(&p, 1, 0) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR));
-}
-
-/* The server stops (host_sessions_stop writes the flag under the table's mutex). */
-static bool listen_stopping(host_http_t *http)
-{
-    pthread_mutex_lock(&http->sessions.mu);
-    bool stopping = http->sessions.stopping;
-    pthread_mutex_unlock(&http->sessions.mu);
-    return stopping;
+    return uv_hrtime() / 1000000u;
 }
 
 static void listen_col_events(host_buf_t *sse, const collector_t *col)
@@ -868,51 +933,63 @@ static void listen_col_events(host_buf_t *sse, const collector_t *col)
         host_sse_event(sse, col->data.data + start, col->ends[i] - start);
 }
 
+/* Moves the slot's notifications to the stream's events; true if it has news (or ended). */
+static bool listen_pull(listen_stream_t *ls)
+{
+    if (ls->closed) return true;
+    fw_device_t *dev = sim_device(ls->http->host->sim);
+    if (!fw_device_listen_open(dev, ls->slot)) {
+        ls->closed = true;
+        return true;
+    }
+    collector_t col = {0};
+    fw_device_listen_drain(dev, ls->slot, col_sink(&col));
+    listen_col_events(&ls->sse, &col);
+    col_free(&col);
+    return col.count > 0;
+}
+
 static ssize_t listen_read(void *cls, uint64_t pos, char *buf, size_t max)
 {
     listen_stream_t *ls = cls;
     (void)pos;
-    for (;;) {
-        if (ls->sse.len > 0) {
-            size_t n = ls->sse.len < max ? ls->sse.len : max;
-            memcpy(buf, ls->sse.data, n);
-            host_buf_consume(&ls->sse, n);
-            return (ssize_t)n;
-        }
-        if (listen_hung_up(ls->fd) || listen_stopping(ls->http))
+    if (ls->sse.len == 0) listen_pull(ls);
+    if (ls->sse.len == 0) {
+        if (ls->closed || host_mhd_park_hung_up(ls->park) || ls->http->sessions.stopping)
             return MHD_CONTENT_READER_END_OF_STREAM;
-        collector_t col = {0};
-        fw_msg_sink_t out = {col_write, &col, col_end};
-        host_device_lock(ls->http->host);
-        fw_device_t *dev = sim_device(ls->http->host->sim);
-        bool open = fw_device_listen_open(dev, ls->slot);
-        if (open) fw_device_listen_drain(dev, ls->slot, out);
-        host_device_unlock(ls->http->host);
-        listen_col_events(&ls->sse, &col);
-        col_free(&col);
-        if (ls->sse.len > 0) {
-            ls->idle_ms = 0;
-            continue;
+        uint64_t idle = now_ms() - ls->last_ms;
+        if (idle < LISTEN_KEEPALIVE_MS) {
+            host_mhd_park(ls->park, LISTEN_KEEPALIVE_MS - idle);
+            return 0;
         }
-        if (!open) return MHD_CONTENT_READER_END_OF_STREAM; /* cancelled */
-        if (ls->idle_ms >= LISTEN_KEEPALIVE_MS) {
-            static const char ping[] = ": keep-alive\n\n";
-            host_buf_append(&ls->sse, ping, sizeof ping - 1);
-            ls->idle_ms = 0;
-            continue;
-        }
-        struct timespec t = {0, LISTEN_POLL_MS * 1000000L};
-        nanosleep(&t, NULL);
-        ls->idle_ms += LISTEN_POLL_MS;
+        static const char ping[] = ": keep-alive\n\n";
+        host_buf_append(&ls->sse, ping, sizeof ping - 1);
     }
+    size_t n = ls->sse.len < max ? ls->sse.len : max;
+    memcpy(buf, ls->sse.data, n);
+    host_buf_consume(&ls->sse, n);
+    ls->last_ms = now_ms();
+    return (ssize_t)n;
+}
+
+/* After every call into the device: wakes the streams whose slot has something for them. */
+static void listen_wake_all(host_http_t *http)
+{
+    for (listen_stream_t *ls = http->listens; ls; ls = ls->next)
+        if (listen_pull(ls)) host_mhd_unpark(ls->park);
 }
 
 static void listen_free(void *cls)
 {
     listen_stream_t *ls = cls;
-    host_device_lock(ls->http->host);
-    fw_device_listen_close(sim_device(ls->http->host->sim), ls->slot);
-    host_device_unlock(ls->http->host);
+    host_http_t *http = ls->http;
+    if (ls->prev)
+        ls->prev->next = ls->next;
+    else if (http->listens == ls)
+        http->listens = ls->next;
+    if (ls->next) ls->next->prev = ls->prev;
+    fw_device_listen_close(sim_device(http->host->sim), ls->slot);
+    host_mhd_park_free(ls->park);
     host_buf_free(&ls->sse);
     free(ls);
 }
@@ -924,7 +1001,11 @@ static enum MHD_Result open_listen_stream(host_http_t *http, struct MHD_Connecti
     if (!ls) return MHD_NO;
     ls->http = http;
     ls->slot = slot;
-    ls->fd = socket_of(c);
+    ls->last_ms = now_ms();
+    ls->park = host_mhd_park_new(http->mhd, c, socket_of(c));
+    ls->next = http->listens;
+    if (ls->next) ls->next->prev = ls;
+    http->listens = ls;
     listen_col_events(&ls->sse, col);
     struct MHD_Response *r =
         MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096, listen_read, ls, listen_free);
@@ -937,58 +1018,93 @@ static enum MHD_Result open_listen_stream(host_http_t *http, struct MHD_Connecti
     return queue(http, c, 200, r);
 }
 
-static bool is_listen(const json_t *doc)
+/* The slot the message just handled (in session owner) opened, or -1: the stream owns it. */
+static int listen_take_opened(host_http_t *http, const fw_session_t *owner)
 {
-    const char *m = json_string_value(json_object_get(doc, "method"));
-    return m != NULL && strcmp(m, "subscriptions/listen") == 0 &&
-           json_object_get(doc, "id") != NULL;
+    return fw_device_listen_take(sim_device(http->host->sim), owner);
+}
+#else /* a core without listener slots (FW_WITH_LISTEN 0): no listen stream */
+struct listen_stream {
+    int unused;
+};
+
+static void listen_wake_all(host_http_t *http)
+{
+    (void)http;
+}
+
+static int listen_take_opened(host_http_t *http, const fw_session_t *owner)
+{
+    (void)http;
+    (void)owner;
+    return -1;
+}
+
+static enum MHD_Result open_listen_stream(host_http_t *http, struct MHD_Connection *c, int slot,
+                                          const collector_t *col)
+{
+    (void)http;
+    (void)c;
+    (void)slot;
+    (void)col;
+    return MHD_NO;
+}
+#endif
+
+static bool is_listen(const fw_envelope_t *env)
+{
+    return env->method >= 0 && env->id >= 0 &&
+           (fw_json_str_eq)(&env->doc, (uint32_t)env->method, "subscriptions/listen");
+}
+
+/* Runs the body in a session of its own, for this one request (the stateless revision, and a
+   body the device cannot read: it answers the error). */
+static enum MHD_Result run_alone(host_http_t *http, struct MHD_Connection *c, http_req_t *req,
+                                 bool listen)
+{
+    fw_session_init(&req->none, sim_device(http->host->sim));
+    req->stateless = true;
+    req->listen = listen;
+    return call_device(http, c, req, &req->none);
 }
 
 static enum MHD_Result stateless_post(host_http_t *http, struct MHD_Connection *c,
-                                      http_req_t *req, const json_t *doc)
+                                      http_req_t *req, const fw_envelope_t *env)
 {
     http_err_t e = {0};
-    if (!check_stateless(c, doc, &e) || !check_custom_headers(http, c, doc, &e))
-        return send_stateless_error(http, c, doc, &e);
-    fw_session_t none; /* the core runs the request in a session of its own */
-    host_device_lock(http->host);
-    fw_session_init(&none, sim_device(http->host->sim));
-    host_device_unlock(http->host);
-    collector_t col = {0};
-    fw_msg_sink_t out = {col_write, &col, col_end};
-    http_wait_t w = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, &col, false};
-    host_answer_t a = host_device_session_late(http->host, "http", &none, req->body.data,
-                                               req->body.len, out,
-                                               (host_late_t){http_late, &w, "http"}, true);
-    uv_async_send(&http->wake);
-    if (a == HOST_DEFERRED) {
-        pthread_mutex_lock(&w.mu);
-        while (!w.done) pthread_cond_wait(&w.cv, &w.mu);
-        pthread_mutex_unlock(&w.mu);
-    }
-    pthread_mutex_destroy(&w.mu);
-    pthread_cond_destroy(&w.cv);
+    if (!check_stateless(c, env, &e) || !check_custom_headers(http, c, env, &e))
+        return send_stateless_error(http, c, env, &e);
+    return run_alone(http, c, req, is_listen(env));
+}
+
+/* The answer of stateless_post's call, once the device gave it. */
+static enum MHD_Result finish_stateless(host_http_t *http, struct MHD_Connection *c,
+                                        http_req_t *req)
+{
+    collector_t *col = &req->col;
+    host_answer_t a = req->answer;
     enum MHD_Result rc;
     int slot = -1;
-    if (is_listen(doc)) { /* the slot the listen request opened, if it did */
-        host_device_lock(http->host);
-        slot = fw_device_listen_take(sim_device(http->host->sim), &none);
-        host_device_unlock(http->host);
-    }
+    if (req->listen) /* the slot the listen request opened, if it did */
+        slot = listen_take_opened(http, &req->none);
     if (slot >= 0 && a == HOST_SILENT) {
-        rc = open_listen_stream(http, c, slot, &col);
-    } else if (a == HOST_SILENT || col.count == 0) {
+        rc = open_listen_stream(http, c, slot, col);
+    } else if (a == HOST_SILENT || col->count == 0) {
         rc = send_body(http, c, 202, NULL, NULL, 0, NULL);
-    } else if (col.count == 1) {
-        size_t len = col.ends[0];
-        unsigned status = stateless_status(col.data.data, len);
-        char *body = col.data.data;
-        col.data.data = NULL;
+    } else if (col->count == 1) {
+        size_t len = col->ends[0];
+        unsigned status = stateless_status((fw_msg_kind_t)col->kinds[0], col->codes[0]);
+        if (req->unreadable) /* 400 for what is no JSON; a body over the device's limits is
+                                HTTP's business no more than any other answer of the device */
+            status = col->codes[0] == FW_RPC_PARSE_ERROR ? 400 : 200;
+        char *body = col->data.data;
+        col->data.data = NULL;
         rc = send_body(http, c, status, "application/json", body, len, NULL);
     } else {
-        rc = send_messages(http, c, &col, NULL); /* notifications, then the response: SSE */
+        rc = send_messages(http, c, col, NULL); /* notifications, then the response: SSE */
     }
-    col_free(&col);
+    col_free(col);
+    memset(col, 0, sizeof *col);
     return rc;
 }
 
@@ -1000,21 +1116,17 @@ static enum MHD_Result handle_post(host_http_t *http, struct MHD_Connection *c, 
              HOST_HTTP_BODY_MAX);
         return send_error(http, c, "POST", "/mcp", &e);
     }
-    json_error_t jerr;
-    json_t *doc =
-        json_loadb(req->body.data ? req->body.data : "", req->body.len, JSON_DECODE_ANY, &jerr);
-    if (!doc) {
-        fail(&e, 400, FW_RPC_PARSE_ERROR, "Parse error: %s (line %d, column %d)", jerr.text,
-             jerr.line, jerr.column);
-        return send_error(http, c, "POST", "/mcp", &e);
+    /* the envelope, read as the device reads it (the core's reader and limits): the same bytes
+       get the same verdict on every transport */
+    fw_json_tok_t toks[FW_JSON_TOKENS_MAX];
+    fw_envelope_t env;
+    if (fw_envelope_read(&env, req->body.data ? req->body.data : "", req->body.len, toks,
+                         FW_JSON_TOKENS_MAX) != FW_OK) {
+        req->unreadable = true; /* the device answers why (400 for a parse error) */
+        return run_alone(http, c, req, false);
     }
-    if (wants_stateless(c, doc)) {
-        enum MHD_Result rc = stateless_post(http, c, req, doc);
-        json_decref(doc);
-        return rc;
-    }
-    bool init = is_initialize(doc), requests = has_requests(doc);
-    json_decref(doc);
+    if (wants_stateless(c, &env)) return stateless_post(http, c, req, &env);
+    bool init = is_initialize(&env), requests = env.requests;
     bool created = init && !header(c, "Mcp-Session-Id");
     host_session_t *s = created ? new_session(http, c, &e) : find_session(http, c, &e);
     if (!s) return send_error(http, c, "POST", "/mcp", &e);
@@ -1108,6 +1220,14 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         http_guard_headers_done(c, false);
         return first_call(cls, c, url, method, con_cls);
     }
+    if (req->waiting) { /* resumed: the late answer came (or the server stops) */
+        if (!req->answered) {
+            host_mhd_park(req->park, 0);
+            return MHD_YES;
+        }
+        req->waiting = false;
+        return req->stateless ? finish_stateless(cls, c, req) : finish_post(cls, c, req);
+    }
     if (*upload_size > 0) {
         receive(req, upload, *upload_size);
         *upload_size = 0;
@@ -1120,11 +1240,15 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
                          enum MHD_RequestTerminationCode toe)
 {
-    (void)cls;
+    host_http_t *http = cls;
     (void)toe;
     http_guard_request_done(c);
     http_req_t *req = *con_cls;
     if (!req) return;
+    if (req->waiting && !req->answered) host_device_forget(http->host, req);
+    if (req->s) host_session_release(&http->sessions, req->s);
+    host_mhd_park_free(req->park);
+    col_free(&req->col);
     host_buf_free(&req->body);
     free(req);
     *con_cls = NULL;
@@ -1187,36 +1311,25 @@ static int listen_on(const host_endpoint_t *ep, char *url, size_t cap, char *err
     return fd;
 }
 
-/* The watcher (host_device_watch): after every call into the device, with the lock held, on
-   whichever thread made it: moves every session's notifications to its GET stream. */
 /* host_device_drain in the shape host_sessions_drain_with wants. */
 static size_t host_drain(void *h, fw_session_t *session, fw_msg_sink_t out)
 {
     return host_device_drain(h, session, out);
 }
 
+/* The watcher (host_device_watch): after every call into the device, on the loop thread:
+   moves every session's notifications to its GET stream and every listen slot's to its stream,
+   and wakes the streams that got something. */
 static void on_device(void *ctx)
 {
     host_http_t *http = ctx;
     host_sessions_drain_with(&http->sessions, host_drain, http->host);
-}
-
-static void on_wake(uv_async_t *a)
-{
-    host_http_t *http = a->data;
-    host_clock_rearm(http->host);
-}
-
-static void on_wake_closed(uv_handle_t *handle)
-{
-    free(handle->data);
+    listen_wake_all(http);
 }
 
 static struct MHD_Daemon *start_daemon(host_http_t *http, int fd)
 {
-    return MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
-                                MHD_USE_AUTO | MHD_USE_ERROR_LOG,
-                            0, NULL, NULL, on_request, http, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log,
+    return MHD_start_daemon(HOST_MHD_FLAGS, 0, NULL, NULL, on_request, http, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log,
                             http, MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_NOTIFY_COMPLETED,
                             on_completed, http, MHD_OPTION_NOTIFY_CONNECTION, http_guard_notify,
                             http->guard, MHD_OPTION_CONNECTION_LIMIT, http_guard_conn_limit(),
@@ -1246,20 +1359,22 @@ host_http_t *host_http_open(host_t *h, const host_options_t *o, char *url, size_
     host_sessions_init(&http->sessions, o->http_max_sessions,
                        (uint64_t)o->http_idle_timeout_s * 1000u);
     if (o->http_sessions_per_client) http->sessions.per_client = o->http_sessions_per_client;
-    uv_async_init(&h->loop, &http->wake, on_wake);
-    http->wake.data = http;
     http->guard = http_guard_open(h, http_guard_conn_limit(), o->http_per_address, CONN_TIMEOUT_S);
     if (host_device_watch(h, on_device, http) != 0) {
         host_log(HOST_LOG_ERROR, "http: too many transports watch the device");
     } else if (!(http->daemon = start_daemon(http, fd))) {
         host_log(HOST_LOG_ERROR, "http: cannot start libmicrohttpd on %s", url);
         host_device_unwatch(h, on_device, http);
+    } else if (!(http->mhd = host_mhd_start(&h->loop, http->daemon, "http"))) {
+        MHD_stop_daemon(http->daemon);
+        http->daemon = NULL;
+        host_device_unwatch(h, on_device, http);
     }
     if (!http->daemon) {
         close(fd);
         http_guard_close(http->guard);
         host_sessions_destroy(&http->sessions);
-        uv_close((uv_handle_t *)&http->wake, on_wake_closed);
+        free(http);
         return NULL;
     }
     host_log(HOST_LOG_INFO,
@@ -1279,9 +1394,9 @@ host_http_t *host_http_open(host_t *h, const host_options_t *o, char *url, size_
 void host_http_close(host_http_t *http)
 {
     host_sessions_stop(&http->sessions); /* wakes every stream: they end */
-    MHD_stop_daemon(http->daemon);       /* joins every connection thread */
+    host_mhd_stop(http->mhd); /* resumes what is parked, closes every connection */
     http_guard_close(http->guard);
     host_device_unwatch(http->host, on_device, http);
     host_sessions_destroy(&http->sessions);
-    uv_close((uv_handle_t *)&http->wake, on_wake_closed);
+    free(http);
 }

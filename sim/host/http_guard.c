@@ -1,19 +1,17 @@
 /* http_guard.c: deadlines for slow and silent HTTP clients, and the log of refused connections.
  *
- * libmicrohttpd (thread per connection) closes a connection only when it stays silent for the
- * idle timeout, so a client that sends one header byte a second holds its connection (and a
- * thread) for ever. The guard gives every connection a deadline: its request header must be in
+ * libmicrohttpd closes a connection only when it stays silent for the idle timeout, so a client
+ * that sends one header byte a second holds its connection (a socket and a slot of the
+ * connection limit) for ever. The guard gives every connection a deadline: its request header must be in
  * within HOST_HTTP_HEADER_S of connecting, a POST's body within HOST_HTTP_BODY_S of its header.
  * A timer on the loop shuts down the socket of a connection past its deadline; libmicrohttpd
  * then sees the end of its input and closes it as it closes any other. A GET stream and a POST
- * being answered have no deadline. The connection table is guarded by a mutex: the callbacks run
- * on libmicrohttpd's threads, the timer on the loop's; a connection leaves the table (CLOSED)
- * before libmicrohttpd closes its socket, so the timer never shuts down a reused descriptor.
+ * being answered have no deadline. Everything runs on the loop thread (libmicrohttpd is driven
+ * from it, mhd_uv.h); a connection leaves the table (CLOSED) before libmicrohttpd closes its
+ * socket, so the timer never shuts down a reused descriptor.
  */
 #include "http_guard.h"
 
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,10 +33,9 @@ typedef struct guard_conn {
 
 struct http_guard {
     uv_timer_t timer;
-    pthread_mutex_t mu;
     guard_conn_t *conns;
     unsigned live, conn_max, per_address, idle_s;
-    atomic_uint refused;            /* by the limits, since the last summary */
+    unsigned refused;               /* by the limits, since the last summary */
     unsigned slow_header, slow_body; /* closed by the sweep, since the last summary */
     uint64_t last_summary_ms;
 };
@@ -65,10 +62,11 @@ unsigned http_guard_per_address(const http_guard_t *g)
     return g->per_address;
 }
 
-/* Mutex held: the log of what the last interval refused or closed. */
-static void summarise_locked(http_guard_t *g, uint64_t now)
+/* The log of what the last interval refused or closed. */
+static void summarise(http_guard_t *g, uint64_t now)
 {
-    unsigned refused = atomic_exchange(&g->refused, 0u);
+    unsigned refused = g->refused;
+    g->refused = 0;
     if (refused)
         host_log(HOST_LOG_WARN,
                  "http: refused %u connection%s in the last %.1f s (limits: %u connections, %u "
@@ -89,7 +87,6 @@ static void on_sweep(uv_timer_t *t)
 {
     http_guard_t *g = t->data;
     uint64_t now = mono_ms();
-    pthread_mutex_lock(&g->mu);
     for (guard_conn_t *c = g->conns; c; c = c->next) {
         if (c->deadline_ms == 0 || now < c->deadline_ms || c->fd < 0) continue;
         shutdown(c->fd, SHUT_RDWR); /* libmicrohttpd reads the end and closes it */
@@ -99,8 +96,7 @@ static void on_sweep(uv_timer_t *t)
             g->slow_body++;
         c->deadline_ms = 0;
     }
-    if (now - g->last_summary_ms >= 1000u) summarise_locked(g, now);
-    pthread_mutex_unlock(&g->mu);
+    if (now - g->last_summary_ms >= 1000u) summarise(g, now);
 }
 
 http_guard_t *http_guard_open(host_t *h, unsigned conn_max, unsigned per_address,
@@ -108,7 +104,6 @@ http_guard_t *http_guard_open(host_t *h, unsigned conn_max, unsigned per_address
 {
     http_guard_t *g = calloc(1, sizeof *g);
     if (!g) abort();
-    pthread_mutex_init(&g->mu, NULL);
     g->conn_max = conn_max;
     g->per_address = per_address ? per_address : (conn_max * 3u / 4u ? conn_max * 3u / 4u : 1u);
     g->idle_s = idle_s;
@@ -123,15 +118,12 @@ http_guard_t *http_guard_open(host_t *h, unsigned conn_max, unsigned per_address
 static void on_timer_closed(uv_handle_t *handle)
 {
     http_guard_t *g = handle->data;
-    pthread_mutex_lock(&g->mu);
-    summarise_locked(g, mono_ms());
+    summarise(g, mono_ms());
     while (g->conns) { /* none after MHD_stop_daemon; kept safe all the same */
         guard_conn_t *c = g->conns;
         g->conns = c->next;
         free(c);
     }
-    pthread_mutex_unlock(&g->mu);
-    pthread_mutex_destroy(&g->mu);
     free(g);
 }
 
@@ -155,25 +147,21 @@ void http_guard_notify(void *cls, struct MHD_Connection *c, void **socket_contex
         gc->fd = ci ? (int)ci->connect_fd : -1;
         gc->header_phase = true;
         gc->deadline_ms = mono_ms() + HOST_HTTP_HEADER_S * 1000u;
-        pthread_mutex_lock(&g->mu);
         gc->next = g->conns;
         if (g->conns) g->conns->prev = gc;
         g->conns = gc;
         g->live++;
-        pthread_mutex_unlock(&g->mu);
         *socket_context = gc;
         return;
     }
     guard_conn_t *gc = *socket_context;
     if (!gc) return;
-    pthread_mutex_lock(&g->mu);
     if (gc->prev)
         gc->prev->next = gc->next;
     else
         g->conns = gc->next;
     if (gc->next) gc->next->prev = gc->prev;
     g->live--;
-    pthread_mutex_unlock(&g->mu);
     free(gc);
     *socket_context = NULL;
 }
@@ -185,10 +173,8 @@ static void set_deadline(struct MHD_Connection *c, uint64_t ms, bool header_phas
         MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
     guard_conn_t *gc = ci ? ci->socket_context : NULL;
     if (!gc) return;
-    pthread_mutex_lock(&gc->g->mu);
     gc->deadline_ms = ms ? mono_ms() + ms : 0;
     gc->header_phase = header_phase;
-    pthread_mutex_unlock(&gc->g->mu);
 }
 
 void http_guard_headers_done(struct MHD_Connection *c, bool body_follows)
@@ -213,6 +199,6 @@ void http_guard_request_done(struct MHD_Connection *c)
 bool http_guard_log(http_guard_t *g, const char *msg)
 {
     if (!g || !(strstr(msg, "limit") || strstr(msg, "accepting"))) return false;
-    atomic_fetch_add(&g->refused, 1u);
+    g->refused++;
     return true;
 }

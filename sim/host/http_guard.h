@@ -14,8 +14,7 @@
 #define HOST_HTTP_HEADER_S 10u
 #define HOST_HTTP_BODY_S 30u
 
-/* Most HTTP connections at once, whatever the open-files limit allows (each one is a thread
-   of libmicrohttpd's). */
+/* Most HTTP connections at once, whatever the open-files limit allows. */
 #define HOST_HTTP_CONN_CAP 2048u
 
 typedef struct http_guard http_guard_t;
@@ -43,13 +42,13 @@ unsigned http_guard_per_address(const http_guard_t *g);
 void http_guard_notify(void *cls, struct MHD_Connection *c, void **socket_context,
                        enum MHD_ConnectionNotificationCode toe);
 
-/* Any thread, inside a libmicrohttpd callback of connection c. */
+/* Inside a libmicrohttpd callback of connection c (loop thread). */
 void http_guard_headers_done(struct MHD_Connection *c, bool body_follows); /* request line and
                                                                   headers are in */
 void http_guard_body_done(struct MHD_Connection *c);    /* the POST body is complete */
 void http_guard_request_done(struct MHD_Connection *c); /* the answer was sent */
 
-/* Any thread: libmicrohttpd's log line msg; true when it was a refused connection (counted and
+/* libmicrohttpd's log line msg (loop thread); true when it was a refused connection (counted and
    summarised by the guard instead of logged one by one). */
 bool http_guard_log(http_guard_t *g, const char *msg);
 

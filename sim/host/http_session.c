@@ -28,6 +28,8 @@ struct host_stream {
     const char *comment; /* an SSE comment being sent (the greeting, a keep-alive) */
     size_t comment_len;
     uint64_t next_ping_ms;
+    void (*wake)(void *ctx); /* it has something to send again (host_stream_on_wake) */
+    void *wake_ctx;
 };
 
 static const char greeting[] = ": mcpsim event stream\n\n";
@@ -47,6 +49,18 @@ void host_session_tag(const host_session_t *s, char out[16])
 
 /* ---------------------------------------------------------------- sessions */
 
+static void wake_stream(host_stream_t *st)
+{
+    if (st && st->wake) st->wake(st->wake_ctx);
+}
+
+/* s's queue grew, its call stream has more, or it ended: its streams may send again. */
+static void wake_session(host_session_t *s)
+{
+    wake_stream(s->get);
+    wake_stream(s->call);
+}
+
 host_session_t *host_session_new(void)
 {
     uint8_t raw[HOST_HTTP_SESSION_ID_LEN / 2];
@@ -63,11 +77,6 @@ host_session_t *host_session_new(void)
     host_session_t *s = calloc(1, sizeof *s);
     if (!s) abort();
     for (size_t i = 0; i < sizeof raw; i++) snprintf(s->id + 2 * i, 3, "%02x", raw[i]);
-    pthread_condattr_t attr;
-    pthread_condattr_init(&attr);
-    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-    pthread_cond_init(&s->cond, &attr);
-    pthread_condattr_destroy(&attr);
     s->refs = 1;
     s->last_ms = mono_ms();
     return s;
@@ -75,29 +84,28 @@ host_session_t *host_session_new(void)
 
 static void session_free(host_session_t *s)
 {
-    pthread_cond_destroy(&s->cond);
     host_buf_free(&s->queue);
     free(s);
 }
 
-/* Mutex held. Returns true when the caller must free s (its last reference went). */
-static bool unref_locked(host_session_t *s)
+/* Returns true when the caller must free s (its last reference went). */
+static bool unref(host_session_t *s)
 {
     return --s->refs == 0;
 }
 
-/* Mutex held: takes s out of the table and wakes its stream. */
-static void unlist_locked(host_sessions_t *t, host_session_t *s)
+/* takes s out of the table and wakes its stream. */
+static void unlist(host_sessions_t *t, host_session_t *s)
 {
     for (unsigned i = 0; i < t->max; i++)
         if (t->slots[i] == s) t->slots[i] = NULL;
     s->listed = false;
     t->count--;
-    pthread_cond_broadcast(&s->cond);
+    wake_session(s);
 }
 
-/* Mutex held: ends sessions with no request, no stream and no activity for idle_ms. */
-static void reap_locked(host_sessions_t *t)
+/* ends sessions with no request, no stream and no activity for idle_ms. */
+static void reap(host_sessions_t *t)
 {
     uint64_t now = mono_ms();
     for (unsigned i = 0; i < t->max; i++) {
@@ -107,15 +115,14 @@ static void reap_locked(host_sessions_t *t)
         host_session_tag(s, tag);
         host_log(HOST_LOG_INFO, "http: session %s expired: idle for %.1f s (--http-idle-timeout)",
                  tag, (double)(now - s->last_ms) / 1000.0);
-        unlist_locked(t, s);
-        if (unref_locked(s)) session_free(s);
+        unlist(t, s);
+        if (unref(s)) session_free(s);
     }
 }
 
 void host_sessions_init(host_sessions_t *t, unsigned max, uint64_t idle_ms)
 {
     memset(t, 0, sizeof *t);
-    pthread_mutex_init(&t->mu, NULL);
     t->max = max;
     t->per_client = max / 2 ? max / 2 : 1;
     t->idle_ms = idle_ms;
@@ -125,15 +132,13 @@ void host_sessions_init(host_sessions_t *t, unsigned max, uint64_t idle_ms)
 
 void host_sessions_stop(host_sessions_t *t)
 {
-    pthread_mutex_lock(&t->mu);
     t->stopping = true;
     for (unsigned i = 0; i < t->max; i++) {
         host_session_t *s = t->slots[i];
         if (!s) continue;
-        unlist_locked(t, s);
-        if (unref_locked(s)) session_free(s);
+        unlist(t, s);
+        if (unref(s)) session_free(s);
     }
-    pthread_mutex_unlock(&t->mu);
 }
 
 void host_sessions_destroy(host_sessions_t *t)
@@ -142,21 +147,18 @@ void host_sessions_destroy(host_sessions_t *t)
     free(t->slots);
     t->slots = NULL;
     host_buf_free(&t->msg);
-    pthread_mutex_destroy(&t->mu);
 }
 
 bool host_sessions_reserve(host_sessions_t *t)
 {
-    pthread_mutex_lock(&t->mu);
-    reap_locked(t);
+    reap(t);
     bool ok = !t->stopping && t->count + t->reserved < t->max;
     if (ok) t->reserved++;
-    pthread_mutex_unlock(&t->mu);
     return ok;
 }
 
-/* Mutex held: the least recently used idle listed session (of owner, unless NULL). */
-static host_session_t *lru_idle_locked(host_sessions_t *t, const char *owner)
+/* the least recently used idle listed session (of owner, unless NULL). */
+static host_session_t *lru_idle(host_sessions_t *t, const char *owner)
 {
     host_session_t *best = NULL;
     for (unsigned i = 0; i < t->max; i++) {
@@ -168,56 +170,51 @@ static host_session_t *lru_idle_locked(host_sessions_t *t, const char *owner)
     return best;
 }
 
-static void evict_locked(host_sessions_t *t, host_session_t *s, const char *why)
+static void evict(host_sessions_t *t, host_session_t *s, const char *why)
 {
     char tag[16];
     host_session_tag(s, tag);
     host_log(HOST_LOG_INFO, "http: session %s of %s ended: the least recently used idle one %s",
              tag, s->owner[0] ? s->owner : "(unknown)", why);
-    unlist_locked(t, s);
-    if (unref_locked(s)) session_free(s);
+    unlist(t, s);
+    if (unref(s)) session_free(s);
 }
 
 host_reserve_t host_sessions_reserve_for(host_sessions_t *t, const char *owner)
 {
     host_reserve_t rc = HOST_RESERVED;
-    pthread_mutex_lock(&t->mu);
-    reap_locked(t);
+    reap(t);
     unsigned mine = 0;
     for (unsigned i = 0; owner && i < t->max; i++)
         if (t->slots[i] && strcmp(t->slots[i]->owner, owner) == 0) mine++;
     if (t->stopping) {
         rc = HOST_RESERVE_FULL;
     } else if (owner && t->per_client && mine >= t->per_client) {
-        host_session_t *s = lru_idle_locked(t, owner);
+        host_session_t *s = lru_idle(t, owner);
         if (s)
-            evict_locked(t, s, "of a client at its --http-sessions-per-client");
+            evict(t, s, "of a client at its --http-sessions-per-client");
         else
             rc = HOST_RESERVE_CLIENT_CAP;
     }
     if (rc == HOST_RESERVED && t->count + t->reserved >= t->max) {
-        host_session_t *s = lru_idle_locked(t, NULL);
+        host_session_t *s = lru_idle(t, NULL);
         if (s && t->count > 0)
-            evict_locked(t, s, "at --http-max-sessions");
+            evict(t, s, "at --http-max-sessions");
         else
             rc = HOST_RESERVE_FULL;
     }
     if (rc == HOST_RESERVED && t->count + t->reserved >= t->max) rc = HOST_RESERVE_FULL;
     if (rc == HOST_RESERVED) t->reserved++;
-    pthread_mutex_unlock(&t->mu);
     return rc;
 }
 
 void host_sessions_unreserve(host_sessions_t *t)
 {
-    pthread_mutex_lock(&t->mu);
     t->reserved--;
-    pthread_mutex_unlock(&t->mu);
 }
 
 unsigned host_sessions_publish(host_sessions_t *t, host_session_t *s)
 {
-    pthread_mutex_lock(&t->mu);
     t->reserved--;
     for (unsigned i = 0; i < t->max && !t->stopping; i++) {
         if (t->slots[i]) continue;
@@ -230,7 +227,6 @@ unsigned host_sessions_publish(host_sessions_t *t, host_session_t *s)
         break;
     }
     unsigned count = t->count;
-    pthread_mutex_unlock(&t->mu);
     return count;
 }
 
@@ -246,8 +242,7 @@ host_session_t *host_sessions_find(host_sessions_t *t, const char *id)
 {
     if (!id || strlen(id) != HOST_HTTP_SESSION_ID_LEN) return NULL;
     host_session_t *found = NULL;
-    pthread_mutex_lock(&t->mu);
-    reap_locked(t);
+    reap(t);
     for (unsigned i = 0; i < t->max && !found; i++) {
         host_session_t *s = t->slots[i];
         if (s && id_equal(s->id, id)) found = s;
@@ -257,27 +252,22 @@ host_session_t *host_sessions_find(host_sessions_t *t, const char *id)
         found->last_ms = mono_ms();
         found->last_use = ++t->uses;
     }
-    pthread_mutex_unlock(&t->mu);
     return found;
 }
 
 void host_session_release(host_sessions_t *t, host_session_t *s)
 {
-    pthread_mutex_lock(&t->mu);
     s->last_ms = mono_ms();
     s->last_use = ++t->uses;
-    bool last = unref_locked(s);
-    pthread_mutex_unlock(&t->mu);
+    bool last = unref(s);
     if (last) session_free(s);
 }
 
 bool host_sessions_end(host_sessions_t *t, host_session_t *s)
 {
-    pthread_mutex_lock(&t->mu);
     bool was = s->listed;
-    if (was) unlist_locked(t, s);
-    bool last = was && unref_locked(s); /* the table's reference; the caller still holds one */
-    pthread_mutex_unlock(&t->mu);
+    if (was) unlist(t, s);
+    bool last = was && unref(s); /* the table's reference; the caller still holds one */
     if (last) session_free(s);
     return was;
 }
@@ -297,8 +287,8 @@ void host_sse_event(host_buf_t *out, const char *json, size_t len)
     host_buf_append(out, "\n\n", 2);
 }
 
-/* Mutex held: appends one SSE event (a "data:" line per line of json) and wakes the stream. */
-static void push_locked(host_session_t *s, const char *json, size_t len)
+/* appends one SSE event (a "data:" line per line of json) and wakes the stream. */
+static void queue_event(host_session_t *s, const char *json, size_t len)
 {
     if (s->queue.len + len + 32 > HOST_HTTP_QUEUE_MAX) {
         if (s->dropped++ == 0) {
@@ -312,14 +302,13 @@ static void push_locked(host_session_t *s, const char *json, size_t len)
         return;
     }
     host_sse_event(&s->queue, json, len);
-    pthread_cond_broadcast(&s->cond);
+    wake_session(s);
 }
 
 void host_session_push(host_sessions_t *t, host_session_t *s, const char *json, size_t len)
 {
-    pthread_mutex_lock(&t->mu);
-    push_locked(s, json, len);
-    pthread_mutex_unlock(&t->mu);
+    (void)t;
+    queue_event(s, json, len);
 }
 
 typedef struct drain_ctx {
@@ -336,7 +325,7 @@ static void drain_write(void *ctx, const char *data, size_t len)
 static void drain_end(void *ctx)
 {
     drain_ctx_t *d = ctx;
-    push_locked(d->s, d->t->msg.data, d->t->msg.len);
+    queue_event(d->s, d->t->msg.data, d->t->msg.len);
     d->t->msg.len = 0;
 }
 
@@ -352,16 +341,14 @@ void host_sessions_drain(host_sessions_t *t, fw_device_t *dev)
 
 void host_sessions_drain_with(host_sessions_t *t, host_drain_fn drain, void *ctx)
 {
-    pthread_mutex_lock(&t->mu);
-    reap_locked(t);
+    reap(t);
     for (unsigned i = 0; i < t->max; i++) {
         host_session_t *s = t->slots[i];
         if (!s) continue;
         drain_ctx_t d = {t, s};
         t->msg.len = 0;
-        drain(ctx, &s->fw, (fw_msg_sink_t){drain_write, &d, drain_end});
+        drain(ctx, &s->fw, (fw_msg_sink_t){drain_write, &d, drain_end, NULL});
     }
-    pthread_mutex_unlock(&t->mu);
 }
 
 /* ---------------------------------------------------------------- streams */
@@ -379,27 +366,24 @@ static host_stream_t *stream_new(host_sessions_t *t, host_session_t *s, int fd)
 
 host_stream_t *host_stream_open(host_sessions_t *t, host_session_t *s, int fd)
 {
-    pthread_mutex_lock(&t->mu);
-    bool busy = s->streaming;
-    if (!busy) {
-        s->streaming = true;
-        s->refs++;
-    }
-    pthread_mutex_unlock(&t->mu);
-    if (busy) return NULL;
+    if (s->streaming) return NULL;
+    s->streaming = true;
+    s->refs++;
     host_stream_t *st = stream_new(t, s, fd);
+    s->get = st;
     st->comment = greeting;
     st->comment_len = sizeof greeting - 1;
     return st;
 }
 
-/* Mutex held: the call stream of s sends what it holds, then ends. */
-static void end_call_locked(host_session_t *s)
+/* The call stream of s sends what it holds, then ends. */
+static void end_call(host_session_t *s)
 {
-    if (!s->call) return;
-    s->call->done = true;
+    host_stream_t *call = s->call;
+    if (!call) return;
+    call->done = true;
     s->call = NULL;
-    pthread_cond_broadcast(&s->cond);
+    wake_stream(call);
 }
 
 host_stream_t *host_call_stream_open(host_sessions_t *t, host_session_t *s, int fd,
@@ -408,41 +392,35 @@ host_stream_t *host_call_stream_open(host_sessions_t *t, host_session_t *s, int 
     host_stream_t *st = stream_new(t, s, fd);
     st->call = true;
     host_buf_append(&st->own, events, len);
-    pthread_mutex_lock(&t->mu);
-    end_call_locked(s);
+    end_call(s);
     s->call = st;
     s->refs++;
-    pthread_mutex_unlock(&t->mu);
     return st;
 }
 
 void host_session_deliver(host_sessions_t *t, host_session_t *s, const char *json, size_t len,
                           bool final)
 {
-    pthread_mutex_lock(&t->mu);
+    (void)t;
     if (s->call) {
         host_sse_event(&s->call->own, json, len);
-        pthread_cond_broadcast(&s->cond);
-        if (final) end_call_locked(s);
+        wake_session(s);
+        if (final) end_call(s);
     } else {
-        push_locked(s, json, len);
+        queue_event(s, json, len);
     }
-    pthread_mutex_unlock(&t->mu);
 }
 
 bool host_session_has_call(host_sessions_t *t, host_session_t *s)
 {
-    pthread_mutex_lock(&t->mu);
-    bool has = s->call != NULL;
-    pthread_mutex_unlock(&t->mu);
-    return has;
+    (void)t;
+    return s->call != NULL;
 }
 
 void host_session_end_call(host_sessions_t *t, host_session_t *s)
 {
-    pthread_mutex_lock(&t->mu);
-    end_call_locked(s);
-    pthread_mutex_unlock(&t->mu);
+    (void)t;
+    end_call(s);
 }
 
 static size_t take(char *buf, size_t max, const char *src, size_t len)
@@ -459,22 +437,11 @@ static bool hung_up(const host_stream_t *st)
     return st->fd >= 0 && poll(&p, 1, 0) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR));
 }
 
-/* Mutex held: waits until the next keep-alive, or the next hang-up check, at the latest. */
-static void wait_locked(host_stream_t *st)
-{
-    uint64_t until_ms = st->next_ping_ms;
-    if (st->fd >= 0 && mono_ms() + HOST_HTTP_HANGUP_MS < until_ms)
-        until_ms = mono_ms() + HOST_HTTP_HANGUP_MS;
-    struct timespec until = {(time_t)(until_ms / 1000u), (long)(until_ms % 1000u) * 1000000L};
-    pthread_cond_timedwait(&st->s->cond, &st->t->mu, &until);
-}
-
 ssize_t host_stream_read(host_stream_t *st, char *buf, size_t max)
 {
     host_sessions_t *t = st->t;
     host_session_t *s = st->s;
     ssize_t n = -1;
-    pthread_mutex_lock(&t->mu);
     for (;;) {
         if (st->comment_len > 0) {
             size_t k = take(buf, max, st->comment, st->comment_len);
@@ -498,22 +465,33 @@ ssize_t host_stream_read(host_stream_t *st, char *buf, size_t max)
             st->next_ping_ms = mono_ms() + HOST_HTTP_KEEPALIVE_MS;
             continue;
         }
-        wait_locked(st);
+        n = 0; /* nothing now: the caller waits for the wake, or host_stream_wait_ms */
+        break;
     }
-    pthread_mutex_unlock(&t->mu);
     return n;
+}
+
+uint64_t host_stream_wait_ms(const host_stream_t *st)
+{
+    uint64_t now = mono_ms();
+    return st->next_ping_ms > now ? st->next_ping_ms - now : 1;
+}
+
+void host_stream_on_wake(host_stream_t *st, void (*fn)(void *ctx), void *ctx)
+{
+    st->wake = fn;
+    st->wake_ctx = ctx;
 }
 
 void host_stream_close(host_stream_t *st)
 {
     host_sessions_t *t = st->t;
     host_session_t *s = st->s;
-    pthread_mutex_lock(&t->mu);
-    if (!st->call)
+    if (!st->call) {
         s->streaming = false;
-    else if (s->call == st)
+        s->get = NULL;
+    } else if (s->call == st)
         s->call = NULL;
-    pthread_mutex_unlock(&t->mu);
     host_session_release(t, s);
     host_buf_free(&st->own);
     free(st);

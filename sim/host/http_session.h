@@ -3,7 +3,6 @@
 #ifndef HOST_HTTP_SESSION_H
 #define HOST_HTTP_SESSION_H
 
-#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -20,16 +19,18 @@
    keep the connection; a vanished client is noticed). */
 #define HOST_HTTP_KEEPALIVE_MS 15000u
 
-/* How soon an open GET stream notices that its client went away (its socket is checked; it
-   cannot write before the next keep-alive otherwise), so that the session may open another. */
+/* How soon at the latest an open GET stream notices that its client went away, so that the
+   session may open another: host_stream_read checks the socket, and a parked stream is resumed
+   by the loop as soon as the socket reports the hang-up (mhd_uv.h). */
 #define HOST_HTTP_HANGUP_MS 250u
 
 /* Length of a session id: 128 random bits as lowercase hex. */
 #define HOST_HTTP_SESSION_ID_LEN 32u
 
 /*
- * One MCP session of the HTTP transport. `fw` belongs to the device: touch it only between
- * host_device_lock and unlock. Everything else is guarded by the table's mutex.
+ * One MCP session of the HTTP transport. Everything here, the table and the streams run on the
+ * host's loop thread (libmicrohttpd is driven from it, mhd_uv.h): no locks. A stream that has
+ * nothing to send returns 0 from host_stream_read and is woken (host_stream_on_wake) when it has.
  */
 typedef struct host_session {
     char id[HOST_HTTP_SESSION_ID_LEN + 1];
@@ -37,21 +38,17 @@ typedef struct host_session {
     unsigned refs;            /* the table's (while listed), each request, the stream */
     bool listed;              /* in the table; false before publishing and once ended */
     bool streaming;           /* its GET stream is open */
+    struct host_stream *get;  /* that stream, or NULL */
     struct host_stream *call; /* the stream of a POST whose call waits for an answer, or NULL */
     uint64_t last_ms;         /* monotonic ms of its last request or stream end */
     char owner[64];           /* the client address that created it ("" when unknown) */
     uint64_t last_use;        /* the table's use count at its last activity (LRU order) */
     host_buf_t queue;         /* SSE events waiting for the GET stream */
     size_t dropped;           /* messages dropped since the queue was last emptied */
-    pthread_cond_t cond;      /* queue grew, the session ended or the table stops */
 } host_session_t;
 
-/*
- * The sessions of one HTTP server. Lock order: the device lock before the table's mutex (the
- * drain runs with both); never take the device lock while holding the mutex.
- */
+/* The sessions of one HTTP server. */
 typedef struct host_sessions {
-    pthread_mutex_t mu;
     host_session_t **slots; /* max entries, NULL when free */
     unsigned max;
     unsigned count;    /* listed sessions */
@@ -60,7 +57,7 @@ typedef struct host_sessions {
     uint64_t uses;       /* activity counter: orders sessions by their last use */
     uint64_t idle_ms;  /* a session without request or stream for this long ends */
     bool stopping;
-    host_buf_t msg; /* the message being drained (device lock held) */
+    host_buf_t msg; /* the message being drained */
 } host_sessions_t;
 
 typedef struct host_stream host_stream_t;
@@ -70,7 +67,7 @@ void host_sessions_init(host_sessions_t *t, unsigned max, uint64_t idle_ms);
 /* Ends every session and wakes every stream (they end); later requests find no session. */
 void host_sessions_stop(host_sessions_t *t);
 
-/* Frees what is left, once no thread uses the table any more. */
+/* Frees what is left, once no stream uses the table any more. */
 void host_sessions_destroy(host_sessions_t *t);
 
 /* Claims a place for a session an initialize may create (expired sessions are ended first).
@@ -92,7 +89,7 @@ host_reserve_t host_sessions_reserve_for(host_sessions_t *t, const char *owner);
 void host_sessions_unreserve(host_sessions_t *t);
 
 /* A new session with a fresh random id, held by the caller (one reference) and not listed;
-   the caller initialises fw under the device lock. NULL when the OS gives no random bytes. */
+   the caller initialises fw. NULL when the OS gives no random bytes. */
 host_session_t *host_session_new(void);
 
 /* Lists s (its initialize succeeded) in the place reserved for it; the table takes a
@@ -112,10 +109,8 @@ bool host_sessions_end(host_sessions_t *t, host_session_t *s);
 /* Queues one JSON-RPC message (len bytes) as an SSE event for s's GET stream. */
 void host_session_push(host_sessions_t *t, host_session_t *s, const char *json, size_t len);
 
-/*
- * Device lock held: writes every listed session's pending notifications (fw_device_drain) to
- * its queue and wakes its stream; ends sessions idle for too long.
- */
+/* Writes every listed session's pending notifications (fw_device_drain) to its queue and
+   wakes its stream; ends sessions idle for too long. */
 void host_sessions_drain(host_sessions_t *t, fw_device_t *dev);
 
 /* As host_sessions_drain, with the drain of each session done by drain(ctx, ...) (the host's
@@ -151,12 +146,20 @@ bool host_session_has_call(host_sessions_t *t, host_session_t *s);
 void host_session_end_call(host_sessions_t *t, host_session_t *s);
 
 /*
- * Blocks until the stream has bytes to send: queued events, or a keep-alive comment every
- * HOST_HTTP_KEEPALIVE_MS. Returns the number of bytes written to buf (at most max, never 0),
- * or -1 when the session ended (or the server stops) and its queue is empty, when a call
- * stream has sent its call's response, or when the client hung up.
+ * Never blocks. Returns the number of bytes written to buf (at most max): queued events, or a
+ * keep-alive comment once HOST_HTTP_KEEPALIVE_MS passed without one; 0 when there is nothing to
+ * send now (the caller waits for the stream's wake, or host_stream_wait_ms); -1 when the
+ * session ended (or the server stops) and its queue is empty, when a call stream has sent its
+ * call's response, or when the client hung up.
  */
 ssize_t host_stream_read(host_stream_t *st, char *buf, size_t max);
+
+/* Milliseconds until the stream's next keep-alive is due (at least 1). */
+uint64_t host_stream_wait_ms(const host_stream_t *st);
+
+/* fn(ctx) runs whenever the stream may have something to send again (an event queued, the
+   session or the call ended, the table stops); NULL: nobody is told. */
+void host_stream_on_wake(host_stream_t *st, void (*fn)(void *ctx), void *ctx);
 
 /* The client went away or the stream ended (either kind): s may open another. */
 void host_stream_close(host_stream_t *st);

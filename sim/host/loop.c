@@ -1,5 +1,5 @@
-/* loop.c: the host's event loop: signals, the real-time clock timer and serialised device access.
- */
+/* loop.c: the host's event loop: signals, the real-time clock timer and the device's entry
+   points (every transport, libmicrohttpd's included, runs on this one loop thread). */
 #include "host.h"
 
 #include <malloc.h>
@@ -22,57 +22,43 @@
 /* Longest real-time sleep: the clock is re-synced at least this often even when idle. */
 #define CLOCK_MAX_SLEEP_MS 1000u
 
-void host_device_lock(host_t *h)
-{
-    pthread_mutex_lock(&h->device_mutex);
-}
-
-void host_device_unlock(host_t *h)
-{
-    pthread_mutex_unlock(&h->device_mutex);
-}
-
 uint64_t host_wall_us(const host_t *h)
 {
     return (uv_hrtime() - h->start_ns) / 1000u;
 }
 
-/* Real-time mode: runs everything due up to now. Called with the device lock held. */
+/* Real-time mode: runs everything due up to now. */
 static void clock_sync(host_t *h)
 {
     if (h->clock == SIM_CLOCK_REALTIME) sim_sync_wall(h->sim, host_wall_us(h));
 }
 
-/* Next sim event, read with the lock held (UINT64_MAX in virtual mode: nothing to wake for). */
+/* Next sim event (UINT64_MAX in virtual mode: nothing to wake for). */
 static uint64_t clock_next(host_t *h)
 {
     return h->clock == SIM_CLOCK_REALTIME ? sim_next_event_us(h->sim) : UINT64_MAX;
 }
 
-/* Called with the device lock held after every call into the device. */
+/* After every call into the device. */
 static void tell_watchers(host_t *h)
 {
     for (size_t i = 0; i < h->watcher_count; i++) h->watchers[i].fn(h->watchers[i].ctx);
 }
 
-/* The list changes under the device lock: a transport's thread may be telling it. */
 int host_device_watch(host_t *h, host_watch_fn fn, void *ctx)
 {
     int rc = -1;
-    host_device_lock(h);
     if (h->watcher_count < HOST_WATCHERS_MAX) {
         h->watchers[h->watcher_count].fn = fn;
         h->watchers[h->watcher_count].ctx = ctx;
         h->watcher_count++;
         rc = 0;
     }
-    host_device_unlock(h);
     return rc;
 }
 
 void host_device_unwatch(host_t *h, host_watch_fn fn, void *ctx)
 {
-    host_device_lock(h);
     for (size_t i = 0; i < h->watcher_count; i++) {
         if (h->watchers[i].fn != fn || h->watchers[i].ctx != ctx) continue;
         memmove(&h->watchers[i], &h->watchers[i + 1],
@@ -80,12 +66,11 @@ void host_device_unwatch(host_t *h, host_watch_fn fn, void *ctx)
         h->watcher_count--;
         break;
     }
-    host_device_unlock(h);
 }
 
 static void on_clock(uv_timer_t *t);
 
-/* The device calls, with the lock held: the firmware on the sim, or the bridge. */
+/* The device calls: the firmware on the sim, or the bridge. */
 static void device_feed(host_t *h, fw_session_t *session, fw_framer_t *fr, const uint8_t *data,
                         size_t len, fw_sink_t out, host_late_t late)
 {
@@ -103,35 +88,29 @@ static host_answer_t device_handle(host_t *h, fw_session_t *session, const char 
                                                                                : HOST_SILENT;
 }
 
-/* Loop thread, lock not held: the bridge's late answers that became due during a call. */
+/* The bridge's late answers that became due during a call. */
 static void deliver_late(host_t *h)
 {
-    if (h->bridge && host_on_loop_thread(h)) host_bridge_deliver(h->bridge);
+    if (h->bridge) host_bridge_deliver(h->bridge);
 }
 
 size_t host_device_pending(host_t *h, const void *ctx)
 {
     if (!h->bridge) return 0;
-    host_device_lock(h);
     size_t n = host_bridge_pending(h->bridge, ctx);
-    host_device_unlock(h);
     return n;
 }
 
 void host_device_forget(host_t *h, const void *ctx)
 {
     if (!h->bridge) return;
-    host_device_lock(h);
     host_bridge_forget(h->bridge, ctx);
-    host_device_unlock(h);
 }
 
 void host_device_release(host_t *h, const fw_session_t *session)
 {
     if (h->bridge) return; /* the bridge's sessions open no listen stream in the sim */
-    host_device_lock(h);
     fw_device_listen_release(sim_device(h->sim), session);
-    host_device_unlock(h);
 }
 
 size_t host_device_drain(host_t *h, fw_session_t *session, fw_msg_sink_t out)
@@ -157,17 +136,10 @@ static void clock_arm(host_t *h, uint64_t next_us)
 static void on_clock(uv_timer_t *t)
 {
     host_t *h = t->data;
-    host_device_lock(h);
     clock_sync(h);
     tell_watchers(h);
     uint64_t next = clock_next(h);
-    host_device_unlock(h);
     clock_arm(h, next);
-}
-
-bool host_on_loop_thread(const host_t *h)
-{
-    return pthread_equal(pthread_self(), h->loop_thread) != 0;
 }
 
 void host_device_feed(host_t *h, host_tap_src_t *src, fw_framer_t *fr, const uint8_t *data,
@@ -199,6 +171,12 @@ static void tap_msg_write(void *ctx, const char *data, size_t len)
     host_tap_call_out(&t->call, data, len);
 }
 
+static void tap_msg_tell(void *ctx, fw_msg_kind_t kind, int32_t code)
+{
+    tap_out_t *t = ctx;
+    t->msg_sink.tell(t->msg_sink.ctx, kind, code);
+}
+
 static void tap_msg_end(void *ctx)
 {
     tap_out_t *t = ctx;
@@ -215,39 +193,36 @@ static void feed_tapped(host_t *h, host_tap_src_t *src, fw_session_t *session, f
     t->sink = out;
     host_tap_call_begin(&t->call, &h->tap, src->transport, host_wall_us(h), true);
     host_tap_call_in_bytes(&t->call, src, data, len);
-    host_device_lock(h);
     clock_sync(h);
     device_feed(h, session, fr, data, len, (fw_sink_t){tap_write, t}, late);
     tell_watchers(h);
     uint64_t next = clock_next(h);
-    host_device_unlock(h);
     clock_arm(h, next);
     host_tap_call_finish(&t->call);
     free(t);
     deliver_late(h);
 }
 
-/* A whole message's call, tapped; any_thread: the clock timer is left to the loop. */
+/* A whole message's call, tapped. */
 static host_answer_t session_tapped(host_t *h, const char *transport, fw_session_t *session,
                                     const char *msg, size_t len, fw_msg_sink_t out,
-                                    host_late_t late, bool any_thread)
+                                    host_late_t late)
 {
     tap_out_t *t = malloc(sizeof *t);
     if (!t) abort();
     t->msg_sink = out;
     host_tap_call_begin(&t->call, &h->tap, transport, host_wall_us(h), out.end == NULL);
     host_tap_call_in_msg(&t->call, msg, len);
-    fw_msg_sink_t tap = {tap_msg_write, t, out.end ? tap_msg_end : NULL};
-    host_device_lock(h);
+    fw_msg_sink_t tap = {tap_msg_write, t, out.end ? tap_msg_end : NULL,
+                         out.tell ? tap_msg_tell : NULL};
     clock_sync(h);
     host_answer_t answered = device_handle(h, session, msg, len, tap, late);
     tell_watchers(h);
     uint64_t next = clock_next(h);
-    host_device_unlock(h);
-    if (!any_thread) clock_arm(h, next);
+    clock_arm(h, next);
     host_tap_call_finish(&t->call);
     free(t);
-    if (!any_thread) deliver_late(h);
+    deliver_late(h);
     return answered;
 }
 
@@ -258,12 +233,10 @@ void host_device_feed_late(host_t *h, host_tap_src_t *src, fw_session_t *session
         feed_tapped(h, src, session, fr, data, len, out, late);
         return;
     }
-    host_device_lock(h);
     clock_sync(h);
     device_feed(h, session, fr, data, len, out, late);
     tell_watchers(h);
     uint64_t next = clock_next(h);
-    host_device_unlock(h);
     clock_arm(h, next);
     deliver_late(h);
 }
@@ -276,65 +249,40 @@ void host_device_feed_session(host_t *h, host_tap_src_t *src, fw_session_t *sess
 
 char *host_device_control(host_t *h, const char *msg, size_t len)
 {
-    host_device_lock(h);
     clock_sync(h);
     char *resp = sim_control_handle(h->sim, msg, len);
     tell_watchers(h);
     uint64_t next = clock_next(h);
-    host_device_unlock(h);
     clock_arm(h, next); /* a control call may have changed the next event (a new waveform) */
     return resp;
 }
 
 host_answer_t host_device_session_late(host_t *h, const char *transport, fw_session_t *session,
                                        const char *msg, size_t len, fw_msg_sink_t out,
-                                       host_late_t late, bool any_thread)
+                                       host_late_t late)
 {
     if (host_tap_on(&h->tap) && host_tap_admit(&h->tap))
-        return session_tapped(h, transport, session, msg, len, out, late, any_thread);
-    host_device_lock(h);
+        return session_tapped(h, transport, session, msg, len, out, late);
     clock_sync(h);
     host_answer_t answered = device_handle(h, session, msg, len, out, late);
     tell_watchers(h);
     uint64_t next = clock_next(h);
-    host_device_unlock(h);
-    if (!any_thread) {
-        clock_arm(h, next);
-        deliver_late(h);
-    }
+    clock_arm(h, next);
+    deliver_late(h);
     return answered;
 }
 
 bool host_device_session(host_t *h, const char *transport, fw_session_t *session, const char *msg,
                          size_t len, fw_msg_sink_t out)
 {
-    return host_device_session_late(h, transport, session, msg, len, out, (host_late_t){0},
-                                    false) == HOST_ANSWERED;
-}
-
-bool host_device_session_any(host_t *h, const char *transport, fw_session_t *session,
-                             const char *msg, size_t len, fw_msg_sink_t out)
-{
-    return host_device_session_late(h, transport, session, msg, len, out, (host_late_t){0},
-                                    true) == HOST_ANSWERED;
-}
-
-char *host_device_control_any(host_t *h, const char *msg, size_t len)
-{
-    host_device_lock(h);
-    clock_sync(h);
-    char *resp = sim_control_handle(h->sim, msg, len);
-    tell_watchers(h);
-    host_device_unlock(h);
-    return resp;
+    return host_device_session_late(h, transport, session, msg, len, out, (host_late_t){0}) ==
+           HOST_ANSWERED;
 }
 
 void host_clock_rearm(host_t *h)
 {
-    host_device_lock(h);
     tell_watchers(h);
     uint64_t next = clock_next(h);
-    host_device_unlock(h);
     clock_arm(h, next);
 }
 
@@ -383,9 +331,7 @@ int host_init(host_t *h, sim_t *sim)
     memset(h, 0, sizeof *h);
     h->sim = sim;
     h->clock = sim_clock_mode(sim);
-    h->loop_thread = pthread_self();
     h->out_budget = HOST_OUT_BUDGET_DEFAULT;
-    pthread_mutex_init(&h->device_mutex, NULL);
     host_tap_init(&h->tap);
     int rc = uv_loop_init(&h->loop);
     if (rc != 0) {
@@ -426,12 +372,12 @@ void host_stop(host_t *h)
 {
     if (h->stopping) return;
     h->stopping = true;
-    /* first: answers every request still waiting on a device, so that no transport (an HTTP
-       thread joined below) waits for the loop any more */
+    /* first: answers every request still waiting on a device (an HTTP POST parked for its
+       answer resumes) */
     if (h->bridge) host_bridge_stop(h->bridge);
-    if (h->http) host_http_close(h->http); /* first: joins its threads, which use the device */
+    if (h->http) host_http_close(h->http);
     h->http = NULL;
-    if (h->dashboard) host_dashboard_close(h->dashboard); /* as http: its threads use the device */
+    if (h->dashboard) host_dashboard_close(h->dashboard);
     h->dashboard = NULL;
     close_handle((uv_handle_t *)&h->clock_timer);
     close_handle((uv_handle_t *)&h->sig_int);
@@ -476,7 +422,6 @@ void host_close(host_t *h)
         host_log(HOST_LOG_WARN, "event loop closed with handles still open");
     sim_destroy(h->sim);
     h->sim = NULL;
-    pthread_mutex_destroy(&h->device_mutex);
     host_tap_destroy(&h->tap);
 }
 
@@ -488,8 +433,6 @@ void host_init_device(host_t *h, sim_t *sim, host_t *owner)
        never used on a fleet's device, stay out of the resident set */
     h->sim = sim;
     h->clock = sim_clock_mode(sim);
-    h->loop_thread = owner->loop_thread;
-    pthread_mutex_init(&h->device_mutex, NULL);
     host_tap_init(&h->tap);
     uv_timer_init(&owner->loop, &h->clock_timer);
     h->clock_timer.data = h;
@@ -509,6 +452,5 @@ void host_free_device(host_t *h)
     if (!h->sim) return;
     sim_destroy(h->sim);
     h->sim = NULL;
-    pthread_mutex_destroy(&h->device_mutex);
     host_tap_destroy(&h->tap);
 }

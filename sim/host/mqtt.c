@@ -25,10 +25,11 @@ static const char hello[] =
  * and writable while it has output queued), a one-second timer runs its keepalive; all of it
  * on the loop thread, so the device is called from there like from any other transport.
  *
- * Locks: libmosquitto holds its own mutexes while it runs a callback, and the device's lock is
- * held while a watcher runs. The two never nest: the callbacks only take note (the CONNACK, a
- * copy of each message, in `inbox`), which is served once libmosquitto has returned; what the
- * device writes goes to `outbox` and is published once the device's lock is released (flush).
+ * Nesting: libmosquitto holds its own mutexes while it runs a callback, and a watcher runs
+ * inside a call into the device. The two never nest: the callbacks only take note (the
+ * CONNACK, a copy of each message, in `inbox`), which is served once libmosquitto has returned;
+ * what the device writes goes to `outbox` and is published once the device call has returned
+ * (flush).
  */
 typedef struct mqtt_msg {
     struct mqtt_msg *next;
@@ -143,7 +144,7 @@ static void out_write(void *ctx, const char *data, size_t len)
     host_buf_append(&m->out, data, len);
 }
 
-/* One whole message: to the outbox (published by flush, once the device's lock is free). */
+/* One whole message: to the outbox (published by flush, once the device call returned). */
 static void out_end(void *ctx)
 {
     host_mqtt_t *m = ctx;
@@ -153,7 +154,7 @@ static void out_end(void *ctx)
     m->out.len = 0;
 }
 
-/* Loop thread, device lock not held, outside libmosquitto's callbacks: publishes the outbox on
+/* Loop thread, outside a device call and libmosquitto's callbacks: publishes the outbox on
    the device's topic (QoS 0, as the device's own are). */
 static void flush(host_mqtt_t *m)
 {
@@ -173,11 +174,11 @@ static fw_msg_sink_t sink(host_mqtt_t *m, bool wrap)
 {
     m->out_wrap = wrap;
     m->out.len = 0;
-    return (fw_msg_sink_t){out_write, m, out_end};
+    return (fw_msg_sink_t){out_write, m, out_end, NULL};
 }
 
-/* The device's watcher, after every call into it (device lock held, any thread): the session's
-   notifications are drained and published from the loop (on_wake), outside that lock. */
+/* The device's watcher, after every call into it: the session's notifications are drained and
+   published from the loop (on_wake, an uv_async to itself), outside that call. */
 static void on_device(void *ctx)
 {
     host_mqtt_t *m = ctx;
@@ -190,9 +191,7 @@ static void on_wake(uv_async_t *a)
 {
     host_mqtt_t *m = a->data;
     if (!m->connected || m->stopping) return;
-    host_device_lock(m->h);
     host_device_drain(m->h, &m->session, sink(m, true));
-    host_device_unlock(m->h);
     flush(m);
     watch_socket(m);
 }
@@ -400,16 +399,14 @@ static void on_message(struct mosquitto *mosq, void *ctx, const struct mosquitto
     queue_push(&m->inbox, msg->payload, (size_t)msg->payloadlen); /* served by after_io */
 }
 
-/* After libmosquitto returned (loop thread, no lock held): a new connection's session and
+/* After libmosquitto returned (loop thread): a new connection's session and
    hello, the messages received, what the device wrote; then the socket's poll follows. */
 static void after_io(host_mqtt_t *m)
 {
     if (m->greet && m->connected) {
         m->greet = false;
         host_device_release(m->h, &m->session); /* the lost connection's listen streams */
-        host_device_lock(m->h);
         fw_session_init(&m->session, sim_device(m->h->sim));
-        host_device_unlock(m->h);
         fw_msg_sink_t out = sink(m, false);
         out.write(m, hello, sizeof hello - 1);
         out.end(m);

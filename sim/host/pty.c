@@ -80,7 +80,7 @@ static void sink_write(void *ctx, const char *data, size_t len)
     host_buf_append(&p->out, data, len);
 }
 
-/* A bridged request's answer, after the call: one line (loop thread, device lock not held). */
+/* A bridged request's answer, after the call: one line (loop thread, after the call). */
 static void pty_late(void *ctx, const char *msg, size_t len)
 {
     host_pty_t *p = ctx;
@@ -106,10 +106,8 @@ static void client_opened(host_pty_t *p)
     tcflush(p->slave, TCIFLUSH);
     host_device_release(p->host, &p->session); /* the previous client's listen streams */
     if (p->reset_on_open && !p->host->bridge) {
-        host_device_lock(p->host);
         sim_reset(p->host->sim);
         fw_session_init(&p->session, sim_device(p->host->sim));
-        host_device_unlock(p->host);
         host_clock_rearm(p->host);
         host_log(HOST_LOG_INFO, "uart: opened: the device was reset");
     }
@@ -172,15 +170,14 @@ static void on_poll(uv_poll_t *poll, int status, int events)
     update_events(p);
 }
 
-/* The watcher: after every call into the device, lock held, loop thread only (a call on another
-   thread is caught up by host_clock_rearm). While the queue is above PTY_OUT_HIGH nothing is
+/* The watcher: after every call into the device (loop thread). While the queue is above PTY_OUT_HIGH nothing is
    drained: the session's cursors wait (updates coalesce, the log ring reports what it lost),
    so a subscribed client that went away cannot make the queue grow without bound. */
 static void on_device(void *ctx)
 {
     host_pty_t *p = ctx;
-    if (!host_on_loop_thread(p->host) || p->out.len >= PTY_OUT_HIGH) return;
-    fw_msg_sink_t out = {sink_write, p, NULL}; /* end NULL: newline-delimited */
+    if (p->out.len >= PTY_OUT_HIGH) return;
+    fw_msg_sink_t out = {sink_write, p, NULL, NULL}; /* end NULL: newline-delimited */
     if (host_device_drain(p->host, &p->session, out) == 0) return;
     flush_out(p);
     update_events(p);
@@ -290,9 +287,7 @@ host_pty_t *host_pty_open(host_t *h, const char *link_path, bool reset_on_open)
         free(p);
         return NULL;
     }
-    host_device_lock(h);
     fw_session_init(&p->session, sim_device(h->sim));
-    host_device_unlock(h);
     uv_poll_init(&h->loop, &p->poll, p->master);
     p->poll.data = p;
     p->open_handles = 1;

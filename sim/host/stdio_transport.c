@@ -152,7 +152,7 @@ static void feed(host_stdio_t *s, const char *data, size_t len)
     }
 }
 
-/* A bridged request's answer, after the call (loop thread, device lock not held). */
+/* A bridged request's answer, after the call (loop thread, after the call). */
 static void deliver_late(void *ctx, const char *msg, size_t len)
 {
     host_stdio_t *s = ctx;
@@ -255,13 +255,13 @@ static int open_handle(host_t *h, int fd, stdio_handle_t *hd, bool readable, boo
     return rc;
 }
 
-/* The watcher: pushes the session's notifications (loop thread; a call on another thread is
-   caught up by host_clock_rearm). Nothing once the output is backed up or stdin has ended. */
+/* The watcher: pushes the session's notifications (loop thread). Nothing once the output is backed up or stdin has ended. */
 static void on_device(void *ctx)
 {
     host_stdio_t *s = ctx;
-    if (!host_on_loop_thread(s->host) || s->closing || s->inflight >= STDIO_OUT_HIGH) return;
-    if (host_device_drain(s->host, &s->session, (fw_msg_sink_t){sink_write, s, NULL}) > 0) flush(s);
+    if (s->closing || s->inflight >= STDIO_OUT_HIGH) return;
+    if (host_device_drain(s->host, &s->session, (fw_msg_sink_t){sink_write, s, NULL, NULL}) > 0)
+        flush(s);
 }
 
 static void on_closed(uv_handle_t *handle)
@@ -277,9 +277,7 @@ host_stdio_t *host_stdio_open(host_t *h)
     s->refs = 1; /* host_stdio_close's */
     fw_framer_init(&s->framer);
     host_tap_src_init(&s->tap, "stdio");
-    host_device_lock(h);
     fw_session_init(&s->session, sim_device(h->sim));
-    host_device_unlock(h);
     int rc = open_handle(h, STDIN_FILENO, &s->in, true, &s->in_stream);
     if (rc == 0 && s->in_stream) s->refs++, s->in.handle.data = s;
     int rc2 = rc == 0 ? open_handle(h, STDOUT_FILENO, &s->out, false, &s->out_stream) : 0;

@@ -23,13 +23,11 @@ static void *tcp_open(host_conn_t *conn)
     fw_framer_init(&cl->framer);
     host_tap_src_init(&cl->tap, "tcp");
     cl->conn = conn;
-    host_device_lock(h); /* the session's cursors start at the device's present */
     fw_session_init(&cl->session, sim_device(h->sim));
-    host_device_unlock(h);
     return cl;
 }
 
-/* A bridged request's answer, after the call: one line (loop thread, device lock not held). */
+/* A bridged request's answer, after the call: one line (loop thread, after the call). */
 static void tcp_late(void *ctx, const char *msg, size_t len)
 {
     tcp_client_t *cl = ctx;
@@ -74,17 +72,15 @@ static void drain_one(host_conn_t *conn, void *state, void *arg)
 {
     tcp_client_t *cl = state;
     if (host_conn_closing(conn)) return;
-    fw_msg_sink_t out = {conn_write, conn, NULL}; /* end NULL: newline-delimited */
+    fw_msg_sink_t out = {conn_write, conn, NULL, NULL}; /* end NULL: newline-delimited */
     if (host_device_drain(arg, &cl->session, out) > 0) host_conn_flush(conn);
 }
 
-/* The watcher: after every call into the device, lock held. Connections are loop-thread only:
-   a call on another thread (HTTP) is caught up by host_clock_rearm on the loop thread. */
+/* The watcher: after every call into the device (loop thread). */
 static void on_device(void *ctx)
 {
     host_server_t *srv = ctx;
     host_t *h = host_server_host(srv);
-    if (!host_on_loop_thread(h)) return;
     host_server_each(srv, drain_one, h);
 }
 

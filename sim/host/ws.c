@@ -14,31 +14,18 @@
 
 /* ---------------------------------------------------------------- notifications */
 
-/* Device lock held, loop thread: every connection gets what its session has not seen. */
+/* Loop thread: every connection gets what its session has not seen. */
 static void drain_all(host_ws_t *ws)
 {
     for (ws_conn_t *c = ws->conns; c; c = c->next) ws_conn_drain(c, ws->h);
 }
 
-/* The watcher (host_device_watch): after every call into the device, with the lock held. On
-   another thread (a transport with its own) it only wakes the loop: lws is loop-thread only. */
+/* The watcher (host_device_watch): after every call into the device (loop thread). */
 static void on_device(void *ctx)
 {
     host_ws_t *ws = ctx;
     if (ws->stopping) return;
-    if (pthread_equal(pthread_self(), ws->loop_thread))
-        drain_all(ws);
-    else
-        uv_async_send(&ws->wake);
-}
-
-static void on_wake(uv_async_t *a)
-{
-    host_ws_t *ws = a->data;
-    if (ws->stopping) return;
-    host_device_lock(ws->h);
     drain_all(ws);
-    host_device_unlock(ws->h);
 }
 
 /* ---------------------------------------------------------------- upgrade checks */
@@ -275,10 +262,7 @@ int host_ws_open(host_t *h, const host_ws_config_t *cfg, char *url, size_t cap)
     if (!ws) abort();
     ws->h = h;
     ws->cfg = *cfg;
-    ws->loop_thread = pthread_self();
     h->ws = ws; /* from here on host_stop/host_close take it down, whatever fails */
-    uv_async_init(&h->loop, &ws->wake, on_wake);
-    ws->wake.data = ws;
     if (url && cap) url[0] = 0;
     if (create_context(ws) != 0) return -1;
     if (cfg->listen.enabled && open_server(ws, url, cap) != 0) return -1;
@@ -291,7 +275,6 @@ void host_ws_stop(host_ws_t *ws)
     if (ws->stopping) return;
     ws->stopping = true;
     if (ws->link) ws_link_stop(ws->link);
-    uv_close((uv_handle_t *)&ws->wake, NULL);
     /* On a foreign loop this only starts: lws closes its handles through the loop. */
     if (ws->ctx) lws_context_destroy(ws->ctx);
 }

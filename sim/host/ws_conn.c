@@ -106,7 +106,7 @@ static fw_msg_sink_t conn_sink(ws_conn_t *c, bool wrap)
 {
     c->out_wrap = wrap;
     c->out.len = 0;
-    return (fw_msg_sink_t){out_write, c, out_end};
+    return (fw_msg_sink_t){out_write, c, out_end, NULL};
 }
 
 void ws_conn_send(ws_conn_t *c, const char *text, size_t len)
@@ -149,7 +149,7 @@ int ws_conn_writable(ws_conn_t *c)
 /* ---------------------------------------------------------------- messages in */
 
 /* A bridged request's answer, after the call: one frame, in the request's form (loop thread,
-   device lock not held). */
+   after the call). */
 static void late_frame(ws_conn_t *c, const char *msg, size_t len, bool wrap)
 {
     if (!c->open || c->dead) return;
@@ -174,8 +174,7 @@ static void call_device(ws_conn_t *c, const char *msg, size_t len, bool wrap)
     const char *transport = strcmp(c->label, "ws") == 0 ? "ws" : "dial-out";
     host_late_t late = {wrap ? late_wrapped : late_plain, c, transport};
     c->msgs_in++;
-    host_device_session_late(c->h, transport, &c->session, msg, len, conn_sink(c, wrap), late,
-                             false);
+    host_device_session_late(c->h, transport, &c->session, msg, len, conn_sink(c, wrap), late);
 }
 
 /* Takes the envelope's session_id (echoed in every wrapped message until the next one). */
@@ -301,9 +300,7 @@ void ws_conn_open_device(ws_conn_t *c, host_ws_t *ws, host_t *h, struct lws *wsi
     c->envelope = envelope;
     c->open = true;
     peer_name(wsi, c->peer, sizeof c->peer);
-    host_device_lock(h);
     fw_session_init(&c->session, sim_device(h->sim));
-    host_device_unlock(h);
     c->next = ws->conns;
     if (ws->conns) ws->conns->prev = c;
     ws->conns = c;

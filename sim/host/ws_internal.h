@@ -4,7 +4,6 @@
 #define HOST_WS_INTERNAL_H
 
 #include <libwebsockets.h>
-#include <pthread.h>
 #include <stdbool.h>
 
 #include "buf.h"
@@ -57,8 +56,6 @@ struct host_ws {
     struct lws_vhost *server; /* the /mcp listener, or NULL */
     struct lws_vhost *client; /* the vhost of the dial-out link, or NULL */
     ws_conn_t *conns;         /* every open connection */
-    uv_async_t wake;          /* another thread called the device: drain on the loop */
-    pthread_t loop_thread;
     ws_link_t *link;
     char bound[300]; /* the listener's host as it appears in its URL ("[::1]" for IPv6) */
     int port;
@@ -84,7 +81,7 @@ int ws_conn_writable(ws_conn_t *c);
 /* Queues one text frame of the host's own (the dial-out hello). */
 void ws_conn_send(ws_conn_t *c, const char *text, size_t len);
 
-/* With the device lock held: sends the session's pending notifications. */
+/* Loop thread, from the device watcher: sends the session's pending notifications. */
 void ws_conn_drain(ws_conn_t *c, host_t *h);
 
 /* The connection is gone: leaves ws->conns, frees its buffers (the struct is the caller's). */

@@ -72,7 +72,7 @@ static bool deliver(const char *text)
 {
     out.len = 0;
     out.count = 0;
-    fw_msg_sink_t sink = {out_write, NULL, out_end};
+    fw_msg_sink_t sink = {out_write, NULL, out_end, NULL};
     return fw_device_handle_session(sim_device(sim), &sess, text, strlen(text), sink);
 }
 
@@ -331,7 +331,7 @@ START_TEST(test_trigger_hooks_change_the_lists)
         "{\"jsonrpc\":\"2.0\",\"id\":\"t\",\"method\":\"subscriptions/listen\",\"params\":"
         "{\"notifications\":{\"toolsListChanged\":true},\"_meta\":{\"io.modelcontextprotocol/"
         "protocolVersion\":\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":{}}}}";
-    fw_msg_sink_t sink = {out_write, NULL, out_end};
+    fw_msg_sink_t sink = {out_write, NULL, out_end, NULL};
     ck_assert(!fw_device_handle_session(dev, &listener, listen, strlen(listen), sink));
     ck_assert_str_eq(str(msg(0), "method"), "notifications/subscriptions/acknowledged");
     for (unsigned k = 1; k <= 4; k++) {

@@ -345,7 +345,7 @@ static void ignore_end(void *ctx)
 /* Runs one MCP request in s (its answer is not looked at). */
 static void mcp(host_session_t *s, const char *msg)
 {
-    fw_msg_sink_t out = {ignore, NULL, ignore_end};
+    fw_msg_sink_t out = {ignore, NULL, ignore_end, NULL};
     ck_assert(fw_device_handle_session(sim_device(sim), &s->fw, msg, strlen(msg), out));
 }
 

@@ -378,9 +378,10 @@ START_TEST(malformed_json_gets_400_with_a_parse_error)
 {
     start();
     char *sid = initialize();
+    /* the device's own verdict and words, as on every other transport */
     expect_refusal(post(sid, "{\"jsonrpc\":\"2.0\",\"id\":"), 400, FW_RPC_PARSE_ERROR,
-                   "Parse error");
-    expect_refusal(post(NULL, "not json"), 400, FW_RPC_PARSE_ERROR, "line 1");
+                   "parse error at byte 22");
+    expect_refusal(post(NULL, "not json"), 400, FW_RPC_PARSE_ERROR, "parse error at byte 1");
     free(sid);
     stop();
 }
@@ -898,6 +899,48 @@ START_TEST(one_get_stream_per_session_and_get_needs_sse)
 }
 END_TEST
 
+/* The threads of the mcpsim process (/proc/PID/task). */
+static int thread_count(void)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/status", (int)proc.pid);
+    FILE *f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    char line[256];
+    int threads = -1;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "Threads: %d", &threads) == 1) break;
+    fclose(f);
+    return threads;
+}
+
+/* libmicrohttpd runs on the loop: with streams open, requests in flight and the dashboard
+   serving too, mcpsim is one thread, and a stream parked with nothing to send costs no CPU. */
+START_TEST(http_runs_on_the_one_loop_thread)
+{
+    const char *extra[] = {"--dashboard", "0", NULL};
+    start_with("esp32-demo", extra);
+    char *sid = initialize();
+    it_conn_t *streams[8];
+    for (int i = 0; i < 8; i++) {
+        char *other = initialize();
+        streams[i] = open_stream(other);
+        free(other);
+    }
+    json_t *r = rpc(sid, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}");
+    json_decref(r);
+    ck_assert_int_eq(thread_count(), 1);
+    double cpu = it_cpu_seconds(&proc);
+    usleep(1000 * 1000); /* 8 idle streams for 1 s: parked, not polling */
+    ck_assert_msg(it_cpu_seconds(&proc) - cpu < 0.1, "%.3f s of CPU while idle",
+                  it_cpu_seconds(&proc) - cpu);
+    for (int i = 0; i < 8; i++) it_conn_close(streams[i]);
+    ck_assert_int_eq(thread_count(), 1);
+    free(sid);
+    stop();
+}
+END_TEST
+
 START_TEST(delete_ends_the_sessions_stream)
 {
     start();
@@ -1195,6 +1238,7 @@ static Suite *it_http_suite(void)
                    a_tool_asking_the_client_streams_the_request_then_the_result_after_the_answer);
     tcase_add_test(tc, a_tool_cannot_ask_a_client_without_the_capability);
     tcase_add_test(tc, concurrent_sessions_with_streams_and_the_clock_moving);
+    tcase_add_test(tc, http_runs_on_the_one_loop_thread);
     suite_add_tcase(s, tc);
     return s;
 }

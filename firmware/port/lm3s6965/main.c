@@ -128,7 +128,7 @@ int main(void)
     fw_framer_init(&uart_framer);
     const fw_sink_t out = {uart_write, NULL};
     /* MCP notifications of the UART's session, one per line; none unless its client asked. */
-    const fw_msg_sink_t notifications = {uart_write, NULL, NULL};
+    const fw_msg_sink_t notifications = {uart_write, NULL, NULL, NULL};
     for (;;) {
         uint8_t rx[64];
         size_t n = uart_read(rx, sizeof rx);

@@ -86,7 +86,7 @@ int main(void)
     const fw_sink_t out = {uart_write, NULL};
     /* MCP notifications of the UART's session, one per line; none unless its client asked
        (initialize, logging/setLevel, resources/subscribe), so MCP/U hosts see no extra lines. */
-    const fw_msg_sink_t notifications = {uart_write, NULL, NULL};
+    const fw_msg_sink_t notifications = {uart_write, NULL, NULL, NULL};
     for (;;) {
         uint8_t rx[32];
         size_t n = uart_read(rx, sizeof rx);

@@ -82,7 +82,7 @@ static json_t *handle_plain(const char *msg, size_t size)
 static json_t *handle_framed(const char *msg, size_t size)
 {
     framed_t f = {{NULL, 0, 0}, json_array()};
-    fw_msg_sink_t sink = {framed_write, &f, framed_end};
+    fw_msg_sink_t sink = {framed_write, &f, framed_end, NULL};
     bool answered = fw_device_handle_session(&handle_rig.dev, &handle_session, msg, size, sink);
     size_t n = json_array_size(f.msgs);
     FUZZ_CHECK(f.cur.len == 0, "session: output not ended as a message");
@@ -104,7 +104,7 @@ static void drain(void)
 {
     framed_t f = {{NULL, 0, 0}, json_array()};
     size_t n = fw_device_drain(&handle_rig.dev, &handle_session,
-                               (fw_msg_sink_t){framed_write, &f, framed_end});
+                               (fw_msg_sink_t){framed_write, &f, framed_end, NULL});
     FUZZ_CHECK(n == json_array_size(f.msgs) && f.cur.len == 0,
                "drain: returned %zu for %zu messages", n, json_array_size(f.msgs));
     for (size_t i = 0; i < n; i++)

@@ -31,10 +31,15 @@ static void flush_buf(fw_jw_t *w)
 }
 
 /* Appends bytes (in flash or RAM: fw_rom_copy), handing the buffer to the sink each time it
-   fills. */
+   fills (so used < sizeof buf between calls). A run that fits the room left is one copy. */
 static void put(fw_jw_t *w, const char *s, size_t n)
 {
     w->total += n;
+    if (n < sizeof w->buf - w->used) {
+        fw_rom_copy(w->buf + w->used, s, n);
+        w->used += n;
+        return;
+    }
     while (n > 0) {
         size_t room = sizeof w->buf - w->used;
         size_t k = n < room ? n : room;
@@ -50,7 +55,37 @@ static void put(fw_jw_t *w, const char *s, size_t n)
 
 static void put_ch(fw_jw_t *w, char c)
 {
-    put(w, &c, 1);
+    w->total++;
+    w->buf[w->used++] = c;
+    if (w->used == sizeof w->buf) {
+        flush_buf(w);
+    }
+}
+
+/* Whether byte c needs an escape inside a JSON string. */
+static bool needs_escape(unsigned char c)
+{
+    return c < 0x20 || c == '"' || c == '\\';
+}
+
+static void put_escape(fw_jw_t *w, unsigned char c);
+
+/* A NUL-terminated text (a key: short) escaped and quoted, followed by suffix (0: none), in one
+   pass that copies byte by byte into the buffer: no length scan, no copy call per piece. */
+static void put_quoted_cstr(fw_jw_t *w, const char *s, char suffix)
+{
+    put_ch(w, '"');
+    for (unsigned char c; (c = fw_rd8(s)) != 0; s++) {
+        if (needs_escape(c)) {
+            put_escape(w, c);
+        } else {
+            put_ch(w, (char)c);
+        }
+    }
+    put_ch(w, '"');
+    if (suffix != 0) {
+        put_ch(w, suffix);
+    }
 }
 
 /* The escape of byte c (< 0x20, '"' or '\\'), RFC 8259 section 7. */
@@ -92,7 +127,7 @@ static void put_escaped(fw_jw_t *w, const char *s, size_t n)
     size_t start = 0;
     for (size_t i = 0; i < n; i++) {
         unsigned char c = fw_rd8(s + i);
-        if (c >= 0x20 && c != '"' && c != '\\') {
+        if (!needs_escape(c)) {
             continue;
         }
         put(w, s + start, i - start);
@@ -211,8 +246,7 @@ void(fw_jw_key)(fw_jw_t *w, const char *key)
         return;
     }
     next_element(w);
-    put_quoted(w, key, fw_strlen(key));
-    put_ch(w, ':');
+    put_quoted_cstr(w, key, ':');
     w->want_value = true;
 }
 

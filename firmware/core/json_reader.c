@@ -645,6 +645,17 @@ bool(fw_json_str_eq)(const fw_json_doc_t *doc, uint32_t tok, const char *s)
     const uint8_t *buf = (const uint8_t *)doc->buf;
     const uint8_t *want = (const uint8_t *)s;
     size_t j = 0;
+    if ((t->flags & FW_JSON_F_ESCAPED) == 0) {
+        /* raw bytes as they stand: a string's byte is never NUL, so s's NUL ends a match */
+        size_t n = (size_t)(t->end - t->start);
+        const uint8_t *p = buf + t->start;
+        for (; j < n; j++) {
+            if (fw_rd8(want + j) != p[j]) {
+                return false;
+            }
+        }
+        return fw_rd8(want + n) == '\0';
+    }
     /* one loop for escaped and plain strings alike: decode_char takes a plain byte as it is */
     fw_json_off_t pos = t->start;
     while (pos < t->end) {

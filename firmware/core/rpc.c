@@ -282,13 +282,39 @@ fw_err_t fw_rpc_run_tool(fw_call_t *call, const fw_tool_t *tool, const fw_json_d
 
 /* ---------------------------------------------------------------- one request */
 
+/* Whether raw (unescaped) bytes name[0..n) are exactly the NUL-terminated name (in flash or RAM). */
+static bool name_is(const char *name, const char *raw, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (fw_rd8(name + i) != (unsigned char)raw[i]) return false;
+    return fw_rd8(name + n) == '\0';
+}
+
+/* The method or tool named by string token tok: compared in raw bytes, the first byte ruling out
+   most entries at once (an escaped name is decoded by fw_json_str_eq for each entry). */
 static const fw_tool_t *find_method(const fw_device_t *dev, const fw_json_doc_t *doc, uint32_t tok)
 {
-    for (size_t i = 0; i < fw_mcpu_method_count; i++)
-        if ((fw_json_str_eq)(doc, tok, fw_tool_name(&fw_mcpu_methods[i])))
+    const fw_json_tok_t *t = &doc->toks[tok];
+    if ((t->flags & FW_JSON_F_ESCAPED) != 0) {
+        for (size_t i = 0; i < fw_mcpu_method_count; i++)
+            if ((fw_json_str_eq)(doc, tok, fw_tool_name(&fw_mcpu_methods[i])))
+                return &fw_mcpu_methods[i];
+        for (size_t i = 0; i < dev->tool_count; i++)
+            if ((fw_json_str_eq)(doc, tok, fw_tool_name(dev->tools[i]))) return dev->tools[i];
+        return NULL;
+    }
+    const char *raw = doc->buf + t->start;
+    size_t n = (size_t)(t->end - t->start);
+    if (n == 0) return NULL; /* no method or tool has an empty name */
+    for (size_t i = 0; i < fw_mcpu_method_count; i++) {
+        const char *name = fw_tool_name(&fw_mcpu_methods[i]);
+        if (fw_rd8(name) == (unsigned char)raw[0] && name_is(name, raw, n))
             return &fw_mcpu_methods[i];
-    for (size_t i = 0; i < dev->tool_count; i++)
-        if ((fw_json_str_eq)(doc, tok, fw_tool_name(dev->tools[i]))) return dev->tools[i];
+    }
+    for (size_t i = 0; i < dev->tool_count; i++) {
+        const char *name = fw_tool_name(dev->tools[i]);
+        if (fw_rd8(name) == (unsigned char)raw[0] && name_is(name, raw, n)) return dev->tools[i];
+    }
     return NULL;
 }
 
@@ -309,6 +335,55 @@ size_t fw_cut_dots(char *s, size_t n)
     return n + 3;
 }
 
+/* The members of a message object that JSON-RPC reads (token indexes, -1 when absent; the
+   first occurrence of a key wins), found in one pass over its keys. */
+typedef struct envelope {
+    int32_t version, id, method, params, result, error;
+} envelope_t;
+
+/* Which envelope member raw key bytes k[0..n) name (by length, then bytes), or NULL. */
+static int32_t *envelope_slot(envelope_t *env, const char *k, size_t n)
+{
+    switch (n) {
+    case 2:
+        return name_is(FW_S("id"), k, n) ? &env->id : NULL;
+    case 5:
+        return name_is(FW_S("error"), k, n) ? &env->error : NULL;
+    case 6:
+        if (name_is(FW_S("method"), k, n)) return &env->method;
+        if (name_is(FW_S("params"), k, n)) return &env->params;
+        return name_is(FW_S("result"), k, n) ? &env->result : NULL;
+    case 7:
+        return name_is(FW_S("jsonrpc"), k, n) ? &env->version : NULL;
+    default:
+        return NULL;
+    }
+}
+
+/* An escaped key, decoded for the comparison (rare: the slow way is fine). */
+static int32_t *envelope_slot_escaped(envelope_t *env, const fw_json_doc_t *doc, uint32_t k)
+{
+    if (fw_json_str_eq(doc, k, "id")) return &env->id;
+    if (fw_json_str_eq(doc, k, "error")) return &env->error;
+    if (fw_json_str_eq(doc, k, "method")) return &env->method;
+    if (fw_json_str_eq(doc, k, "params")) return &env->params;
+    if (fw_json_str_eq(doc, k, "result")) return &env->result;
+    return fw_json_str_eq(doc, k, "jsonrpc") ? &env->version : NULL;
+}
+
+static void read_envelope(const fw_json_doc_t *doc, uint32_t obj, envelope_t *env)
+{
+    env->version = env->id = env->method = env->params = env->result = env->error = -1;
+    uint32_t k = obj + 1;
+    for (uint16_t i = 0; i < doc->toks[obj].count; i++, k = doc->toks[k + 1].next) {
+        const fw_json_tok_t *t = &doc->toks[k];
+        int32_t *slot = (t->flags & FW_JSON_F_ESCAPED) != 0
+                            ? envelope_slot_escaped(env, doc, k)
+                            : envelope_slot(env, doc->buf + t->start, (size_t)(t->end - t->start));
+        if (slot != NULL && *slot < 0) *slot = (int32_t)(k + 1);
+    }
+}
+
 /* Not inlined: its buffer would sit in dispatch's frame under every call. */
 FW_NOINLINE static bool method_not_found(fw_device_t *dev, const fw_json_doc_t *doc,
                                          uint32_t method, fw_resp_t *r)
@@ -324,10 +399,11 @@ FW_NOINLINE static bool method_not_found(fw_device_t *dev, const fw_json_doc_t *
  * MCP/U method or tool with params bound by its descriptor. Pin changes the call made are
  * observed at once, so even a change undone later in the same batch reaches subscribers.
  */
-static bool dispatch(fw_device_t *dev, const fw_json_doc_t *doc, uint32_t req, fw_resp_t *r)
+static bool dispatch(fw_device_t *dev, const fw_json_doc_t *doc, const envelope_t *env,
+                     fw_resp_t *r)
 {
-    int32_t method = fw_json_obj_get(doc, req, "method");
-    int32_t params = fw_json_obj_get(doc, req, "params");
+    int32_t method = env->method;
+    int32_t params = env->params;
     const fw_rpc_layer_t *layer = FW_LAYER(dev);
     const void *lm = layer != NULL && layer->method_find != NULL
                          ? layer->method_find(doc, (uint32_t)method)
@@ -383,21 +459,18 @@ static void take_id(fw_resp_t *r, const fw_json_doc_t *doc, uint32_t id)
     r->id = fw_json_tok_raw(doc, id, &r->id_len);
 }
 
-/* The reason the envelope of object req is not a valid request, or NULL. */
-static const char *envelope_problem(const fw_json_doc_t *doc, uint32_t req)
+/* The reason the envelope is not a valid request, or NULL. */
+static const char *envelope_problem(const fw_json_doc_t *doc, const envelope_t *env)
 {
-    int32_t version = fw_json_obj_get(doc, req, "jsonrpc");
-    int32_t method = fw_json_obj_get(doc, req, "method");
-    int32_t id = fw_json_obj_get(doc, req, "id");
-    int32_t params = fw_json_obj_get(doc, req, "params");
-    if (version < 0) return FW_S("'jsonrpc' is missing (it must be \"2.0\")");
-    if (!fw_json_str_eq(doc, (uint32_t)version, "2.0")) return FW_S("'jsonrpc' must be \"2.0\"");
-    if (method < 0) return FW_S("'method' is missing");
-    if (doc->toks[method].type != FW_JSON_STRING) return FW_S("'method' must be a string");
-    if (id >= 0 && !valid_id_type(doc->toks[id].type))
+    if (env->version < 0) return FW_S("'jsonrpc' is missing (it must be \"2.0\")");
+    if (!fw_json_str_eq(doc, (uint32_t)env->version, "2.0"))
+        return FW_S("'jsonrpc' must be \"2.0\"");
+    if (env->method < 0) return FW_S("'method' is missing");
+    if (doc->toks[env->method].type != FW_JSON_STRING) return FW_S("'method' must be a string");
+    if (env->id >= 0 && !valid_id_type(doc->toks[env->id].type))
         return FW_S("'id' must be a string, a number or null");
-    if (params >= 0 && doc->toks[params].type != FW_JSON_OBJECT &&
-        doc->toks[params].type != FW_JSON_ARRAY)
+    if (env->params >= 0 && doc->toks[env->params].type != FW_JSON_OBJECT &&
+        doc->toks[env->params].type != FW_JSON_ARRAY)
         return FW_S("'params' must be an object or an array");
     return NULL;
 }
@@ -433,13 +506,14 @@ static bool handle_one(fw_device_t *dev, const fw_json_doc_t *doc, uint32_t req,
                   fw_json_type_name(doc->toks[req].type));
         return resp_error(dev, r, FW_ERR_INVALID_REQUEST);
     }
-    int32_t id = fw_json_obj_get(doc, req, "id");
-    if (fw_json_obj_get(doc, req, "method") < 0 &&
-        (fw_json_obj_get(doc, req, "result") >= 0 || fw_json_obj_get(doc, req, "error") >= 0))
+    envelope_t env;
+    read_envelope(doc, req, &env);
+    int32_t id = env.id;
+    if (env.method < 0 && (env.result >= 0 || env.error >= 0))
         return handle_answer(dev, doc, req, r); /* a response to us: nothing to answer */
     dev->counters.requests++;
     if (id >= 0 && valid_id_type(doc->toks[id].type)) take_id(r, doc, (uint32_t)id);
-    const char *problem = envelope_problem(doc, req);
+    const char *problem = envelope_problem(doc, &env);
     if (problem != NULL) {
         resp_fail(r, FW_ERR_INVALID_REQUEST, FW_S("%s"), problem);
         return resp_error(dev, r, FW_ERR_INVALID_REQUEST);
@@ -448,14 +522,14 @@ static bool handle_one(fw_device_t *dev, const fw_json_doc_t *doc, uint32_t req,
     if (id >= 0 && layer != NULL && layer->take_cancelled != NULL &&
         layer->take_cancelled(dev, r->id, r->id_len))
         return false; /* the layer cancelled it: a cancelled request gets no response */
-    if (id >= 0) return dispatch(dev, doc, req, r);
+    if (id >= 0) return dispatch(dev, doc, &env, r);
     fw_jw_t discard; /* a notification runs, but what it writes goes nowhere */
     fw_jw_init(&discard, (fw_sink_t){NULL, NULL});
     dev->counters.notifications++;
     r->w = &discard;
     r->batch_open = NULL;
     r->id = NULL;
-    return dispatch(dev, doc, req, r);
+    return dispatch(dev, doc, &env, r);
 }
 
 /* ---------------------------------------------------------------- whole messages */

@@ -213,16 +213,20 @@ static fw_err_t scan_string(parser_t *ps, uint8_t *flags)
 {
     for (;;) {
         fw_err_t err = FW_OK;
-        if (ps->pos >= ps->len) {
+        /* the run of plain ASCII (no quote, backslash or control byte) in locals */
+        const uint8_t *s = ps->s;
+        fw_json_off_t pos = ps->pos;
+        const fw_json_off_t len = ps->len;
+        while (pos < len && (uint8_t)(s[pos] - 0x20u) < 0x60u && s[pos] != '"' && s[pos] != '\\') {
+            pos++;
+        }
+        ps->pos = pos;
+        if (pos >= len) {
             return FW_ERR_JSON_INVALID;
         }
-        uint8_t c = ps->s[ps->pos];
+        uint8_t c = s[pos];
         if (c == '"') {
             return FW_OK;
-        }
-        if (c >= 0x20 && c < 0x80 && c != '\\') {
-            ps->pos++;
-            continue;
         }
         if (c == '\\') {
             *flags |= FW_JSON_F_ESCAPED;

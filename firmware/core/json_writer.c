@@ -53,7 +53,7 @@ static void put(fw_jw_t *w, const char *s, size_t n)
     }
 }
 
-static void put_ch(fw_jw_t *w, char c)
+static inline void put_ch(fw_jw_t *w, char c)
 {
     w->total++;
     w->buf[w->used++] = c;
@@ -121,20 +121,45 @@ static void put_escape(fw_jw_t *w, unsigned char c)
     }
 }
 
-/* String contents without quotes; bytes >= 0x80 pass through (the caller gives UTF-8). */
+/* Bytes of s[0..n) before the first that needs an escape (n when none). In RAM a word at a
+   time: a byte below 0x20 borrows in v - 0x20 per byte, a quote or backslash is a zero byte of
+   v ^ its repeated code (the first flagged byte is exact; the word is then searched bytewise). */
+static size_t plain_run(const char *s, size_t n)
+{
+    size_t i = 0;
+#if !FW_ROM_SPLIT
+    const size_t ones = (size_t)-1 / 0xFFu;
+    const size_t highs = ones << 7;
+    for (; i + sizeof(size_t) <= n; i += sizeof(size_t)) {
+        size_t v;
+        memcpy(&v, s + i, sizeof v);
+        size_t q = v ^ (ones * (size_t)'"');
+        size_t b = v ^ (ones * (size_t)'\\');
+        if ((((v - ones * 0x20u) & ~v) | ((q - ones) & ~q) | ((b - ones) & ~b)) & highs) {
+            break;
+        }
+    }
+#endif
+    while (i < n && !needs_escape(fw_rd8(s + i))) {
+        i++;
+    }
+    return i;
+}
+
+/* String contents without quotes; bytes >= 0x80 pass through (the caller gives UTF-8). Each
+   plain run is found, then copied in one piece. */
 static void put_escaped(fw_jw_t *w, const char *s, size_t n)
 {
-    size_t start = 0;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = fw_rd8(s + i);
-        if (!needs_escape(c)) {
-            continue;
+    for (;;) {
+        size_t k = plain_run(s, n);
+        put(w, s, k);
+        if (k == n) {
+            return;
         }
-        put(w, s + start, i - start);
-        put_escape(w, c);
-        start = i + 1;
+        put_escape(w, fw_rd8(s + k));
+        s += k + 1;
+        n -= k + 1;
     }
-    put(w, s + start, n - start);
 }
 
 static void put_quoted(fw_jw_t *w, const char *s, size_t n)
@@ -211,11 +236,17 @@ static void close_container(fw_jw_t *w, bool object)
     put_ch(w, object ? '}' : ']');
 }
 
+/* Every member but the buffer, whose bytes are never read before they are written. */
 void fw_jw_init(fw_jw_t *w, fw_sink_t sink)
 {
-    memset(w, 0, sizeof *w);
     w->sink = sink;
+    w->used = 0;
+    w->total = 0;
+    w->depth = 0;
+    w->obj_mask = 0;
     w->first_mask = 1u;
+    w->want_value = false;
+    w->in_str = false;
     w->err = FW_OK;
 }
 

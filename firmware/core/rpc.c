@@ -18,9 +18,13 @@
 
 /* ---------------------------------------------------------------- response state */
 
+/* Clears all but the message and issue texts, which are read only once written (message[0]
+   says whether there is one, issue_count how many issues). */
 static void resp_init(fw_resp_t *r, fw_jw_t *w, bool *batch_open)
 {
-    memset(r, 0, sizeof *r);
+    memset(r, 0, offsetof(fw_resp_t, message));
+    r->message[0] = '\0';
+    memset(&r->issue_count, 0, sizeof *r - offsetof(fw_resp_t, issue_count));
     r->w = w;
     r->batch_open = batch_open;
     r->id = FW_S("null");

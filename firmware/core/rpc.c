@@ -428,7 +428,12 @@ static bool dispatch(fw_device_t *dev, const fw_json_doc_t *doc, const envelope_
     }
 #endif
     fw_call_t *call = &dev->call;
-    memset(call, 0, sizeof *call);
+    /* all but the arguments, which binding clears (a layer's method gets them cleared here):
+       on a part whose memset goes byte by byte they are most of the call */
+    memset(call, 0, offsetof(fw_call_t, args));
+    memset((char *)call + offsetof(fw_call_t, args) + sizeof call->args, 0,
+           sizeof *call - offsetof(fw_call_t, args) - sizeof call->args);
+    if (lm != NULL) memset(call->args, 0, sizeof call->args);
     call->dev = dev;
     call->tool = tool;
     call->priv = r;

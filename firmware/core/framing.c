@@ -63,6 +63,7 @@ static fw_frame_event_t take(fw_framer_t *fr, uint8_t b)
     return FW_FRAME_OVERFLOW;
 }
 
+#if FW_SPEED_PATHS
 /*
  * Bytes before the first LF of p[0..n) (n when there is none): a word at a time (a byte of
  * v is zero when (v - ones) & ~v & highs has its top bit; the first such byte is exact, the
@@ -70,10 +71,10 @@ static fw_frame_event_t take(fw_framer_t *fr, uint8_t b)
  */
 static size_t scan_lf(const uint8_t *p, size_t n)
 {
+    size_t i = 0;
     const size_t ones = (size_t)-1 / 0xFFu;
     const size_t highs = ones << 7;
     const size_t lfs = ones * (size_t)'\n';
-    size_t i = 0;
     for (; i + sizeof(size_t) <= n; i += sizeof(size_t)) {
         size_t v;
         memcpy(&v, p + i, sizeof v); /* one (unaligned) load where the part has it */
@@ -121,3 +122,22 @@ size_t fw_framer_push(fw_framer_t *fr, const uint8_t *data, size_t len, fw_frame
     }
     return len;
 }
+#else
+/* Byte by byte (FW_SPEED_PATHS 0: the least code). */
+size_t fw_framer_push(fw_framer_t *fr, const uint8_t *data, size_t len, fw_frame_event_t *ev)
+{
+    if (fr->ready) {
+        fr->ready = false;
+        fr->len = 0;
+    }
+    *ev = FW_FRAME_NONE;
+    for (size_t i = 0; i < len; i++) {
+        fw_frame_event_t e = take(fr, data[i]);
+        if (e != FW_FRAME_NONE) {
+            *ev = e;
+            return i + 1;
+        }
+    }
+    return len;
+}
+#endif

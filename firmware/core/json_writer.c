@@ -35,11 +35,13 @@ static void flush_buf(fw_jw_t *w)
 static void put(fw_jw_t *w, const char *s, size_t n)
 {
     w->total += n;
+#if FW_SPEED_PATHS
     if (n < sizeof w->buf - w->used) {
         fw_rom_copy(w->buf + w->used, s, n);
         w->used += n;
         return;
     }
+#endif
     while (n > 0) {
         size_t room = sizeof w->buf - w->used;
         size_t k = n < room ? n : room;
@@ -53,13 +55,23 @@ static void put(fw_jw_t *w, const char *s, size_t n)
     }
 }
 
-static inline void put_ch(fw_jw_t *w, char c)
+/* inline where speed is asked for (FW_SPEED_PATHS), a call where flash is scarcest */
+#if FW_SPEED_PATHS
+#define PUT_CH_INLINE inline
+#else
+#define PUT_CH_INLINE
+#endif
+static PUT_CH_INLINE void put_ch(fw_jw_t *w, char c)
 {
+#if FW_SPEED_PATHS
     w->total++;
     w->buf[w->used++] = c;
     if (w->used == sizeof w->buf) {
         flush_buf(w);
     }
+#else
+    put(w, &c, 1);
+#endif
 }
 
 /* Whether byte c needs an escape inside a JSON string. */
@@ -70,6 +82,7 @@ static bool needs_escape(unsigned char c)
 
 static void put_escape(fw_jw_t *w, unsigned char c);
 
+#if FW_SPEED_PATHS
 /* A NUL-terminated text (a key: short) escaped and quoted, followed by suffix (0: none), in one
    pass that copies byte by byte into the buffer: no length scan, no copy call per piece. */
 static void put_quoted_cstr(fw_jw_t *w, const char *s, char suffix)
@@ -87,6 +100,7 @@ static void put_quoted_cstr(fw_jw_t *w, const char *s, char suffix)
         put_ch(w, suffix);
     }
 }
+#endif
 
 /* The escape of byte c (< 0x20, '"' or '\\'), RFC 8259 section 7. */
 static void put_escape(fw_jw_t *w, unsigned char c)
@@ -127,7 +141,7 @@ static void put_escape(fw_jw_t *w, unsigned char c)
 static size_t plain_run(const char *s, size_t n)
 {
     size_t i = 0;
-#if !FW_ROM_SPLIT
+#if FW_SPEED_PATHS && !FW_ROM_SPLIT
     const size_t ones = (size_t)-1 / 0xFFu;
     const size_t highs = ones << 7;
     for (; i + sizeof(size_t) <= n; i += sizeof(size_t)) {
@@ -240,13 +254,8 @@ static void close_container(fw_jw_t *w, bool object)
 void fw_jw_init(fw_jw_t *w, fw_sink_t sink)
 {
     w->sink = sink;
-    w->used = 0;
-    w->total = 0;
-    w->depth = 0;
-    w->obj_mask = 0;
+    memset(&w->used, 0, sizeof *w - offsetof(fw_jw_t, used));
     w->first_mask = 1u;
-    w->want_value = false;
-    w->in_str = false;
     w->err = FW_OK;
 }
 
@@ -277,7 +286,12 @@ void(fw_jw_key)(fw_jw_t *w, const char *key)
         return;
     }
     next_element(w);
+#if FW_SPEED_PATHS
     put_quoted_cstr(w, key, ':');
+#else
+    put_quoted(w, key, fw_strlen(key));
+    put_ch(w, ':');
+#endif
     w->want_value = true;
 }
 

@@ -22,9 +22,13 @@
    says whether there is one, issue_count how many issues). */
 static void resp_init(fw_resp_t *r, fw_jw_t *w, bool *batch_open)
 {
+#if FW_SPEED_PATHS
     memset(r, 0, offsetof(fw_resp_t, message));
     r->message[0] = '\0';
     memset(&r->issue_count, 0, sizeof *r - offsetof(fw_resp_t, issue_count));
+#else
+    memset(r, 0, sizeof *r);
+#endif
     r->w = w;
     r->batch_open = batch_open;
     r->id = FW_S("null");
@@ -286,38 +290,28 @@ fw_err_t fw_rpc_run_tool(fw_call_t *call, const fw_tool_t *tool, const fw_json_d
 
 /* ---------------------------------------------------------------- one request */
 
-/* Whether raw (unescaped) bytes name[0..n) are exactly the NUL-terminated name (in flash or RAM). */
-static bool name_is(const char *name, const char *raw, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (fw_rd8(name + i) != (unsigned char)raw[i]) return false;
-    return fw_rd8(name + n) == '\0';
-}
-
-/* The method or tool named by string token tok: compared in raw bytes, the first byte ruling out
-   most entries at once (an escaped name is decoded by fw_json_str_eq for each entry). */
-static const fw_tool_t *find_method(const fw_device_t *dev, const fw_json_doc_t *doc, uint32_t tok)
+/* The first raw byte of string token tok, or 0 when it is empty or escaped (no quick test). */
+static unsigned char first_byte(const fw_json_doc_t *doc, uint32_t tok)
 {
     const fw_json_tok_t *t = &doc->toks[tok];
-    if ((t->flags & FW_JSON_F_ESCAPED) != 0) {
-        for (size_t i = 0; i < fw_mcpu_method_count; i++)
-            if ((fw_json_str_eq)(doc, tok, fw_tool_name(&fw_mcpu_methods[i])))
-                return &fw_mcpu_methods[i];
-        for (size_t i = 0; i < dev->tool_count; i++)
-            if ((fw_json_str_eq)(doc, tok, fw_tool_name(dev->tools[i]))) return dev->tools[i];
-        return NULL;
-    }
-    const char *raw = doc->buf + t->start;
-    size_t n = (size_t)(t->end - t->start);
-    if (n == 0) return NULL; /* no method or tool has an empty name */
+    if ((t->flags & FW_JSON_F_ESCAPED) != 0 || t->end == t->start) return 0;
+    return (unsigned char)doc->buf[t->start];
+}
+
+/* The method or tool named by string token tok; the first byte rules out most entries before
+   the full comparison. */
+static const fw_tool_t *find_method(const fw_device_t *dev, const fw_json_doc_t *doc, uint32_t tok)
+{
+    unsigned char first = first_byte(doc, tok);
     for (size_t i = 0; i < fw_mcpu_method_count; i++) {
         const char *name = fw_tool_name(&fw_mcpu_methods[i]);
-        if (fw_rd8(name) == (unsigned char)raw[0] && name_is(name, raw, n))
+        if ((first == 0 || fw_rd8(name) == first) && (fw_json_str_eq)(doc, tok, name))
             return &fw_mcpu_methods[i];
     }
     for (size_t i = 0; i < dev->tool_count; i++) {
         const char *name = fw_tool_name(dev->tools[i]);
-        if (fw_rd8(name) == (unsigned char)raw[0] && name_is(name, raw, n)) return dev->tools[i];
+        if ((first == 0 || fw_rd8(name) == first) && (fw_json_str_eq)(doc, tok, name))
+            return dev->tools[i];
     }
     return NULL;
 }
@@ -339,52 +333,30 @@ size_t fw_cut_dots(char *s, size_t n)
     return n + 3;
 }
 
-/* The members of a message object that JSON-RPC reads (token indexes, -1 when absent; the
+/* The members of a message object that JSON-RPC reads: token indexes, -1 when absent (the
    first occurrence of a key wins), found in one pass over its keys. */
+enum { ENV_VERSION, ENV_ID, ENV_METHOD, ENV_PARAMS, ENV_RESULT, ENV_ERROR, ENV_COUNT };
 typedef struct envelope {
-    int32_t version, id, method, params, result, error;
+    int32_t m[ENV_COUNT];
 } envelope_t;
 
-/* Which envelope member raw key bytes k[0..n) name (by length, then bytes), or NULL. */
-static int32_t *envelope_slot(envelope_t *env, const char *k, size_t n)
-{
-    switch (n) {
-    case 2:
-        return name_is(FW_S("id"), k, n) ? &env->id : NULL;
-    case 5:
-        return name_is(FW_S("error"), k, n) ? &env->error : NULL;
-    case 6:
-        if (name_is(FW_S("method"), k, n)) return &env->method;
-        if (name_is(FW_S("params"), k, n)) return &env->params;
-        return name_is(FW_S("result"), k, n) ? &env->result : NULL;
-    case 7:
-        return name_is(FW_S("jsonrpc"), k, n) ? &env->version : NULL;
-    default:
-        return NULL;
-    }
-}
-
-/* An escaped key, decoded for the comparison (rare: the slow way is fine). */
-static int32_t *envelope_slot_escaped(envelope_t *env, const fw_json_doc_t *doc, uint32_t k)
-{
-    if (fw_json_str_eq(doc, k, "id")) return &env->id;
-    if (fw_json_str_eq(doc, k, "error")) return &env->error;
-    if (fw_json_str_eq(doc, k, "method")) return &env->method;
-    if (fw_json_str_eq(doc, k, "params")) return &env->params;
-    if (fw_json_str_eq(doc, k, "result")) return &env->result;
-    return fw_json_str_eq(doc, k, "jsonrpc") ? &env->version : NULL;
-}
+/* In enum order; their first bytes differ, so one byte finds the only candidate. */
+static const char env_names[ENV_COUNT][8] FW_ROM = {"jsonrpc", "id",     "method",
+                                                    "params",  "result", "error"};
 
 static void read_envelope(const fw_json_doc_t *doc, uint32_t obj, envelope_t *env)
 {
-    env->version = env->id = env->method = env->params = env->result = env->error = -1;
+    for (unsigned j = 0; j < ENV_COUNT; j++) env->m[j] = -1;
     uint32_t k = obj + 1;
     for (uint16_t i = 0; i < doc->toks[obj].count; i++, k = doc->toks[k + 1].next) {
-        const fw_json_tok_t *t = &doc->toks[k];
-        int32_t *slot = (t->flags & FW_JSON_F_ESCAPED) != 0
-                            ? envelope_slot_escaped(env, doc, k)
-                            : envelope_slot(env, doc->buf + t->start, (size_t)(t->end - t->start));
-        if (slot != NULL && *slot < 0) *slot = (int32_t)(k + 1);
+        unsigned char first = first_byte(doc, k);
+        for (unsigned j = 0; j < ENV_COUNT; j++) {
+            if (first != 0 && fw_rd8(env_names[j]) != first) continue;
+            if ((fw_json_str_eq)(doc, k, env_names[j])) {
+                if (env->m[j] < 0) env->m[j] = (int32_t)(k + 1);
+                break;
+            }
+        }
     }
 }
 
@@ -406,8 +378,8 @@ FW_NOINLINE static bool method_not_found(fw_device_t *dev, const fw_json_doc_t *
 static bool dispatch(fw_device_t *dev, const fw_json_doc_t *doc, const envelope_t *env,
                      fw_resp_t *r)
 {
-    int32_t method = env->method;
-    int32_t params = env->params;
+    int32_t method = env->m[ENV_METHOD];
+    int32_t params = env->m[ENV_PARAMS];
     const fw_rpc_layer_t *layer = FW_LAYER(dev);
     const void *lm = layer != NULL && layer->method_find != NULL
                          ? layer->method_find(doc, (uint32_t)method)
@@ -430,10 +402,14 @@ static bool dispatch(fw_device_t *dev, const fw_json_doc_t *doc, const envelope_
     fw_call_t *call = &dev->call;
     /* all but the arguments, which binding clears (a layer's method gets them cleared here):
        on a part whose memset goes byte by byte they are most of the call */
+#if FW_SPEED_PATHS
     memset(call, 0, offsetof(fw_call_t, args));
     memset((char *)call + offsetof(fw_call_t, args) + sizeof call->args, 0,
            sizeof *call - offsetof(fw_call_t, args) - sizeof call->args);
     if (lm != NULL) memset(call->args, 0, sizeof call->args);
+#else
+    memset(call, 0, sizeof *call);
+#endif
     call->dev = dev;
     call->tool = tool;
     call->priv = r;
@@ -471,15 +447,16 @@ static void take_id(fw_resp_t *r, const fw_json_doc_t *doc, uint32_t id)
 /* The reason the envelope is not a valid request, or NULL. */
 static const char *envelope_problem(const fw_json_doc_t *doc, const envelope_t *env)
 {
-    if (env->version < 0) return FW_S("'jsonrpc' is missing (it must be \"2.0\")");
-    if (!fw_json_str_eq(doc, (uint32_t)env->version, "2.0"))
-        return FW_S("'jsonrpc' must be \"2.0\"");
-    if (env->method < 0) return FW_S("'method' is missing");
-    if (doc->toks[env->method].type != FW_JSON_STRING) return FW_S("'method' must be a string");
-    if (env->id >= 0 && !valid_id_type(doc->toks[env->id].type))
+    int32_t version = env->m[ENV_VERSION], method = env->m[ENV_METHOD];
+    int32_t id = env->m[ENV_ID], params = env->m[ENV_PARAMS];
+    if (version < 0) return FW_S("'jsonrpc' is missing (it must be \"2.0\")");
+    if (!fw_json_str_eq(doc, (uint32_t)version, "2.0")) return FW_S("'jsonrpc' must be \"2.0\"");
+    if (method < 0) return FW_S("'method' is missing");
+    if (doc->toks[method].type != FW_JSON_STRING) return FW_S("'method' must be a string");
+    if (id >= 0 && !valid_id_type(doc->toks[id].type))
         return FW_S("'id' must be a string, a number or null");
-    if (env->params >= 0 && doc->toks[env->params].type != FW_JSON_OBJECT &&
-        doc->toks[env->params].type != FW_JSON_ARRAY)
+    if (params >= 0 && doc->toks[params].type != FW_JSON_OBJECT &&
+        doc->toks[params].type != FW_JSON_ARRAY)
         return FW_S("'params' must be an object or an array");
     return NULL;
 }
@@ -517,8 +494,8 @@ static bool handle_one(fw_device_t *dev, const fw_json_doc_t *doc, uint32_t req,
     }
     envelope_t env;
     read_envelope(doc, req, &env);
-    int32_t id = env.id;
-    if (env.method < 0 && (env.result >= 0 || env.error >= 0))
+    int32_t id = env.m[ENV_ID];
+    if (env.m[ENV_METHOD] < 0 && (env.m[ENV_RESULT] >= 0 || env.m[ENV_ERROR] >= 0))
         return handle_answer(dev, doc, req, r); /* a response to us: nothing to answer */
     dev->counters.requests++;
     if (id >= 0 && valid_id_type(doc->toks[id].type)) take_id(r, doc, (uint32_t)id);

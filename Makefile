@@ -47,7 +47,8 @@ help:
 	@echo "make tsan       build-tsan/ (clang, ThreadSanitizer) and its tests"
 	@echo "make coverage   build-cov/, tests, line coverage of firmware/ (fails below $(COV_MIN)%)"
 	@echo "make cross      build-arm/{full,mcpu-min,avr}: Cortex-M3 per profile, AVR mcpu-min, budgets"
-	@echo "make bench      core throughput and instructions per message (BENCH_ARGS=--detail: per kind)"
+	@echo "make bench      core instructions per message (BENCH_ARGS=--detail: per kind), then TCP, HTTP"
+	@echo "                and WebSocket throughput and p99 as ratios against bare baselines"
 	@echo "make conformance DEVICE=sim   run the conformance runner against a target"
 	@echo "                DEVICE=qemu   our Cortex-M3 port on QEMU's lm3s6965evb (any ELF: qemu:FILE.elf)"
 	@echo "                DEVICE=avr    our ATmega328P port on mcpsim-avr (any ELF: avr:FILE.elf)"
@@ -128,8 +129,12 @@ cross: bootstrap
 	done
 	@JOBS=$(JOBS) CMAKE=$(CMAKE) tools/cross-size-check --avr build-arm/avr build-arm/full build-arm/mcpu-min
 
+# The core's figures (callgrind instructions per message; BENCH_ARGS=--detail: per kind), then
+# the host's TCP, HTTP and WebSocket throughput and p99 against bare baselines (tools/bench-net;
+# BENCH_SECONDS, BENCH_ROUNDS). A benchmark: nothing here is a pass/fail test.
 bench: build
 	tools/bench-core $(BENCH_ARGS) build/bin/bench_core
+	tools/bench-net build
 
 run: build
 	@if [ -x $(BUILD_DIR)/bin/mcpsim ]; then \

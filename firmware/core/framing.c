@@ -63,6 +63,67 @@ static fw_frame_event_t take(fw_framer_t *fr, uint8_t b)
     return FW_FRAME_OVERFLOW;
 }
 
+#if FW_SPEED_PATHS
+/*
+ * Bytes before the first LF of p[0..n) (n when there is none): a word at a time (a byte of
+ * v is zero when (v - ones) & ~v & highs has its top bit; the first such byte is exact, the
+ * word is then searched byte by byte), so a long line costs a few instructions per word.
+ */
+static size_t scan_lf(const uint8_t *p, size_t n)
+{
+    size_t i = 0;
+    const size_t ones = (size_t)-1 / 0xFFu;
+    const size_t highs = ones << 7;
+    const size_t lfs = ones * (size_t)'\n';
+    for (; i + sizeof(size_t) <= n; i += sizeof(size_t)) {
+        size_t v;
+        memcpy(&v, p + i, sizeof v); /* one (unaligned) load where the part has it */
+        v ^= lfs;
+        if (((v - ones) & ~v & highs) != 0) {
+            break;
+        }
+    }
+    while (i < n && p[i] != '\n') {
+        i++;
+    }
+    return i;
+}
+
+/* Each run of bytes before a LF is scanned once and copied whole while the line has room;
+   only the bytes at the line's limit and the LF itself go through take, one at a time. */
+size_t fw_framer_push(fw_framer_t *fr, const uint8_t *data, size_t len, fw_frame_event_t *ev)
+{
+    if (fr->ready) {
+        fr->ready = false;
+        fr->len = 0;
+    }
+    *ev = FW_FRAME_NONE;
+    size_t i = 0;
+    while (i < len) {
+        size_t run = scan_lf(data + i, len - i);
+        size_t lf = i + run < len ? 1u : 0u;
+        if (fr->discarding) {
+            i += run;
+            run = 0;
+        } else if (fr->len < FW_LINE_MAX) {
+            size_t k = run < FW_LINE_MAX - fr->len ? run : FW_LINE_MAX - fr->len;
+            memcpy(fr->line + fr->len, data + i, k);
+            fr->len += k;
+            i += k;
+            run -= k;
+        }
+        for (run += lf; run > 0; run--) { /* the limit's bytes, then the LF */
+            fw_frame_event_t e = take(fr, data[i++]);
+            if (e != FW_FRAME_NONE) {
+                *ev = e;
+                return i;
+            }
+        }
+    }
+    return len;
+}
+#else
+/* Byte by byte (FW_SPEED_PATHS 0: the least code). */
 size_t fw_framer_push(fw_framer_t *fr, const uint8_t *data, size_t len, fw_frame_event_t *ev)
 {
     if (fr->ready) {
@@ -79,3 +140,4 @@ size_t fw_framer_push(fw_framer_t *fr, const uint8_t *data, size_t len, fw_frame
     }
     return len;
 }
+#endif

@@ -213,6 +213,16 @@ static fw_err_t scan_string(parser_t *ps, uint8_t *flags)
 {
     for (;;) {
         fw_err_t err = FW_OK;
+#if FW_SPEED_PATHS
+        /* the run of plain ASCII (no quote, backslash or control byte) in locals */
+        const uint8_t *s = ps->s;
+        fw_json_off_t pos = ps->pos;
+        const fw_json_off_t len = ps->len;
+        while (pos < len && (uint8_t)(s[pos] - 0x20u) < 0x60u && s[pos] != '"' && s[pos] != '\\') {
+            pos++;
+        }
+        ps->pos = pos;
+#endif
         if (ps->pos >= ps->len) {
             return FW_ERR_JSON_INVALID;
         }
@@ -645,6 +655,19 @@ bool(fw_json_str_eq)(const fw_json_doc_t *doc, uint32_t tok, const char *s)
     const uint8_t *buf = (const uint8_t *)doc->buf;
     const uint8_t *want = (const uint8_t *)s;
     size_t j = 0;
+#if FW_SPEED_PATHS
+    if ((t->flags & FW_JSON_F_ESCAPED) == 0) {
+        /* raw bytes as they stand: a string's byte is never NUL, so s's NUL ends a match */
+        size_t n = (size_t)(t->end - t->start);
+        const uint8_t *p = buf + t->start;
+        for (; j < n; j++) {
+            if (fw_rd8(want + j) != p[j]) {
+                return false;
+            }
+        }
+        return fw_rd8(want + n) == '\0';
+    }
+#endif
     /* one loop for escaped and plain strings alike: decode_char takes a plain byte as it is */
     fw_json_off_t pos = t->start;
     while (pos < t->end) {

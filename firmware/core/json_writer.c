@@ -31,10 +31,17 @@ static void flush_buf(fw_jw_t *w)
 }
 
 /* Appends bytes (in flash or RAM: fw_rom_copy), handing the buffer to the sink each time it
-   fills. */
+   fills (so used < sizeof buf between calls). A run that fits the room left is one copy. */
 static void put(fw_jw_t *w, const char *s, size_t n)
 {
     w->total += n;
+#if FW_SPEED_PATHS
+    if (n < sizeof w->buf - w->used) {
+        fw_rom_copy(w->buf + w->used, s, n);
+        w->used += n;
+        return;
+    }
+#endif
     while (n > 0) {
         size_t room = sizeof w->buf - w->used;
         size_t k = n < room ? n : room;
@@ -48,10 +55,52 @@ static void put(fw_jw_t *w, const char *s, size_t n)
     }
 }
 
-static void put_ch(fw_jw_t *w, char c)
+/* inline where speed is asked for (FW_SPEED_PATHS), a call where flash is scarcest */
+#if FW_SPEED_PATHS
+#define PUT_CH_INLINE inline
+#else
+#define PUT_CH_INLINE
+#endif
+static PUT_CH_INLINE void put_ch(fw_jw_t *w, char c)
 {
+#if FW_SPEED_PATHS
+    w->total++;
+    w->buf[w->used++] = c;
+    if (w->used == sizeof w->buf) {
+        flush_buf(w);
+    }
+#else
     put(w, &c, 1);
+#endif
 }
+
+/* Whether byte c needs an escape inside a JSON string. */
+static bool needs_escape(unsigned char c)
+{
+    return c < 0x20 || c == '"' || c == '\\';
+}
+
+static void put_escape(fw_jw_t *w, unsigned char c);
+
+#if FW_SPEED_PATHS
+/* A NUL-terminated text (a key: short) escaped and quoted, followed by suffix (0: none), in one
+   pass that copies byte by byte into the buffer: no length scan, no copy call per piece. */
+static void put_quoted_cstr(fw_jw_t *w, const char *s, char suffix)
+{
+    put_ch(w, '"');
+    for (unsigned char c; (c = fw_rd8(s)) != 0; s++) {
+        if (needs_escape(c)) {
+            put_escape(w, c);
+        } else {
+            put_ch(w, (char)c);
+        }
+    }
+    put_ch(w, '"');
+    if (suffix != 0) {
+        put_ch(w, suffix);
+    }
+}
+#endif
 
 /* The escape of byte c (< 0x20, '"' or '\\'), RFC 8259 section 7. */
 static void put_escape(fw_jw_t *w, unsigned char c)
@@ -86,20 +135,45 @@ static void put_escape(fw_jw_t *w, unsigned char c)
     }
 }
 
-/* String contents without quotes; bytes >= 0x80 pass through (the caller gives UTF-8). */
+/* Bytes of s[0..n) before the first that needs an escape (n when none). In RAM a word at a
+   time: a byte below 0x20 borrows in v - 0x20 per byte, a quote or backslash is a zero byte of
+   v ^ its repeated code (the first flagged byte is exact; the word is then searched bytewise). */
+static size_t plain_run(const char *s, size_t n)
+{
+    size_t i = 0;
+#if FW_SPEED_PATHS && !FW_ROM_SPLIT
+    const size_t ones = (size_t)-1 / 0xFFu;
+    const size_t highs = ones << 7;
+    for (; i + sizeof(size_t) <= n; i += sizeof(size_t)) {
+        size_t v;
+        memcpy(&v, s + i, sizeof v);
+        size_t q = v ^ (ones * (size_t)'"');
+        size_t b = v ^ (ones * (size_t)'\\');
+        if ((((v - ones * 0x20u) & ~v) | ((q - ones) & ~q) | ((b - ones) & ~b)) & highs) {
+            break;
+        }
+    }
+#endif
+    while (i < n && !needs_escape(fw_rd8(s + i))) {
+        i++;
+    }
+    return i;
+}
+
+/* String contents without quotes; bytes >= 0x80 pass through (the caller gives UTF-8). Each
+   plain run is found, then copied in one piece. */
 static void put_escaped(fw_jw_t *w, const char *s, size_t n)
 {
-    size_t start = 0;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = fw_rd8(s + i);
-        if (c >= 0x20 && c != '"' && c != '\\') {
-            continue;
+    for (;;) {
+        size_t k = plain_run(s, n);
+        put(w, s, k);
+        if (k == n) {
+            return;
         }
-        put(w, s + start, i - start);
-        put_escape(w, c);
-        start = i + 1;
+        put_escape(w, fw_rd8(s + k));
+        s += k + 1;
+        n -= k + 1;
     }
-    put(w, s + start, n - start);
 }
 
 static void put_quoted(fw_jw_t *w, const char *s, size_t n)
@@ -176,10 +250,11 @@ static void close_container(fw_jw_t *w, bool object)
     put_ch(w, object ? '}' : ']');
 }
 
+/* Every member but the buffer, whose bytes are never read before they are written. */
 void fw_jw_init(fw_jw_t *w, fw_sink_t sink)
 {
-    memset(w, 0, sizeof *w);
     w->sink = sink;
+    memset(&w->used, 0, sizeof *w - offsetof(fw_jw_t, used));
     w->first_mask = 1u;
     w->err = FW_OK;
 }
@@ -211,8 +286,12 @@ void(fw_jw_key)(fw_jw_t *w, const char *key)
         return;
     }
     next_element(w);
+#if FW_SPEED_PATHS
+    put_quoted_cstr(w, key, ':');
+#else
     put_quoted(w, key, fw_strlen(key));
     put_ch(w, ':');
+#endif
     w->want_value = true;
 }
 

@@ -503,10 +503,15 @@ static const fw_mcp_method_t methods[] = {
 #endif
 };
 
+/* The first byte of an unescaped name rules out most methods at once (MCP/U's names never
+   reach the full comparison); an escaped one is compared in full. */
 static const void *method_find(const fw_json_doc_t *doc, uint32_t tok)
 {
+    const fw_json_tok_t *t = &doc->toks[tok];
+    char first = (t->flags & FW_JSON_F_ESCAPED) == 0 && t->end > t->start ? doc->buf[t->start] : 0;
     for (size_t i = 0; i < FW_ARRAY_LEN(methods); i++)
-        if (fw_json_str_eq(doc, tok, methods[i].name)) return &methods[i];
+        if ((first == 0 || methods[i].name[0] == first) && fw_json_str_eq(doc, tok, methods[i].name))
+            return &methods[i];
     return NULL;
 }
 

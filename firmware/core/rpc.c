@@ -18,9 +18,17 @@
 
 /* ---------------------------------------------------------------- response state */
 
+/* Clears all but the message and issue texts, which are read only once written (message[0]
+   says whether there is one, issue_count how many issues). */
 static void resp_init(fw_resp_t *r, fw_jw_t *w, bool *batch_open)
 {
+#if FW_SPEED_PATHS
+    memset(r, 0, offsetof(fw_resp_t, message));
+    r->message[0] = '\0';
+    memset(&r->issue_count, 0, sizeof *r - offsetof(fw_resp_t, issue_count));
+#else
     memset(r, 0, sizeof *r);
+#endif
     r->w = w;
     r->batch_open = batch_open;
     r->id = FW_S("null");
@@ -283,13 +291,29 @@ fw_err_t fw_rpc_run_tool(fw_call_t *call, const fw_tool_t *tool, const fw_json_d
 
 /* ---------------------------------------------------------------- one request */
 
+/* The first raw byte of string token tok, or 0 when it is empty or escaped (no quick test). */
+static unsigned char first_byte(const fw_json_doc_t *doc, uint32_t tok)
+{
+    const fw_json_tok_t *t = &doc->toks[tok];
+    if ((t->flags & FW_JSON_F_ESCAPED) != 0 || t->end == t->start) return 0;
+    return (unsigned char)doc->buf[t->start];
+}
+
+/* The method or tool named by string token tok; the first byte rules out most entries before
+   the full comparison. */
 static const fw_tool_t *find_method(const fw_device_t *dev, const fw_json_doc_t *doc, uint32_t tok)
 {
-    for (size_t i = 0; i < fw_mcpu_method_count; i++)
-        if ((fw_json_str_eq)(doc, tok, fw_tool_name(&fw_mcpu_methods[i])))
+    unsigned char first = first_byte(doc, tok);
+    for (size_t i = 0; i < fw_mcpu_method_count; i++) {
+        const char *name = fw_tool_name(&fw_mcpu_methods[i]);
+        if ((first == 0 || fw_rd8(name) == first) && (fw_json_str_eq)(doc, tok, name))
             return &fw_mcpu_methods[i];
-    for (size_t i = 0; i < dev->tool_count; i++)
-        if ((fw_json_str_eq)(doc, tok, fw_tool_name(dev->tools[i]))) return dev->tools[i];
+    }
+    for (size_t i = 0; i < dev->tool_count; i++) {
+        const char *name = fw_tool_name(dev->tools[i]);
+        if ((first == 0 || fw_rd8(name) == first) && (fw_json_str_eq)(doc, tok, name))
+            return dev->tools[i];
+    }
     return NULL;
 }
 
@@ -310,6 +334,33 @@ size_t fw_cut_dots(char *s, size_t n)
     return n + 3;
 }
 
+/* The members of a message object that JSON-RPC reads: token indexes, -1 when absent (the
+   first occurrence of a key wins), found in one pass over its keys. */
+enum { ENV_VERSION, ENV_ID, ENV_METHOD, ENV_PARAMS, ENV_RESULT, ENV_ERROR, ENV_COUNT };
+typedef struct envelope {
+    int32_t m[ENV_COUNT];
+} envelope_t;
+
+/* In enum order; their first bytes differ, so one byte finds the only candidate. */
+static const char env_names[ENV_COUNT][8] FW_ROM = {"jsonrpc", "id",     "method",
+                                                    "params",  "result", "error"};
+
+static void read_envelope(const fw_json_doc_t *doc, uint32_t obj, envelope_t *env)
+{
+    for (unsigned j = 0; j < ENV_COUNT; j++) env->m[j] = -1;
+    uint32_t k = obj + 1;
+    for (uint16_t i = 0; i < doc->toks[obj].count; i++, k = doc->toks[k + 1].next) {
+        unsigned char first = first_byte(doc, k);
+        for (unsigned j = 0; j < ENV_COUNT; j++) {
+            if (first != 0 && fw_rd8(env_names[j]) != first) continue;
+            if ((fw_json_str_eq)(doc, k, env_names[j])) {
+                if (env->m[j] < 0) env->m[j] = (int32_t)(k + 1);
+                break;
+            }
+        }
+    }
+}
+
 /* Not inlined: its buffer would sit in dispatch's frame under every call. */
 FW_NOINLINE static bool method_not_found(fw_device_t *dev, const fw_json_doc_t *doc,
                                          uint32_t method, fw_resp_t *r)
@@ -325,10 +376,11 @@ FW_NOINLINE static bool method_not_found(fw_device_t *dev, const fw_json_doc_t *
  * MCP/U method or tool with params bound by its descriptor. Pin changes the call made are
  * observed at once, so even a change undone later in the same batch reaches subscribers.
  */
-static bool dispatch(fw_device_t *dev, const fw_json_doc_t *doc, uint32_t req, fw_resp_t *r)
+static bool dispatch(fw_device_t *dev, const fw_json_doc_t *doc, const envelope_t *env,
+                     fw_resp_t *r)
 {
-    int32_t method = fw_json_obj_get(doc, req, "method");
-    int32_t params = fw_json_obj_get(doc, req, "params");
+    int32_t method = env->m[ENV_METHOD];
+    int32_t params = env->m[ENV_PARAMS];
     const fw_rpc_layer_t *layer = FW_LAYER(dev);
     const void *lm = layer != NULL && layer->method_find != NULL
                          ? layer->method_find(doc, (uint32_t)method)
@@ -349,7 +401,16 @@ static bool dispatch(fw_device_t *dev, const fw_json_doc_t *doc, uint32_t req, f
     }
 #endif
     fw_call_t *call = &dev->call;
+    /* all but the arguments, which binding clears (a layer's method gets them cleared here):
+       on a part whose memset goes byte by byte they are most of the call */
+#if FW_SPEED_PATHS
+    memset(call, 0, offsetof(fw_call_t, args));
+    memset((char *)call + offsetof(fw_call_t, args) + sizeof call->args, 0,
+           sizeof *call - offsetof(fw_call_t, args) - sizeof call->args);
+    if (lm != NULL) memset(call->args, 0, sizeof call->args);
+#else
     memset(call, 0, sizeof *call);
+#endif
     call->dev = dev;
     call->tool = tool;
     call->priv = r;
@@ -384,13 +445,11 @@ static void take_id(fw_resp_t *r, const fw_json_doc_t *doc, uint32_t id)
     r->id = fw_json_tok_raw(doc, id, &r->id_len);
 }
 
-/* The reason the envelope of object req is not a valid request, or NULL. */
-static const char *envelope_problem(const fw_json_doc_t *doc, uint32_t req)
+/* The reason the envelope is not a valid request, or NULL. */
+static const char *envelope_problem(const fw_json_doc_t *doc, const envelope_t *env)
 {
-    int32_t version = fw_json_obj_get(doc, req, "jsonrpc");
-    int32_t method = fw_json_obj_get(doc, req, "method");
-    int32_t id = fw_json_obj_get(doc, req, "id");
-    int32_t params = fw_json_obj_get(doc, req, "params");
+    int32_t version = env->m[ENV_VERSION], method = env->m[ENV_METHOD];
+    int32_t id = env->m[ENV_ID], params = env->m[ENV_PARAMS];
     if (version < 0) return FW_S("'jsonrpc' is missing (it must be \"2.0\")");
     if (!fw_json_str_eq(doc, (uint32_t)version, "2.0")) return FW_S("'jsonrpc' must be \"2.0\"");
     if (method < 0) return FW_S("'method' is missing");
@@ -434,13 +493,14 @@ static bool handle_one(fw_device_t *dev, const fw_json_doc_t *doc, uint32_t req,
                   fw_json_type_name(doc->toks[req].type));
         return resp_error(dev, r, FW_ERR_INVALID_REQUEST);
     }
-    int32_t id = fw_json_obj_get(doc, req, "id");
-    if (fw_json_obj_get(doc, req, "method") < 0 &&
-        (fw_json_obj_get(doc, req, "result") >= 0 || fw_json_obj_get(doc, req, "error") >= 0))
+    envelope_t env;
+    read_envelope(doc, req, &env);
+    int32_t id = env.m[ENV_ID];
+    if (env.m[ENV_METHOD] < 0 && (env.m[ENV_RESULT] >= 0 || env.m[ENV_ERROR] >= 0))
         return handle_answer(dev, doc, req, r); /* a response to us: nothing to answer */
     dev->counters.requests++;
     if (id >= 0 && valid_id_type(doc->toks[id].type)) take_id(r, doc, (uint32_t)id);
-    const char *problem = envelope_problem(doc, req);
+    const char *problem = envelope_problem(doc, &env);
     if (problem != NULL) {
         resp_fail(r, FW_ERR_INVALID_REQUEST, FW_S("%s"), problem);
         return resp_error(dev, r, FW_ERR_INVALID_REQUEST);
@@ -449,14 +509,14 @@ static bool handle_one(fw_device_t *dev, const fw_json_doc_t *doc, uint32_t req,
     if (id >= 0 && layer != NULL && layer->take_cancelled != NULL &&
         layer->take_cancelled(dev, r->id, r->id_len))
         return false; /* the layer cancelled it: a cancelled request gets no response */
-    if (id >= 0) return dispatch(dev, doc, req, r);
+    if (id >= 0) return dispatch(dev, doc, &env, r);
     fw_jw_t discard; /* a notification runs, but what it writes goes nowhere */
     fw_jw_init(&discard, (fw_sink_t){NULL, NULL});
     dev->counters.notifications++;
     r->w = &discard;
     r->batch_open = NULL;
     r->id = NULL;
-    return dispatch(dev, doc, req, r);
+    return dispatch(dev, doc, &env, r);
 }
 
 /* ---------------------------------------------------------------- whole messages */

@@ -522,7 +522,8 @@ static void fill_missing(bind_state_t *s)
 fw_err_t fw_schema_bind(fw_call_t *call, const fw_json_doc_t *doc, int32_t params)
 {
     bind_state_t s = {call, doc, 0, false};
-    memset(call->args, 0, sizeof call->args);
+    /* only the tool's own arguments are ever read (fw_call_arg, handlers by index) */
+    memset(call->args, 0, call->tool->param_count * sizeof call->args[0]);
     if (params >= 0 && doc->toks[params].type == FW_JSON_OBJECT) {
         bind_object(&s, (uint32_t)params);
     } else if (params >= 0 && doc->toks[params].type == FW_JSON_ARRAY) {

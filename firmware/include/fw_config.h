@@ -39,6 +39,14 @@
 #define FW_ROM_STR FW_ROM
 #endif
 
+/* FW_SPEED_PATHS: the request path's fast paths that cost flash (framing and the writer's escape
+   scan a word at a time, the writer's one-copy runs, the reader's raw string comparison;
+   docs/performance.md). On by default; off where constant data is in flash (an AVR: flash is
+   what is scarcest there). The behaviour is the same either way. */
+#ifndef FW_SPEED_PATHS
+#define FW_SPEED_PATHS (!FW_ROM_SPLIT)
+#endif
+
 /* ---------------------------------------------------------------- profiles */
 
 /*

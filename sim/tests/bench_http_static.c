@@ -1,77 +1,68 @@
-/* bench_http_static.c: the baseline of tools/bench-http: libmicrohttpd answering every POST with
-   a fixed JSON-RPC result (202 for a notification), no MCP behind it, in the same mode as
-   mcpsim's (external polling, one thread: here libmicrohttpd's own polling thread).
-
-   Usage: http_static   (prints "ready PORT", serves until killed) */
+/* bench_http_static.c: tools/bench-net's HTTP baseline: libmicrohttpd answering every POST with
+   one fixed JSON-RPC response (the upload is read and dropped; every answer carries an
+   Mcp-Session-Id; a notification gets 202 and no body), one epoll thread, as mcpsim's host runs it. Prints "tcp: HOST:PORT", "ready". */
+#define _GNU_SOURCE /* memmem */
+#include <stdbool.h>
 #include <microhttpd.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-static const char result[] =
-    "{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"false\"}],"
-    "\"structuredContent\":{\"pin\":2,\"value\":false},\"isError\":false}}";
+static const char reply[] = "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"content\":[{\"type\":\"text\","
+                            "\"text\":\"{\\\"pin\\\":2,\\\"name\\\":\\\"led\\\",\\\"value\\\":true}\"}],"
+                            "\"isError\":false}}";
 
-typedef struct req {
-    size_t len;
-    char head[64]; /* the start of the body: enough to see a notification */
-} req_t;
+static char notification; /* *state of a request whose body is a notification */
 
-static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
-                                  const char *method, const char *version, const char *upload,
-                                  size_t *upload_size, void **con_cls)
+static enum MHD_Result answer(void *cls, struct MHD_Connection *conn, const char *url,
+                              const char *method, const char *version, const char *upload,
+                              size_t *upload_size, void **state)
 {
-    (void)cls;
-    (void)url;
-    (void)method;
-    (void)version;
-    req_t *r = *con_cls;
-    if (!r) {
-        *con_cls = calloc(1, sizeof *r);
-        return *con_cls ? MHD_YES : MHD_NO;
+    (void)cls, (void)url, (void)method, (void)version;
+    if (*state == NULL) { /* the headers: the body follows */
+        *state = conn;
+        return MHD_YES;
     }
-    if (*upload_size > 0) {
-        size_t room = sizeof r->head - 1 - r->len;
-        size_t n = *upload_size < room ? *upload_size : room;
-        memcpy(r->head + r->len, upload, n);
-        r->len += n;
+    if (*upload_size != 0) {
+        /* a notification (a small body, one piece) is answered 202 without a body */
+        if (memmem(upload, *upload_size, "\"notifications/", 15) != NULL) *state = &notification;
         *upload_size = 0;
         return MHD_YES;
     }
-    int notification = strstr(r->head, "notifications/") != NULL;
-    struct MHD_Response *resp =
-        notification ? MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT)
-                     : MHD_create_response_from_buffer(sizeof result - 1, (void *)result,
-                                                       MHD_RESPMEM_PERSISTENT);
-    MHD_add_response_header(resp, "Content-Type", "application/json");
-    MHD_add_response_header(resp, "Mcp-Session-Id", "0123456789abcdef0123456789abcdef");
-    enum MHD_Result rc = MHD_queue_response(c, notification ? 202 : 200, resp);
-    MHD_destroy_response(resp);
-    return rc;
+    bool note = *state == &notification;
+    struct MHD_Response *r =
+        note ? MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT)
+             : MHD_create_response_from_buffer(sizeof reply - 1, (void *)reply,
+                                               MHD_RESPMEM_PERSISTENT);
+    MHD_add_response_header(r, "Content-Type", "application/json");
+    MHD_add_response_header(r, "Mcp-Session-Id", "0123456789abcdef0123456789abcdef");
+    enum MHD_Result ret = MHD_queue_response(conn, note ? MHD_HTTP_ACCEPTED : MHD_HTTP_OK, r);
+    MHD_destroy_response(r);
+    return ret;
 }
 
-static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
-                         enum MHD_RequestTerminationCode toe)
+int main(int argc, char **argv)
 {
-    (void)cls;
-    (void)c;
-    (void)toe;
-    free(*con_cls);
-    *con_cls = NULL;
-}
-
-int main(void)
-{
+    unsigned port = argc > 1 ? (unsigned)atoi(argv[1]) : 0;
     struct MHD_Daemon *d = MHD_start_daemon(
-        MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL, 0, NULL, NULL, on_request, NULL,
-        MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL, MHD_OPTION_END);
-    if (!d) {
-        fprintf(stderr, "http_static: cannot start libmicrohttpd\n");
+        MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL, (uint16_t)port, NULL, NULL, answer, NULL,
+        MHD_OPTION_CONNECTION_LIMIT, 1024u, MHD_OPTION_END);
+    if (d == NULL) {
+        fprintf(stderr, "http_static: cannot listen on port %u\n", port);
         return 1;
     }
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
-    printf("ready %u\n", info ? (unsigned)info->port : 0u);
+    printf("tcp: 127.0.0.1:%u\nready\n", info != NULL ? info->port : port);
     fflush(stdout);
-    for (;;) pause();
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigprocmask(SIG_BLOCK, &set, NULL);
+    int sig;
+    sigwait(&set, &sig);
+    MHD_stop_daemon(d);
+    return 0;
 }

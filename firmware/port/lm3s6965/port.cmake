@@ -1,10 +1,11 @@
 # port.cmake: the LM3S6965 port (QEMU's lm3s6965evb machine, or the real EVB), included by
 # firmware/CMakeLists.txt's cross section. It adds bin/fw_lm3s6965.elf to a Cortex-M3 build of
-# the full profile (build-arm/full in `make cross`), and nothing to any other build.
+# the full and mcpu-min profiles (build-arm/full, build-arm/mcpu-min in `make cross`; the
+# mcpu-min image is for tools/cm3-cycles), and nothing to any other build.
 #
 # Available from the includer: fwcore (built with LTO on Cortex-M), fw_small_libc (the template
 # port's compact string functions, a stateless library), _fw_stack_flags, mcpsim_board().
-if(NOT CMAKE_SYSTEM_PROCESSOR STREQUAL "cortex-m3" OR NOT MCPSIM_PROFILE STREQUAL "full")
+if(NOT CMAKE_SYSTEM_PROCESSOR STREQUAL "cortex-m3" OR NOT MCPSIM_PROFILE MATCHES "^(full|mcpu-min)$")
     return()
 endif()
 if(NOT TARGET fw_small_libc OR NOT COMMAND mcpsim_board)
@@ -28,4 +29,17 @@ target_link_options(fw_lm3s6965 PRIVATE
     -flto -flto-partition=one ${_fw_stack_flags} -save-temps=obj -dumpdir ${_lm3s_lto}/
     -T${_lm3s}/lm3s6965.ld -nostartfiles -Wl,--print-memory-usage
     -Wl,-Map=${CMAKE_BINARY_DIR}/bin/fw_lm3s6965.map)
-mcpsim_board(fw_lm3s6965 ${CMAKE_SOURCE_DIR}/sim/boards/lm3s6965evb.json)
+set(_lm3s_board ${CMAKE_SOURCE_DIR}/sim/boards/lm3s6965evb.json)
+if(MCPSIM_PROFILE STREQUAL "mcpu-min")
+    # mcpu-min has no sampling: the same board with its pins' sampling removed, under the same
+    # name (the generated symbol is fw_board_<file stem>).
+    file(READ ${_lm3s_board} _json)
+    string(JSON _npins LENGTH "${_json}" pins)
+    math(EXPR _last "${_npins} - 1")
+    foreach(_i RANGE ${_last})
+        string(JSON _json REMOVE "${_json}" pins ${_i} sampling)
+    endforeach()
+    set(_lm3s_board ${CMAKE_BINARY_DIR}/board-min/lm3s6965evb.json)
+    file(WRITE ${_lm3s_board} "${_json}")
+endif()
+mcpsim_board(fw_lm3s6965 ${_lm3s_board})

@@ -295,7 +295,19 @@ size_t fw_device_drain(fw_device_t *dev, fw_session_t *session, fw_msg_sink_t ou
         if (dev->listeners[k].open && dev->listeners[k].owner == s)
             sent += drain_listener(dev, &dev->listeners[k], &out);
 #endif
+#if FW_WITH_TASKS_2025
+    sent += fw_mcp_tasks_drain(dev, s, &out); /* task progress, held tasks/result answers */
+#endif
     return sent;
+}
+
+void fw_device_session_release(fw_device_t *dev, const fw_session_t *session)
+{
+    const fw_session_t *s = session != NULL ? session : &dev->session;
+    fw_device_listen_release(dev, s);
+#if FW_WITH_TASKS_2025
+    fw_mcp_tasks_release(dev, s);
+#endif
 }
 
 /* ---------------------------------------------------------------- subscriptions/listen */

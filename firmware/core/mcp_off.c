@@ -20,6 +20,12 @@ void fw_device_feed_session(fw_device_t *dev, fw_session_t *session, fw_framer_t
     fw_rpc_feed(dev, NULL, fr, data, len, out);
 }
 
+void fw_device_session_release(fw_device_t *dev, const fw_session_t *session)
+{
+    (void)dev;
+    (void)session;
+}
+
 size_t fw_device_drain(fw_device_t *dev, fw_session_t *session, fw_msg_sink_t out)
 {
     (void)dev;

@@ -520,6 +520,14 @@ bool fw_device_listen_open(const fw_device_t *dev, int slot);
 size_t fw_device_listen_drain(fw_device_t *dev, int slot, fw_msg_sink_t out);
 void fw_device_listen_close(fw_device_t *dev, int slot);
 
+/*
+ * session's client went away (its connection closed): everything the device holds for it is
+ * let go: its listen streams close (fw_device_listen_release), an MCP 2025-11-25 tasks/result
+ * it waits on is dropped (its task runs on, for tasks/get of another), and its tasks send no
+ * more progress. Transports call it instead of fw_device_listen_release.
+ */
+void fw_device_session_release(fw_device_t *dev, const fw_session_t *session);
+
 
 /* Prepares a session for dev: nothing negotiated, no subscriptions, no log messages, and
    cursors at the device's present (older log entries and changes are not sent), except the log

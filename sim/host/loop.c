@@ -130,7 +130,7 @@ void host_device_release(host_t *h, const fw_session_t *session)
 {
     if (h->bridge) return; /* the bridge's sessions open no listen stream in the sim */
     host_device_lock(h);
-    fw_device_listen_release(sim_device(h->sim), session);
+    fw_device_session_release(sim_device(h->sim), session);
     host_device_unlock(h);
 }
 

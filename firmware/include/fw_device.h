@@ -528,6 +528,11 @@ void fw_device_listen_close(fw_device_t *dev, int slot);
  */
 void fw_device_session_release(fw_device_t *dev, const fw_session_t *session);
 
+/* True while a request of session waits for its response, to be written later by
+   fw_device_drain (an MCP 2025-11-25 tasks/result held until its task ends) or by the handling
+   of the client's answer (a tools/call that asked the client, fw_call_ask). */
+bool fw_device_session_waits(const fw_device_t *dev, const fw_session_t *session);
+
 
 /* Prepares a session for dev: nothing negotiated, no subscriptions, no log messages, and
    cursors at the device's present (older log entries and changes are not sent), except the log

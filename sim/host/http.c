@@ -540,11 +540,12 @@ static enum MHD_Result open_call_stream(host_http_t *http, struct MHD_Connection
     return send_stream(http, c, st);
 }
 
-/* Whether s's fw_call_ask still waits (read under the device lock: s->fw is the device's). */
+/* Whether a request of s still waits for its response (fw_call_ask, a held tasks/result), read
+   under the device lock: s->fw is the device's. */
 static bool call_waits(host_http_t *http, host_session_t *s)
 {
     host_device_lock(http->host);
-    bool waits = s->fw.ask_tool != NULL;
+    bool waits = fw_device_session_waits(sim_device(http->host->sim), &s->fw);
     host_device_unlock(http->host);
     return waits;
 }
@@ -596,7 +597,9 @@ static enum MHD_Result run_post(host_http_t *http, struct MHD_Connection *c, htt
     enum MHD_Result rc;
     if (answered && col.count > 0) {
         rc = send_messages(http, c, &col, created && listed ? s->id : NULL);
-    } else if (listed && requests && asks_client(&col)) {
+    } else if (listed && requests && (asks_client(&col) || (!answered && call_waits(http, s)))) {
+        /* the call asked the client, or the device holds the request (a 2025-11-25 tasks/result
+           until its task ends): the POST's stream stays open for the response */
         rc = open_call_stream(http, c, s, &col);
     } else {
         if (listed) deliver_messages(http, s, &col);

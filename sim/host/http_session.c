@@ -10,6 +10,8 @@
 #include <sys/random.h>
 #include <time.h>
 
+#include <jansson.h>
+
 #include "log.h"
 
 /*
@@ -322,6 +324,8 @@ void host_session_push(host_sessions_t *t, host_session_t *s, const char *json, 
     pthread_mutex_unlock(&t->mu);
 }
 
+static void end_call_locked(host_session_t *s);
+
 typedef struct drain_ctx {
     host_sessions_t *t;
     host_session_t *s;
@@ -333,10 +337,29 @@ static void drain_write(void *ctx, const char *data, size_t len)
     host_buf_append(&d->t->msg, data, len);
 }
 
+/* A drained message that is a response (no method): one the device held, such as a 2025-11-25
+   tasks/result answered when its task ended. */
+static bool is_response(const char *json, size_t len)
+{
+    json_t *doc = json_loadb(json, len, 0, NULL);
+    bool response = json_is_object(doc) && !json_object_get(doc, "method");
+    json_decref(doc);
+    return response;
+}
+
+/* A held request's response goes to the POST stream waiting for it, which ends after it; the
+   rest (and a response with no such stream) to the GET stream's queue. */
 static void drain_end(void *ctx)
 {
     drain_ctx_t *d = ctx;
-    push_locked(d->s, d->t->msg.data, d->t->msg.len);
+    host_session_t *s = d->s;
+    if (s->call && is_response(d->t->msg.data, d->t->msg.len)) {
+        host_sse_event(&s->call->own, d->t->msg.data, d->t->msg.len);
+        pthread_cond_broadcast(&s->cond);
+        end_call_locked(s);
+    } else {
+        push_locked(s, d->t->msg.data, d->t->msg.len);
+    }
     d->t->msg.len = 0;
 }
 

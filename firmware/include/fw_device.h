@@ -489,8 +489,12 @@ void fw_device_feed_session(fw_device_t *dev, fw_session_t *session, fw_framer_t
  * Writes the notifications session (NULL: the implicit one) has not yet received:
  * notifications/resources/updated for each subscribed resource whose pin changed since its
  * last drain, and notifications/message for each log entry at or above its level (preceded by
- * a warning that counts the entries lost when the ring overran). Call it for every session
- * after fw_device_poll and after each message handled. Returns the number of messages written.
+ * a warning that counts the entries lost when the ring overran); with MCP 2025-11-25 tasks,
+ * notifications/progress of the tasks the session created with a progressToken, and the
+ * response of a tasks/result it sent that waited for its task to end (a response, not a
+ * notification: a transport with a stream per request routes it to that request's stream).
+ * Call it for every session after fw_device_poll and after each message handled. Returns the
+ * number of messages written.
  */
 size_t fw_device_drain(fw_device_t *dev, fw_session_t *session, fw_msg_sink_t out);
 

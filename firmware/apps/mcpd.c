@@ -431,6 +431,8 @@ static fw_task_rc_t firmware_update_step(fw_task_step_t *t)
     put(t, &n, " of ");
     put_u(t, &n, OTA_IMAGE_BYTES / 1024u);
     put(t, &n, " KiB)");
+    t->progress = done / 1024u; /* KiB: notifications/progress for a progressToken */
+    t->total = OTA_IMAGE_BYTES / 1024u;
     t->wake_ms = OTA_STEP_MS;
     return FW_TASK_WORKING;
 }

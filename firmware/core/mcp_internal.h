@@ -179,6 +179,9 @@ fw_err_t fw_mcp_prompts_list(fw_mcp_req_t *q);
 fw_err_t fw_mcp_prompts_get(fw_mcp_req_t *q);
 fw_err_t fw_mcp_complete(fw_mcp_req_t *q);
 
+/* The request's params._meta.progressToken (a string or a number), or -1 (mcp_tools.c). */
+int32_t fw_mcp_progress_token(const fw_mcp_req_t *q);
+
 /* ---------------------------------------------------------------- tasks (mcp_tasks.c) */
 
 #define FW_MCP_TASKS_EXTENSION "io.modelcontextprotocol/tasks"
@@ -204,6 +207,13 @@ fw_err_t fw_mcp_task_create_2025(fw_mcp_req_t *q, const fw_tool_t *tool, fw_task
 
 fw_err_t fw_mcp_tasks_list(fw_mcp_req_t *q);
 fw_err_t fw_mcp_tasks_result(fw_mcp_req_t *q);
+
+/* fw_device_drain's part: for session s, the progress of the tasks it created and the
+   response of a tasks/result it holds whose task ended. Returns the messages written. */
+size_t fw_mcp_tasks_drain(fw_device_t *dev, const fw_session_t *s, const fw_msg_sink_t *out);
+
+/* s went away: its held tasks/result is dropped, its tasks send no more progress. */
+void fw_mcp_tasks_release(fw_device_t *dev, const fw_session_t *s);
 #else
 #define fw_mcp_tasks_2025(q) ((void)(q), false)
 #endif

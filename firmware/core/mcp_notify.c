@@ -295,7 +295,30 @@ size_t fw_device_drain(fw_device_t *dev, fw_session_t *session, fw_msg_sink_t ou
         if (dev->listeners[k].open && dev->listeners[k].owner == s)
             sent += drain_listener(dev, &dev->listeners[k], &out);
 #endif
+#if FW_WITH_TASKS_2025
+    sent += fw_mcp_tasks_drain(dev, s, &out); /* task progress, held tasks/result answers */
+#endif
     return sent;
+}
+
+bool fw_device_session_waits(const fw_device_t *dev, const fw_session_t *session)
+{
+    const fw_session_t *s = session != NULL ? session : &dev->session;
+    if (s->ask_tool != NULL) return true;
+#if FW_WITH_TASKS_2025
+    for (size_t i = 0; i < FW_MAX_TASKS; i++)
+        if (dev->tasks[i].id != 0 && dev->tasks[i].waiter == s) return true;
+#endif
+    return false;
+}
+
+void fw_device_session_release(fw_device_t *dev, const fw_session_t *session)
+{
+    const fw_session_t *s = session != NULL ? session : &dev->session;
+    fw_device_listen_release(dev, s);
+#if FW_WITH_TASKS_2025
+    fw_mcp_tasks_release(dev, s);
+#endif
 }
 
 /* ---------------------------------------------------------------- subscriptions/listen */

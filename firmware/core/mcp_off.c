@@ -20,6 +20,19 @@ void fw_device_feed_session(fw_device_t *dev, fw_session_t *session, fw_framer_t
     fw_rpc_feed(dev, NULL, fr, data, len, out);
 }
 
+bool fw_device_session_waits(const fw_device_t *dev, const fw_session_t *session)
+{
+    (void)dev;
+    (void)session;
+    return false;
+}
+
+void fw_device_session_release(fw_device_t *dev, const fw_session_t *session)
+{
+    (void)dev;
+    (void)session;
+}
+
 size_t fw_device_drain(fw_device_t *dev, fw_session_t *session, fw_msg_sink_t out)
 {
     (void)dev;

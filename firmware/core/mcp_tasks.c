@@ -63,9 +63,21 @@ static void run_step(fw_device_t *dev, fw_task_t *t, uint64_t now)
     int32_t args = -1;
     if (n > 0 && fw_json_parse(&doc, t->args, n, toks, ARGS_TOKENS, 4) == FW_OK) args = 0;
     fw_task_step_t s = {dev, &doc, args, (uint32_t)(now - t->created_ms), t->state, 0, 0,
-                        t->accepted, t->text, sizeof t->text};
+                        t->accepted, t->text, sizeof t->text, 0, 0};
     t->text[0] = 0;
     fw_task_rc_t rc = t->step(&s);
+#if FW_WITH_TASKS_2025
+    /* the step's progress (or, when it reports none, the count of its working steps) */
+    if (IS_2025(t) && t->token_len > 0 && rc == FW_TASK_WORKING) {
+        uint32_t p = s.total > 0 || s.progress > 0 ? s.progress : t->progress + 1u;
+        if (!t->progress_seen || p > t->progress) { /* progress only ever increases */
+            t->progress_due = true;
+            t->progress_seen = true;
+            t->progress = p;
+            t->total = s.total;
+        }
+    }
+#endif
     t->state = s.state;
     t->rc = (uint8_t)rc;
     t->updated_ms = now;
@@ -101,6 +113,13 @@ static void advance(fw_device_t *dev, uint64_t now)
         fw_task_t *t = &dev->tasks[i];
         if (t->id == 0) continue;
         if (now - t->created_ms >= TTL_OF(t)) {
+#if FW_WITH_TASKS_2025
+            /* a tasks/result waits: its session's drain answers it, then frees the slot */
+            if (t->waiter != NULL) {
+                t->expired = true;
+                continue;
+            }
+#endif
             t->id = 0;
             continue;
         }
@@ -123,6 +142,11 @@ uint64_t fw_mcp_tasks_next(const fw_device_t *dev)
         const fw_task_t *t = &dev->tasks[i];
         if (t->id != 0 && t->status == FW_TASK_S_WORKING && t->wake_at_ms < next)
             next = t->wake_at_ms;
+#if FW_WITH_TASKS_2025
+        /* a waiting tasks/result is answered when its task expires */
+        if (t->id != 0 && t->waiter != NULL && !t->expired && t->created_ms + t->ttl_ms < next)
+            next = t->created_ms + t->ttl_ms;
+#endif
     }
     return next;
 }
@@ -259,6 +283,9 @@ static fw_task_t *take_slot(fw_device_t *dev)
     for (size_t i = 0; i < FW_MAX_TASKS; i++) {
         fw_task_t *t = &dev->tasks[i];
         if (t->id == 0) return t;
+#if FW_WITH_TASKS_2025
+        if (t->waiter != NULL) continue; /* freed once its tasks/result is answered */
+#endif
         /* full: the finished task updated longest ago makes room, before its ttlMs */
         if (terminal(t) && (oldest == NULL || t->updated_ms < oldest->updated_ms)) oldest = t;
     }
@@ -267,7 +294,8 @@ static fw_task_t *take_slot(fw_device_t *dev)
 
 /* A new task of step with arguments raw (len bytes), answered as a CreateTaskResult. */
 static fw_task_t *start_slot(fw_call_t *call, fw_task_step_fn step, const char *raw, size_t len,
-                             uint8_t spec, uint32_t ttl_ms, fw_err_t *err);
+                             uint8_t spec, uint32_t ttl_ms, const fw_mcp_req_t *q25,
+                             fw_err_t *err);
 #if FW_WITH_TASKS_2025
 static void write_task_2025(fw_jw_t *w, const fw_task_t *t);
 static fw_err_t cancel_2025(fw_mcp_req_t *q, fw_task_t *t);
@@ -276,15 +304,18 @@ static fw_err_t cancel_2025(fw_mcp_req_t *q, fw_task_t *t);
 static fw_err_t start(fw_call_t *call, fw_task_step_fn step, const char *raw, size_t len)
 {
     fw_err_t err;
-    fw_task_t *t = start_slot(call, step, raw, len, FW_TASK_SPEC_EXTENSION, FW_TASK_TTL_MS, &err);
+    fw_task_t *t = start_slot(call, step, raw, len, FW_TASK_SPEC_EXTENSION, FW_TASK_TTL_MS, NULL,
+                               &err);
     if (t == NULL) return err;
     write_envelope(fw_call_result(call), t);
     return FW_OK;
 }
 
-/* A new task in a slot, its first step run; NULL with *err worded when none can be had. */
+/* A new task in a slot, its first step run; NULL with *err worded when none can be had. q25:
+   the MCP 2025-11-25 tools/call creating it (its session and progressToken), or NULL. */
 static fw_task_t *start_slot(fw_call_t *call, fw_task_step_fn step, const char *raw, size_t len,
-                             uint8_t spec, uint32_t ttl_ms, fw_err_t *err)
+                             uint8_t spec, uint32_t ttl_ms, const fw_mcp_req_t *q25,
+                             fw_err_t *err)
 {
     fw_device_t *dev = call->dev;
     *err = FW_OK;
@@ -305,8 +336,19 @@ static fw_task_t *start_slot(fw_call_t *call, fw_task_step_fn step, const char *
 #if FW_WITH_TASKS_2025
     t->spec = spec;
     t->ttl_ms = ttl_ms;
+    if (q25 != NULL) {
+        t->owner = q25->session;
+        int32_t token = fw_mcp_progress_token(q25);
+        size_t token_len = 0;
+        const char *token_raw =
+            token >= 0 ? fw_json_tok_raw(q25->doc, (uint32_t)token, &token_len) : "";
+        if (token_len <= sizeof t->token) { /* longer: no progress (documented) */
+            memcpy(t->token, token_raw, token_len);
+            t->token_len = (uint8_t)token_len;
+        }
+    }
 #else
-    (void)spec, (void)ttl_ms;
+    (void)spec, (void)ttl_ms, (void)q25;
 #endif
     t->id = ++dev->task_next_id;
     if (t->id == 0) t->id = ++dev->task_next_id;
@@ -360,6 +402,9 @@ static fw_task_t *find(fw_mcp_req_t *q, fw_err_t *err)
         fw_task_t *t = &q->dev->tasks[i];
         char mine[16];
         if (t->id == 0) continue;
+#if FW_WITH_TASKS_2025
+        if (t->expired) continue; /* past its ttl: only its waiting tasks/result sees it */
+#endif
         id_text(mine, t->id);
         if (strcmp(mine, id) == 0) return t;
     }
@@ -510,7 +555,7 @@ fw_err_t fw_mcp_task_create_2025(fw_mcp_req_t *q, const fw_tool_t *tool, fw_task
     if (err != FW_OK) return err;
     size_t len = 0;
     const char *raw = args >= 0 ? fw_json_tok_raw(q->doc, (uint32_t)args, &len) : "";
-    fw_task_t *t = start_slot(q->call, step, raw, len, FW_TASK_SPEC_2025_11_25, ttl, &err);
+    fw_task_t *t = start_slot(q->call, step, raw, len, FW_TASK_SPEC_2025_11_25, ttl, q, &err);
     if (t == NULL) return err;
     fw_jw_t *w = fw_call_result(q->call);
     fw_jw_key(w, "task");
@@ -544,7 +589,7 @@ fw_err_t fw_mcp_tasks_list(fw_mcp_req_t *q)
     size_t i = start, listed = 0;
     for (; i < FW_MAX_TASKS; i++) {
         const fw_task_t *t = &q->dev->tasks[i];
-        if (t->id == 0 || !IS_2025(t)) continue;
+        if (t->id == 0 || !IS_2025(t) || t->expired) continue;
         if (listed == LIST_PAGE) break;
         fw_jw_obj_begin(w);
         write_task_2025(w, t);
@@ -560,31 +605,11 @@ fw_err_t fw_mcp_tasks_list(fw_mcp_req_t *q)
     return FW_OK;
 }
 
-/*
- * The tool's result once the task is terminal: the CallToolResult (its text block, isError for
- * a tool error) with _meta naming the task; a failed task's error as the JSON-RPC error. The
- * device runs one request at a time and cannot hold this one open until the task ends (as
- * 2025-11-25 asks), so a task still working is -32602: poll tasks/get until it is terminal.
- */
-fw_err_t fw_mcp_tasks_result(fw_mcp_req_t *q)
+/* The CallToolResult of a completed task: its text block, isError, and _meta naming it. */
+static void write_outcome(fw_jw_t *w, const fw_task_t *t)
 {
-    fw_err_t err;
-    fw_task_t *t = find(q, &err);
-    if (t == NULL) return err;
     char id[16];
     id_text(id, t->id);
-    if (!terminal(t))
-        return fw_call_errorf(q->call, FW_ERR_INVALID_PARAMS,
-                              "task %s is still %s: poll tasks/get until it is completed, failed "
-                              "or cancelled (this device does not hold a request open)",
-                              id, status_name(t->status));
-    if (t->status == FW_TASK_S_CANCELLED)
-        return fw_call_errorf(q->call, FW_ERR_INVALID_PARAMS, "task %s was cancelled: it has no "
-                              "result", id);
-    if (t->status == FW_TASK_S_FAILED)
-        return fw_call_errorf(q->call, (fw_err_t)t->err, "%s",
-                              t->text[0] ? t->text : "the task failed");
-    fw_jw_t *w = fw_call_result(q->call);
     fw_jw_key(w, "content");
     fw_jw_arr_begin(w);
     fw_jw_obj_begin(w);
@@ -600,7 +625,149 @@ fw_err_t fw_mcp_tasks_result(fw_mcp_req_t *q)
     fw_jw_kv_str(w, "taskId", id);
     fw_jw_obj_end(w);
     fw_jw_obj_end(w);
+}
+
+/* The error a terminal task that did not complete answers tasks/result with (code, text). */
+static fw_err_t outcome_error(const fw_task_t *t, char *text, size_t cap)
+{
+    if (t->expired) {
+        fw_fmt(text, cap, "task task-%u expired (its ttl of %u ms passed) before it ended",
+               (unsigned)t->id, (unsigned)t->ttl_ms);
+        return FW_ERR_INVALID_PARAMS;
+    }
+    if (t->status == FW_TASK_S_CANCELLED) {
+        fw_fmt(text, cap, "task task-%u was cancelled: it has no result", (unsigned)t->id);
+        return FW_ERR_INVALID_PARAMS;
+    }
+    fw_fmt(text, cap, "%s", t->text[0] ? t->text : "the task failed");
+    return (fw_err_t)t->err;
+}
+
+/*
+ * The tool's result once the task is terminal: the CallToolResult (its text block, isError for
+ * a tool error) with _meta naming the task; a failed task's error as the JSON-RPC error, a
+ * cancelled one's -32602. A task still working holds the request (as 2025-11-25 asks) without
+ * holding the device: the slot keeps the request's id and session, nothing is answered now, and
+ * that session's fw_device_drain answers it once the task is terminal or expired. One request
+ * waits per task; a second, one in a batch or one whose id is longer than FW_MCP_ID_MAX is
+ * -32602 (poll tasks/get).
+ */
+fw_err_t fw_mcp_tasks_result(fw_mcp_req_t *q)
+{
+    fw_err_t err;
+    fw_task_t *t = find(q, &err);
+    if (t == NULL) return err;
+    fw_resp_t *r = q->call->priv;
+    if (!terminal(t)) {
+        const char *why = t->waiter != NULL ? "another tasks/result already waits for it"
+                          : q->msg->batch   ? "a request in a batch cannot wait"
+                          : r->id_len > sizeof t->wait_id
+                              ? "its id is longer than FW_MCP_ID_MAX bytes"
+                              : NULL;
+        if (why != NULL)
+            return fw_call_errorf(q->call, FW_ERR_INVALID_PARAMS,
+                                  "task task-%u is still %s and this request cannot wait (%s): "
+                                  "poll tasks/get until it is completed, failed or cancelled",
+                                  (unsigned)t->id, status_name(t->status), why);
+        if (r->id == NULL) return FW_OK; /* a notification: nothing to answer */
+        t->waiter = q->session;
+        memcpy(t->wait_id, r->id, r->id_len);
+        t->wait_id_len = (uint8_t)r->id_len;
+        r->deferred = true;
+        return FW_OK;
+    }
+    if (t->status != FW_TASK_S_COMPLETED) {
+        char text[FW_ERRMSG_MAX];
+        err = outcome_error(t, text, sizeof text);
+        return fw_call_errorf(q->call, err, "%s", text);
+    }
+    write_outcome(fw_call_result(q->call), t);
     return FW_OK;
+}
+
+/* Writes a whole message: the held tasks/result's response for t. */
+static void answer_waiter(fw_task_t *t, const fw_msg_sink_t *out)
+{
+    fw_jw_t w;
+    fw_jw_init(&w, (fw_sink_t){out->write, out->ctx});
+    fw_jw_obj_begin(&w);
+    fw_jw_kv_str(&w, "jsonrpc", "2.0");
+    fw_jw_key(&w, "id");
+    fw_jw_raw(&w, t->wait_id, t->wait_id_len);
+    fw_msg_kind_t kind = FW_MSG_RESULT;
+    int32_t code = 0;
+    if (t->status == FW_TASK_S_COMPLETED && !t->expired) {
+        fw_jw_key(&w, "result");
+        fw_jw_obj_begin(&w);
+        write_outcome(&w, t);
+        fw_jw_obj_end(&w);
+    } else {
+        char text[FW_ERRMSG_MAX];
+        fw_err_t err = outcome_error(t, text, sizeof text);
+        fw_jw_key(&w, "error");
+        fw_jw_obj_begin(&w);
+        kind = FW_MSG_ERROR;
+        code = (int32_t)fw_err_rpc_code(err);
+        fw_jw_kv_i64(&w, "code", code);
+        fw_jw_kv_str(&w, "message", text);
+        fw_jw_obj_end(&w);
+    }
+    fw_jw_obj_end(&w);
+    fw_jw_flush(&w);
+    fw_msg_sink_end(out, kind, code);
+    t->waiter = NULL;
+    if (t->expired) t->id = 0;
+}
+
+/* notifications/progress of t's creating tools/call: its progressToken, the step's report and
+   the status message. */
+static void send_progress(const fw_task_t *t, const fw_msg_sink_t *out)
+{
+    fw_jw_t w;
+    fw_mcp_notify_begin(&w, out, "notifications/progress");
+    fw_jw_key(&w, "progressToken");
+    fw_jw_raw(&w, t->token, t->token_len);
+    fw_jw_kv_i64(&w, "progress", t->progress);
+    if (t->total > 0) fw_jw_kv_i64(&w, "total", t->total);
+    if (t->text[0] != 0) fw_jw_kv_str(&w, "message", t->text);
+    fw_mcp_notify_end(&w, out);
+}
+
+size_t fw_mcp_tasks_drain(fw_device_t *dev, const fw_session_t *s, const fw_msg_sink_t *out)
+{
+    size_t sent = 0;
+    for (size_t i = 0; i < FW_MAX_TASKS; i++) {
+        fw_task_t *t = &dev->tasks[i];
+        if (t->id == 0 || !IS_2025(t)) continue;
+        if (t->owner == s && t->progress_due) {
+            t->progress_due = false;
+            /* the token is valid while the task works: a terminal task sends no more */
+            if (!terminal(t) && !t->expired) {
+                send_progress(t, out);
+                sent++;
+            }
+        }
+        if (t->waiter == s && (terminal(t) || t->expired)) {
+            answer_waiter(t, out);
+            sent++;
+        }
+    }
+    return sent;
+}
+
+void fw_mcp_tasks_release(fw_device_t *dev, const fw_session_t *s)
+{
+    for (size_t i = 0; i < FW_MAX_TASKS; i++) {
+        fw_task_t *t = &dev->tasks[i];
+        if (t->id == 0 || !IS_2025(t)) continue;
+        if (t->owner == s) {
+            t->owner = NULL;
+            t->progress_due = false;
+        }
+        if (t->waiter != s) continue;
+        t->waiter = NULL;
+        if (t->expired) t->id = 0;
+    }
 }
 #endif /* FW_WITH_TASKS_2025 */
 

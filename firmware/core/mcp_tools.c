@@ -178,7 +178,7 @@ static fw_err_t write_result(fw_mcp_req_t *q, tee_t *t, bool ok)
 }
 
 /* _meta.progressToken (a string or a number), or -1. */
-static int32_t progress_token(const fw_mcp_req_t *q)
+int32_t fw_mcp_progress_token(const fw_mcp_req_t *q)
 {
     int32_t meta = fw_mcp_member(q, q->params, "_meta");
     if (meta < 0 || q->doc->toks[meta].type != FW_JSON_OBJECT) return -1;
@@ -194,7 +194,7 @@ static void live_begin(fw_mcp_req_t *q)
 {
     const fw_resp_t *r = q->call->priv;
     q->msg->live = q->msg->framed && !q->msg->batch && r->id != NULL;
-    q->msg->progress = progress_token(q);
+    q->msg->progress = fw_mcp_progress_token(q);
     q->msg->asked = false;
 }
 

@@ -526,8 +526,12 @@ void fw_device_feed_session(fw_device_t *dev, fw_session_t *session, fw_framer_t
  * Writes the notifications session (NULL: the implicit one) has not yet received:
  * notifications/resources/updated for each subscribed resource whose pin changed since its
  * last drain, and notifications/message for each log entry at or above its level (preceded by
- * a warning that counts the entries lost when the ring overran). Call it for every session
- * after fw_device_poll and after each message handled. Returns the number of messages written.
+ * a warning that counts the entries lost when the ring overran); with MCP 2025-11-25 tasks,
+ * notifications/progress of the tasks the session created with a progressToken, and the
+ * response of a tasks/result it sent that waited for its task to end (a response, not a
+ * notification: a transport with a stream per request routes it to that request's stream).
+ * Call it for every session after fw_device_poll and after each message handled. Returns the
+ * number of messages written.
  */
 size_t fw_device_drain(fw_device_t *dev, fw_session_t *session, fw_msg_sink_t out);
 
@@ -556,6 +560,19 @@ void fw_device_listen_release(fw_device_t *dev, const fw_session_t *owner);
 bool fw_device_listen_open(const fw_device_t *dev, int slot);
 size_t fw_device_listen_drain(fw_device_t *dev, int slot, fw_msg_sink_t out);
 void fw_device_listen_close(fw_device_t *dev, int slot);
+
+/*
+ * session's client went away (its connection closed): everything the device holds for it is
+ * let go: its listen streams close (fw_device_listen_release), an MCP 2025-11-25 tasks/result
+ * it waits on is dropped (its task runs on, for tasks/get of another), and its tasks send no
+ * more progress. Transports call it instead of fw_device_listen_release.
+ */
+void fw_device_session_release(fw_device_t *dev, const fw_session_t *session);
+
+/* True while a request of session waits for its response, to be written later by
+   fw_device_drain (an MCP 2025-11-25 tasks/result held until its task ends) or by the handling
+   of the client's answer (a tools/call that asked the client, fw_call_ask). */
+bool fw_device_session_waits(const fw_device_t *dev, const fw_session_t *session);
 
 
 /* Prepares a session for dev: nothing negotiated, no subscriptions, no log messages, and

@@ -39,6 +39,9 @@ typedef struct fw_task_step {
     uint8_t input_accepted;        /* in: bit i: the client accepted request i */
     char *text;                    /* out: result text / error message / elicitation message */
     size_t text_cap;
+    uint32_t progress, total;      /* out (FW_TASK_WORKING, optional): progress of total units
+                                      (total 0: unknown), sent as MCP 2025-11-25
+                                      notifications/progress when the call had a progressToken */
 } fw_task_step_t;
 
 typedef fw_task_rc_t (*fw_task_step_fn)(fw_task_step_t *t);
@@ -88,6 +91,19 @@ typedef struct fw_task {
     int32_t err; /* FW_TASK_FAILED: the fw_err_t */
 #if FW_WITH_TASKS_2025
     uint32_t ttl_ms; /* kept this long after its creation */
+    /* MCP 2025-11-25: the session that created it (its progress goes there), and a held
+       tasks/result: the session it came in and its raw JSON id, answered on that session's
+       fw_device_drain once the task is terminal (or expired) */
+    const struct fw_session *owner;
+    const struct fw_session *waiter; /* NULL: no tasks/result waits */
+    uint32_t progress, total;        /* the last working step's report */
+    bool progress_seen;              /* a step reported progress */
+    bool progress_due;               /* reported and not yet sent */
+    bool expired;                    /* ttl passed while a tasks/result waited: answered, freed */
+    uint8_t wait_id_len;
+    uint8_t token_len; /* raw JSON progressToken of the creating tools/call; 0: none */
+    char wait_id[FW_MCP_ID_MAX];
+    char token[FW_MCP_ID_MAX];
 #endif
     char args[FW_TASK_ARGS_MAX];
     char text[FW_TASK_TEXT_MAX];

@@ -363,7 +363,6 @@ START_TEST(test_2025_task_to_completed_and_result)
     ck_assert_str_eq(jstr(r, "taskId"), id);
     ck_assert_str_eq(jstr(r, "status"), "working");
     ck_assert_int_eq(jint(r, "ttl"), 60000);
-    call_2025("tasks/result", id, FW_RPC_INVALID_PARAMS); /* not terminal: poll tasks/get */
     hal.now += 2000;
     fw_device_poll(&dev);
     r = call_2025("tasks/get", id, 0);
@@ -418,7 +417,8 @@ START_TEST(test_2025_cancel_ttl_and_list)
     ck_assert_str_eq(jstr(r, "status"), "cancelled");
     ck_assert_int_eq(jint(r, "ttl"), FW_TASK_TTL_MS);
     call_2025("tasks/cancel", b, FW_RPC_INVALID_PARAMS); /* already terminal */
-    call_2025("tasks/result", b, FW_RPC_INVALID_PARAMS);
+    json_t *e = call_2025("tasks/result", b, FW_RPC_INVALID_PARAMS); /* cancelled: no result */
+    ck_assert_ptr_nonnull(strstr(jstr(e, "message"), "cancelled"));
     hal.now += 10000;
     fw_device_poll(&dev);
     ck_assert_str_eq(jstr(call_2025("tasks/get", b, 0), "status"), "cancelled");
@@ -446,6 +446,127 @@ START_TEST(test_2025_cancel_ttl_and_list)
 }
 END_TEST
 
+
+/* Sends a tasks/result with raw id `id` for task `task` in session s: it is held (no reply). */
+static void hold_result(fw_session_t *s, const char *id, const char *task)
+{
+    char msg[160];
+    snprintf(msg, sizeof msg,
+             "{\"jsonrpc\":\"2.0\",\"id\":%s,\"method\":\"tasks/result\",\"params\":"
+             "{\"taskId\":\"%s\"}}",
+             id, task);
+    send_in(s, msg);
+    ck_assert_msg(!answered && out.count == 0, "tasks/result was answered at once: %s", out.buf);
+}
+
+/* Drains s into out; returns how many messages came (checked against the count returned). */
+static unsigned drain(fw_session_t *s)
+{
+    mcap_reset(&out);
+    size_t n = fw_device_drain(&dev, s, mcap_sink(&out));
+    ck_assert_uint_eq(n, out.count);
+    return out.count;
+}
+
+START_TEST(test_2025_result_waits_with_progress)
+{
+    /* a progressToken on the task-augmented call: notifications/progress while it works */
+    json_t *r = result_of("tools/call", "{\"name\":\"count\",\"arguments\":{\"seconds\":2},"
+                                        "\"task\":{},\"_meta\":{\"progressToken\":\"p-1\"}}");
+    char id[32];
+    snprintf(id, sizeof id, "%s", jstr(r, "task.taskId"));
+    hold_result(&sess, "\"held-7\"", id);
+    fw_session_t other;
+    fw_session_init(&other, &dev);
+    ck_assert_uint_eq(drain(&other), 0); /* progress goes to the creating session only */
+    ck_assert_uint_eq(drain(&sess), 1);
+    r = msg_at(0);
+    ck_assert_str_eq(jstr(r, "method"), "notifications/progress");
+    ck_assert_str_eq(jstr(r, "params.progressToken"), "p-1");
+    ck_assert_int_eq(jint(r, "params.progress"), 1); /* count_step reports none: its steps */
+    ck_assert_ptr_null(jpath(r, "params.total"));
+    ck_assert_ptr_null(jpath(r, "id"));
+    ck_assert_uint_eq(drain(&sess), 0); /* sent once */
+    hal.now += 1000;
+    fw_device_poll(&dev);
+    ck_assert_uint_eq(drain(&sess), 1);
+    ck_assert_int_eq(jint(msg_at(0), "params.progress"), 2);
+    /* the task still works: tasks/get answers, the held request stays held */
+    ck_assert_str_eq(jstr(call_2025("tasks/get", id, 0), "status"), "working");
+    call_2025("tasks/result", id, FW_RPC_INVALID_PARAMS); /* one request waits per task */
+    hal.now += 1000;
+    fw_device_poll(&dev);
+    ck_assert_uint_eq(drain(&other), 0);
+    ck_assert_uint_eq(drain(&sess), 1); /* the response, no progress once terminal */
+    r = msg_at(0);
+    ck_assert_str_eq(jstr(r, "id"), "held-7");
+    ck_assert_str_eq(jstr(r, "result.content.0.text"), "counted 2 after 2000 ms");
+    ck_assert(json_is_false(jpath(r, "result.isError")));
+    json_t *related = json_object_get(jpath(r, "result._meta"),
+                                      "io.modelcontextprotocol/related-task");
+    ck_assert_str_eq(jstr(related, "taskId"), id);
+    ck_assert_uint_eq(drain(&sess), 0); /* answered once */
+    /* terminal now: tasks/result answers at once */
+    r = call_2025("tasks/result", id, 0);
+    ck_assert_str_eq(jstr(r, "content.0.text"), "counted 2 after 2000 ms");
+    /* without a progressToken no progress is sent */
+    start_2025("count", "{\"seconds\":3}", "{}");
+    hal.now += 1000;
+    fw_device_poll(&dev);
+    ck_assert_uint_eq(drain(&sess), 0);
+}
+END_TEST
+
+START_TEST(test_2025_held_result_at_cancel_expiry_and_hangup)
+{
+    char a[32], b[32];
+    snprintf(a, sizeof a, "%s", start_2025("count", "{\"seconds\":50}", "{}"));
+    hold_result(&sess, "9", a);
+    ck_assert_uint_eq(drain(&sess), 0);
+    /* cancelled: the held request gets the cancelled outcome on the next drain */
+    ck_assert_str_eq(jstr(call_2025("tasks/cancel", a, 0), "status"), "cancelled");
+    ck_assert_uint_eq(drain(&sess), 1);
+    json_t *r = msg_at(0);
+    ck_assert_int_eq(jint(r, "id"), 9);
+    ck_assert_int_eq(jint(r, "error.code"), FW_RPC_INVALID_PARAMS);
+    ck_assert_ptr_nonnull(strstr(jstr(r, "error.message"), "cancelled"));
+    /* expired (its ttl passed while it worked): answered with an error, then gone */
+    snprintf(b, sizeof b, "%s", start_2025("count", "{\"seconds\":50}", "{\"ttl\":2500}"));
+    hold_result(&sess, "10", b);
+    hal.now += 2000;
+    fw_device_poll(&dev);
+    ck_assert_uint_eq(drain(&sess), 0);
+    hal.now += 1000;
+    fw_device_poll(&dev);
+    ck_assert_uint_eq(drain(&sess), 1);
+    r = msg_at(0);
+    ck_assert_int_eq(jint(r, "id"), 10);
+    ck_assert_int_eq(jint(r, "error.code"), FW_RPC_INVALID_PARAMS);
+    ck_assert_ptr_nonnull(strstr(jstr(r, "error.message"), "expired"));
+    call_2025("tasks/get", b, FW_RPC_INVALID_PARAMS); /* freed */
+    /* the waiting session goes away: its request is dropped, the task runs on */
+    fw_session_t other;
+    fw_session_init(&other, &dev);
+    request_in(&other, "initialize", "{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{}}");
+    snprintf(a, sizeof a, "%s", start_2025("count", "{\"seconds\":1}", "{}"));
+    hold_result(&other, "\"o\"", a);
+    fw_device_session_release(&dev, &other);
+    hal.now += 1000;
+    fw_device_poll(&dev);
+    ck_assert_uint_eq(drain(&other), 0);
+    ck_assert_uint_eq(drain(&sess), 0);
+    ck_assert_str_eq(jstr(call_2025("tasks/get", a, 0), "status"), "completed");
+    /* a request in a batch cannot wait */
+    snprintf(b, sizeof b, "%s", start_2025("count", "{\"seconds\":9}", "{}"));
+    char msg[160];
+    snprintf(msg, sizeof msg,
+             "[{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tasks/result\",\"params\":"
+             "{\"taskId\":\"%s\"}}]", b);
+    send_in(&sess, msg);
+    ck_assert(answered);
+    ck_assert_int_eq(jint(msg_at(0), "0.error.code"), FW_RPC_INVALID_PARAMS);
+}
+END_TEST
 #endif
 
 static Suite *mcp_tasks_suite(void)
@@ -458,6 +579,8 @@ static Suite *mcp_tasks_suite(void)
     tcase_add_test(t2, test_2025_task_to_completed_and_result);
     tcase_add_test(t2, test_2025_task_support_errors);
     tcase_add_test(t2, test_2025_cancel_ttl_and_list);
+    tcase_add_test(t2, test_2025_result_waits_with_progress);
+    tcase_add_test(t2, test_2025_held_result_at_cancel_expiry_and_hangup);
     suite_add_tcase(s, t2);
 #endif
     TCase *t = tcase_create("tasks");

@@ -139,7 +139,8 @@ void host_clock_rearm(host_t *h);
 
 /* Loop thread: session's client went away (its connection closed, another
    client opened the pty): the MCP 2026-07-28 listen streams it opened close, their slots are
-   free again (fw_device_listen_release). */
+   free again, and an MCP 2025-11-25 tasks/result it waits on is dropped
+   (fw_device_session_release). */
 void host_device_release(host_t *h, const fw_session_t *session);
 
 /* Loop thread: writes session's pending notifications to out (fw_device_drain, or the bridge's

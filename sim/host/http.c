@@ -575,10 +575,10 @@ static enum MHD_Result open_call_stream(host_http_t *http, struct MHD_Connection
     return send_stream(http, c, st);
 }
 
-/* Whether s's fw_call_ask still waits. */
-static bool call_waits(host_session_t *s)
+/* Whether a request of s still waits for its response (fw_call_ask, a held tasks/result). */
+static bool call_waits(host_http_t *http, host_session_t *s)
 {
-    return s->fw.ask_tool != NULL;
+    return fw_device_session_waits(sim_device(http->host->sim), &s->fw);
 }
 
 /* The late answer of a bridged device (--device), on the loop thread: the parked POST goes on. */
@@ -639,14 +639,16 @@ static enum MHD_Result finish_post(host_http_t *http, struct MHD_Connection *c, 
     enum MHD_Result rc;
     if (answered && col.count > 0) {
         rc = send_messages(http, c, &col, created && listed ? s->id : NULL);
-    } else if (listed && requests && asks_client(&col)) {
+    } else if (listed && requests && (asks_client(&col) || (!answered && call_waits(http, s)))) {
+        /* the call asked the client, or the device holds the request (a 2025-11-25 tasks/result
+           until its task ends): the POST's stream stays open for the response */
         rc = open_call_stream(http, c, s, &col);
     } else {
         if (listed) deliver_messages(http, s, &col);
         rc = send_body(http, c, 202, NULL, NULL, 0, NULL);
     }
     /* A call cancelled (or initialize again) waits no more: its stream must not hang on. */
-    if (listed && host_session_has_call(&http->sessions, s) && !call_waits(s))
+    if (listed && host_session_has_call(&http->sessions, s) && !call_waits(http, s))
         host_session_end_call(&http->sessions, s);
     col_free(&col);
     host_session_release(&http->sessions, s);
@@ -1311,6 +1313,14 @@ static int listen_on(const host_endpoint_t *ep, char *url, size_t cap, char *err
     return fd;
 }
 
+/* A session left the table (DELETE, expiry, eviction, shutdown): the device forgets what it
+   held for it (a 2025-11-25 tasks/result waiting for its task), so no later session at the
+   same address receives it. */
+static void session_unlisted(void *ctx, const fw_session_t *fw)
+{
+    host_device_release(ctx, fw);
+}
+
 /* host_device_drain in the shape host_sessions_drain_with wants. */
 static size_t host_drain(void *h, fw_session_t *session, fw_msg_sink_t out)
 {
@@ -1359,6 +1369,8 @@ host_http_t *host_http_open(host_t *h, const host_options_t *o, char *url, size_
     host_sessions_init(&http->sessions, o->http_max_sessions,
                        (uint64_t)o->http_idle_timeout_s * 1000u);
     if (o->http_sessions_per_client) http->sessions.per_client = o->http_sessions_per_client;
+    http->sessions.on_unlist = session_unlisted;
+    http->sessions.on_unlist_ctx = h;
     http->guard = http_guard_open(h, http_guard_conn_limit(), o->http_per_address, CONN_TIMEOUT_S);
     if (host_device_watch(h, on_device, http) != 0) {
         host_log(HOST_LOG_ERROR, "http: too many transports watch the device");

@@ -101,6 +101,7 @@ static void unlist(host_sessions_t *t, host_session_t *s)
         if (t->slots[i] == s) t->slots[i] = NULL;
     s->listed = false;
     t->count--;
+    if (t->on_unlist) t->on_unlist(t->on_unlist_ctx, &s->fw);
     wake_session(s);
 }
 
@@ -311,9 +312,12 @@ void host_session_push(host_sessions_t *t, host_session_t *s, const char *json, 
     queue_event(s, json, len);
 }
 
+static void end_call(host_session_t *s);
+
 typedef struct drain_ctx {
     host_sessions_t *t;
     host_session_t *s;
+    bool response; /* the message being drained is a response (drain_tell) */
 } drain_ctx_t;
 
 static void drain_write(void *ctx, const char *data, size_t len)
@@ -322,10 +326,28 @@ static void drain_write(void *ctx, const char *data, size_t len)
     host_buf_append(&d->t->msg, data, len);
 }
 
+/* What the device says the drained message is: a response is one it held, such as a 2025-11-25
+   tasks/result answered when its task ended. */
+static void drain_tell(void *ctx, fw_msg_kind_t kind, int32_t code)
+{
+    drain_ctx_t *d = ctx;
+    (void)code;
+    d->response = kind == FW_MSG_RESULT || kind == FW_MSG_ERROR;
+}
+
+/* A held request's response goes to the POST stream waiting for it, which ends after it; the
+   rest (and a response with no such stream) to the GET stream's queue. */
 static void drain_end(void *ctx)
 {
     drain_ctx_t *d = ctx;
-    queue_event(d->s, d->t->msg.data, d->t->msg.len);
+    host_session_t *s = d->s;
+    if (s->call && d->response) { /* the response the POST's stream waits for: it ends after it */
+        host_sse_event(&s->call->own, d->t->msg.data, d->t->msg.len);
+        end_call(s);
+    } else {
+        queue_event(s, d->t->msg.data, d->t->msg.len);
+    }
+    d->response = false;
     d->t->msg.len = 0;
 }
 
@@ -345,9 +367,9 @@ void host_sessions_drain_with(host_sessions_t *t, host_drain_fn drain, void *ctx
     for (unsigned i = 0; i < t->max; i++) {
         host_session_t *s = t->slots[i];
         if (!s) continue;
-        drain_ctx_t d = {t, s};
+        drain_ctx_t d = {t, s, false};
         t->msg.len = 0;
-        drain(ctx, &s->fw, (fw_msg_sink_t){drain_write, &d, drain_end, NULL});
+        drain(ctx, &s->fw, (fw_msg_sink_t){drain_write, &d, drain_end, drain_tell});
     }
 }
 

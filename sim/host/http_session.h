@@ -58,6 +58,10 @@ typedef struct host_sessions {
     uint64_t idle_ms;  /* a session without request or stream for this long ends */
     bool stopping;
     host_buf_t msg; /* the message being drained */
+    /* told when a session leaves the table (ended, expired, evicted, stopping): what the device
+       keeps for it goes (a held tasks/result: host_device_release) */
+    void (*on_unlist)(void *ctx, const fw_session_t *fw);
+    void *on_unlist_ctx;
 } host_sessions_t;
 
 typedef struct host_stream host_stream_t;

@@ -110,7 +110,7 @@ void host_device_forget(host_t *h, const void *ctx)
 void host_device_release(host_t *h, const fw_session_t *session)
 {
     if (h->bridge) return; /* the bridge's sessions open no listen stream in the sim */
-    fw_device_listen_release(sim_device(h->sim), session);
+    fw_device_session_release(sim_device(h->sim), session);
 }
 
 size_t host_device_drain(host_t *h, fw_session_t *session, fw_msg_sink_t out)

@@ -2,8 +2,8 @@
 // over Streamable HTTP, negotiating MCP 2025-11-25: mcpd's tool vocabulary, GPIO round trip,
 // output schemas (structuredContent validated by the SDK and by Ajv against the published
 // outputSchema), the pin devices on the control channel, and 2025-11-25 tasks (firmware_update:
-// params.task, tasks/get to completed over virtual time, tasks/result, tasks/list, tasks/cancel,
-// the taskSupport errors).
+// params.task, notifications/progress while it works, tasks/get to completed over virtual time,
+// tasks/result waiting for the end, tasks/list, tasks/cancel, the taskSupport errors).
 //
 // Run by tools/interop-test, which starts `mcpsim --board mcpd-esp32 --http 0 --control 0
 // --clock virtual` and passes MCPSIM_HTTP and MCPSIM_CONTROL. Every check prints one line; the
@@ -180,8 +180,11 @@ async function main() {
     check('digital_read with params.task (forbidden) is -32601', (await errorCode(client.request({
         method: 'tools/call', params: { name: 'digital_read', arguments: { pin: 2 }, task: {} } },
     CreateTaskResultSchema))) === -32601);
+    // onprogress gives the call a progressToken: the SDK keeps its handler while the task works
+    const progress = [];
     const created = await client.request({ method: 'tools/call',
-        params: { name: 'firmware_update', arguments: { url }, task: { ttl: 60000 } } }, CreateTaskResultSchema);
+        params: { name: 'firmware_update', arguments: { url }, task: { ttl: 60000 } } }, CreateTaskResultSchema,
+    { onprogress: (p) => progress.push(p) });
     const id = created.task?.taskId;
     check('task-augmented call answers a working task', typeof id === 'string' && created.task.status === 'working' &&
         created.task.ttl === 60000, JSON.stringify(created));
@@ -189,13 +192,27 @@ async function main() {
     const half = await client.request({ method: 'tasks/get', params: { taskId: id } }, GetTaskResultSchema);
     check('after 2 s the status message tells the progress', half.status === 'working' &&
         /downloading: 50%/.test(half.statusMessage ?? ''), JSON.stringify(half));
-    check('tasks/result of a working task is -32602', (await errorCode(client.request({ method: 'tasks/result',
-        params: { taskId: id } }, CallToolResultSchema))) === -32602);
+    // tasks/result of a working task waits (its POST stays open) until the task ends
+    let held = 'waiting';
+    const heldResult = client.request({ method: 'tasks/result', params: { taskId: id } }, CallToolResultSchema)
+        .then((r) => { held = 'answered'; return r; }, (e) => { held = `failed: ${e.message}`; return null; });
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    check('tasks/result of a working task waits', held === 'waiting', held);
+    const polled = await client.request({ method: 'tasks/get', params: { taskId: id } }, GetTaskResultSchema);
+    check('tasks/get answers while a tasks/result waits', polled.status === 'working' && held === 'waiting',
+        `${polled.status} ${held}`);
     await control('sim.advance', { ms: 3000 });
+    const result = await heldResult;
+    check('the waiting tasks/result is answered when the task completes', held === 'answered', held);
     const done = await client.request({ method: 'tasks/get', params: { taskId: id } }, GetTaskResultSchema);
     check('tasks/get reaches completed', done.status === 'completed', JSON.stringify(done));
-    const result = await client.request({ method: 'tasks/result', params: { taskId: id } }, CallToolResultSchema);
-    check('tasks/result is the CallToolResult, related to the task', !result.isError &&
+    const increasing = progress.every((p, i) => i === 0 || p.progress > progress[i - 1].progress);
+    // one notification per drain: the steps a sim.advance runs at once send the latest only
+    check('notifications/progress while the task worked (KiB of 1024, increasing, with the status message)',
+        progress.length >= 2 && progress[0].progress === 0 && increasing && progress.every((p) => p.total === 1024) &&
+        /downloading: 50%/.test(progress.find((p) => p.progress === 512)?.message ?? ''),
+        JSON.stringify(progress));
+    check('tasks/result is the CallToolResult, related to the task', result !== null && !result.isError &&
         /1048576 bytes/.test(result.content?.[0]?.text ?? '') &&
         result._meta?.['io.modelcontextprotocol/related-task']?.taskId === id, JSON.stringify(result));
 

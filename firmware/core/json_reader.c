@@ -40,6 +40,11 @@ static bool is_digit(int c)
     return c >= '0' && c <= '9';
 }
 
+static bool is_ws(uint8_t c)
+{
+    return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
+
 static int hex_value(int c)
 {
     if (is_digit(c)) {
@@ -190,10 +195,12 @@ static const char literals[][6] FW_ROM = {"null", "false", "true"};
 
 /* ---------------------------------------------------------------- the tokenizer */
 
-#define IS_WS(c) ((c) == ' ' || (c) == '\n' || (c) == '\r' || (c) == '\t')
 #define OFF(q) ((fw_json_off_t)((q) - s))
 /* `closer` at top level: no byte equals it. */
 #define CLOSER_TOP 0x100u
+/* The closing byte of a container type: ']' (0x5D) for ARRAY (5), '}' (0x7D) for OBJECT (6). */
+#define CLOSER_OF(type) (']' | (((unsigned)(type)&2u) << 4))
+_Static_assert(FW_JSON_ARRAY == 5 && FW_JSON_OBJECT == 6, "CLOSER_OF's arithmetic");
 
 /*
  * One loop over the bytes with its state in locals (jsmn-style): the labels are the grammar's
@@ -254,23 +261,18 @@ value: /* a value is due */
     }
     c = *p;
     if (c == '"') { /* the usual value first */
-        type = FW_JSON_STRING;
-        goto scalar;
-    }
-    if (c <= ' ') {
-        if (!IS_WS(c)) {
-            goto fail;
+        if (closer == ']') {
+            count++;
         }
-        p++;
-        goto value;
+        goto str_tok;
     }
     switch (c) {
     case '{':
         type = FW_JSON_OBJECT;
-        goto open;
+        break;
     case '[':
         type = FW_JSON_ARRAY;
-        goto open;
+        break;
     case 'n':
         type = FW_JSON_NULL;
         break;
@@ -294,12 +296,20 @@ value: /* a value is due */
         type = FW_JSON_NUMBER;
         break;
     default:
+        if (!is_ws(c)) {
+            goto fail;
+        }
+        p++;
+        goto value;
+    }
+    if (type >= FW_JSON_ARRAY && depth_left == 0) {
+        err = FW_ERR_JSON_DEPTH;
         goto fail;
     }
-scalar:
     if (closer == ']') {
         count++; /* below used <= TOKS_LIMIT: no overflow */
-    } /* a scalar token of `type` starts at p */
+    }
+    /* a token of `type` starts at p */
     if (used == cap) {
         err = FW_ERR_JSON_NOMEM;
         goto fail;
@@ -310,8 +320,28 @@ scalar:
     t->count = 0;
     t->next = used;
     t->start = OFF(p);
-    if (type == FW_JSON_STRING) {
-        goto string;
+    if (type >= FW_JSON_ARRAY) { /* a container opens */
+        t->count = count; /* the enclosing container's, back when this one closes */
+        t->next = parent;
+        parent = (uint16_t)(used - 1u);
+        count = 0;
+        depth_left--;
+        closer = CLOSER_OF(type);
+        for (p++;; p++) { /* the first element or member, or the closer */
+            if (p == end) {
+                goto fail;
+            }
+            if (*p == closer) {
+                goto close;
+            }
+            if (!is_ws(*p)) {
+                break;
+            }
+        }
+        if (type == FW_JSON_ARRAY) {
+            goto value;
+        }
+        goto key;
     }
     if (type == FW_JSON_NUMBER) {
         flags = FW_JSON_F_INTEGER;
@@ -342,11 +372,11 @@ scalar:
         const char *lit = literals[type];
 #if STR_WORDS && !FW_ROM_SPLIT
         if (end - p >= 4) { /* the first four bytes in one comparison */
-            uint32_t a;
-            uint32_t b;
-            memcpy(&a, p, sizeof a);
-            memcpy(&b, lit, sizeof b);
-            if (a == b) {
+            uint32_t w;
+            uint32_t l;
+            memcpy(&w, p, sizeof w);
+            memcpy(&l, lit, sizeof l);
+            if (w == l) {
                 p += 4;
                 lit += 4;
             }
@@ -361,55 +391,6 @@ scalar:
     t->end = OFF(p);
     goto after;
 
-open: /* a container opens at p */
-    if (depth_left == 0) {
-        err = FW_ERR_JSON_DEPTH;
-        goto fail;
-    }
-    if (closer == ']') {
-        count++;
-    }
-    if (used == cap) {
-        err = FW_ERR_JSON_NOMEM;
-        goto fail;
-    }
-    t = &toks[used++];
-    t->type = type;
-    t->flags = 0;
-    t->count = count; /* the enclosing container's, back when this one closes */
-    t->next = parent;
-    t->start = OFF(p);
-    parent = (uint16_t)(used - 1u);
-    count = 0;
-    depth_left--;
-    p++;
-    if (type == FW_JSON_ARRAY) {
-        closer = ']';
-        for (;; p++) { /* a value or ']' */
-            if (p == end) {
-                goto fail;
-            }
-            if (*p == ']') {
-                goto close;
-            }
-            if (!IS_WS(*p)) {
-                goto value;
-            }
-        }
-    }
-    closer = '}';
-    for (;; p++) { /* a key or '}' */
-        if (p == end) {
-            goto fail;
-        }
-        if (*p == '}') {
-            goto close;
-        }
-        if (!IS_WS(*p)) {
-            goto key;
-        }
-    }
-
 key: /* a key is due */
     if (p == end) {
         goto fail;
@@ -417,25 +398,25 @@ key: /* a key is due */
     c = *p;
     if (c == '"') {
         count++;
-        if (used == cap) {
-            err = FW_ERR_JSON_NOMEM;
-            goto fail;
-        }
-        t = &toks[used++];
-        t->type = FW_JSON_STRING;
-        t->flags = 0;
-        t->count = 0;
-        t->next = used;
         is_key = true;
-        goto string;
+        goto str_tok;
     }
-    if (IS_WS(c)) {
-        p++;
-        goto key;
+    if (!is_ws(c)) {
+        goto fail; /* keys are strings */
     }
-    goto fail; /* keys are strings */
+    p++;
+    goto key;
 
-string: /* p at the opening quote of string token t (a value, or a key when is_key) */
+str_tok: /* a string (a value, or a key when is_key) starts at p */
+    if (used == cap) {
+        err = FW_ERR_JSON_NOMEM;
+        goto fail;
+    }
+    t = &toks[used++];
+    t->type = FW_JSON_STRING;
+    t->flags = 0;
+    t->count = 0;
+    t->next = used;
     t->start = OFF(++p);
     for (;;) {
 #if STR_WORDS
@@ -485,7 +466,7 @@ string: /* p at the opening quote of string token t (a value, or a key when is_k
                 p++;
                 goto value;
             }
-            if (!IS_WS(*p)) {
+            if (!is_ws(*p)) {
                 goto fail;
             }
         }
@@ -510,11 +491,11 @@ after: /* a value is complete: ',' or the closer of the open container, or the e
     if (c == closer) {
         goto close;
     }
-    if (IS_WS(c)) {
-        p++;
-        goto after;
+    if (!is_ws(c)) {
+        goto fail; /* (at top level: something after the value) */
     }
-    goto fail; /* (at top level: something after the value) */
+    p++;
+    goto after;
 
 close: /* p at the closer of the innermost open container */
     t = &toks[parent];
@@ -527,8 +508,7 @@ close: /* p at the closer of the innermost open container */
         count = outer;
     }
     depth_left++;
-    closer = parent == NO_PARENT ? CLOSER_TOP
-                                 : (toks[parent].type == FW_JSON_OBJECT ? '}' : ']');
+    closer = parent == NO_PARENT ? CLOSER_TOP : CLOSER_OF(toks[parent].type);
     goto after;
 
 fail:

@@ -260,13 +260,20 @@ value: /* a value is due */
         goto fail;
     }
     c = *p;
+#if FW_SPEED_PATHS
     if (c == '"') { /* the usual value first */
         if (closer == ']') {
             count++;
         }
         goto str_tok;
     }
+#endif
     switch (c) {
+#if !FW_SPEED_PATHS
+    case '"':
+        type = FW_JSON_STRING;
+        break;
+#endif
     case '{':
         type = FW_JSON_OBJECT;
         break;
@@ -309,6 +316,9 @@ value: /* a value is due */
     if (closer == ']') {
         count++; /* below used <= TOKS_LIMIT: no overflow */
     }
+#if !FW_SPEED_PATHS
+new_tok:
+#endif
     /* a token of `type` starts at p */
     if (used == cap) {
         err = FW_ERR_JSON_NOMEM;
@@ -320,6 +330,11 @@ value: /* a value is due */
     t->count = 0;
     t->next = used;
     t->start = OFF(p);
+#if !FW_SPEED_PATHS
+    if (type == FW_JSON_STRING) {
+        goto string;
+    }
+#endif
     if (type >= FW_JSON_ARRAY) { /* a container opens */
         t->count = count; /* the enclosing container's, back when this one closes */
         t->next = parent;
@@ -408,6 +423,8 @@ key: /* a key is due */
     goto key;
 
 str_tok: /* a string (a value, or a key when is_key) starts at p */
+#if FW_SPEED_PATHS
+    /* its own copy of the token's making: no test of the type on the way */
     if (used == cap) {
         err = FW_ERR_JSON_NOMEM;
         goto fail;
@@ -417,6 +434,11 @@ str_tok: /* a string (a value, or a key when is_key) starts at p */
     t->flags = 0;
     t->count = 0;
     t->next = used;
+#else
+    type = FW_JSON_STRING;
+    goto new_tok;
+string:
+#endif
     t->start = OFF(++p);
     for (;;) {
 #if STR_WORDS

@@ -655,29 +655,14 @@ static unsigned decode_char(const uint8_t *s, fw_json_off_t *pos, uint8_t u[4])
     return utf8_encode(cp, u);
 }
 
-bool(fw_json_str_eq)(const fw_json_doc_t *doc, uint32_t tok, const char *s)
-{
-    const fw_json_tok_t *t = tok_of(doc, tok, FW_JSON_STRING);
-    if (t == NULL || s == NULL) {
-        return false;
-    }
-    const uint8_t *buf = (const uint8_t *)doc->buf;
-    const uint8_t *want = (const uint8_t *)s;
-    size_t j = 0;
-#if FW_SPEED_PATHS
-    if ((t->flags & FW_JSON_F_ESCAPED) == 0) {
-        /* raw bytes as they stand: a string's byte is never NUL, so s's NUL ends a match */
-        size_t n = (size_t)(t->end - t->start);
-        const uint8_t *p = buf + t->start;
-        for (; j < n; j++) {
-            if (fw_rd8(want + j) != p[j]) {
-                return false;
-            }
-        }
-        return fw_rd8(want + n) == '\0';
-    }
+/* fw_json_str_eq for any string: each character decoded (a plain byte is taken as it is). */
+#if FW_SPEED_PATHS && (defined(__GNUC__) || defined(__clang__))
+__attribute__((noinline)) /* keeps the plain strings' path free of its registers */
 #endif
-    /* one loop for escaped and plain strings alike: decode_char takes a plain byte as it is */
+static bool
+str_eq_decoded(const uint8_t *buf, const fw_json_tok_t *t, const uint8_t *want)
+{
+    size_t j = 0;
     fw_json_off_t pos = t->start;
     while (pos < t->end) {
         uint8_t u[4];
@@ -690,6 +675,30 @@ bool(fw_json_str_eq)(const fw_json_doc_t *doc, uint32_t tok, const char *s)
         }
     }
     return fw_rd8(want + j) == '\0';
+}
+
+bool(fw_json_str_eq)(const fw_json_doc_t *doc, uint32_t tok, const char *s)
+{
+    const fw_json_tok_t *t = tok_of(doc, tok, FW_JSON_STRING);
+    if (t == NULL || s == NULL) {
+        return false;
+    }
+    const uint8_t *buf = (const uint8_t *)doc->buf;
+    const uint8_t *want = (const uint8_t *)s;
+#if FW_SPEED_PATHS
+    if ((t->flags & FW_JSON_F_ESCAPED) == 0) {
+        /* raw bytes as they stand: a string's byte is never NUL, so s's NUL ends a match */
+        const uint8_t *p = buf + t->start;
+        const uint8_t *const e = buf + t->end;
+        for (; p != e; p++, want++) {
+            if (fw_rd8(want) != *p) {
+                return false;
+            }
+        }
+        return fw_rd8(want) == '\0';
+    }
+#endif
+    return str_eq_decoded(buf, t, want);
 }
 
 int32_t fw_json_str_decode(const fw_json_doc_t *doc, uint32_t tok, char *out, size_t cap)

@@ -24,7 +24,7 @@
  * paths): a word of plain ASCII (no quote, backslash, control byte or byte >= 0x80) is skipped
  * whole; anything else is looked at byte by byte.
  */
-#if FW_SPEED_PATHS && defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) &&            \
+#if FW_SPEED_PATHS && defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) &&               \
     (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) && (defined(__GNUC__) || defined(__clang__))
 #define STR_WORDS 1
 typedef unsigned long word_t;
@@ -195,7 +195,7 @@ static const char literals[][6] FW_ROM = {"null", "false", "true"};
 
 /* ---------------------------------------------------------------- the tokenizer */
 
-#define OFF(q) ((fw_json_off_t)((q) - s))
+#define OFF(q) ((fw_json_off_t)((q)-s))
 /* `closer` at top level: no byte equals it. */
 #define CLOSER_TOP 0x100u
 /* The closing byte of a container type: ']' (0x5D) for ARRAY (5), '}' (0x7D) for OBJECT (6). */
@@ -238,8 +238,8 @@ fw_err_t fw_json_parse(fw_json_doc_t *doc, const char *buf, size_t len, fw_json_
     const uint8_t *p = s;
     const uint16_t cap = toks == NULL ? 0 : (uint16_t)(ntoks > TOKS_LIMIT ? TOKS_LIMIT : ntoks);
     uint16_t used = 0;
-    uint16_t parent = NO_PARENT; /* the innermost open container */
-    uint16_t count = 0;          /* its elements (array) or members (object) so far */
+    uint16_t parent = NO_PARENT;  /* the innermost open container */
+    uint16_t count = 0;           /* its elements (array) or members (object) so far */
     unsigned closer = CLOSER_TOP; /* its closing byte */
     unsigned depth_left = max_depth;
     bool is_key = false;
@@ -336,7 +336,7 @@ new_tok:
     }
 #endif
     if (type >= FW_JSON_ARRAY) { /* a container opens */
-        t->count = count; /* the enclosing container's, back when this one closes */
+        t->count = count;        /* the enclosing container's, back when this one closes */
         t->next = parent;
         parent = (uint16_t)(used - 1u);
         count = 0;

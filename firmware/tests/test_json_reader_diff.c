@@ -245,8 +245,8 @@ START_TEST(same_as_reference_on_mutations)
 {
     parses = 0;
     static const char *const seeds[] = {
-        "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"gpio_write\",\"params\":{\"pin\":40,\"value\":"
-        "true}}",
+        ("{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"gpio_write\","
+         "\"params\":{\"pin\":40,\"value\":true}}"),
         "[1, -2.5e+3, \"a\\u00e9\\uD83D\\uDE00\", {\"k\": [null, false, {}]}, []]",
         "{\"\xc3\xa9t\xc3\xa9\" : \"\\\"quoted\\\" \\\\ \\/ \\b\\f\\n\\r\\t\", \"n\": 0}",
         "  \"a string long enough to be read a machine word at a time, twice over\"  ",

@@ -29,6 +29,9 @@
 #define STR_WORDS 1
 typedef unsigned long word_t;
 #define ONES ((word_t)-1 / 0xFFu)
+/* An unaligned load of a word (or the four bytes of a literal): the builtin, so a freestanding
+   build (-fno-builtin) makes it one load too instead of a call to the port's byte-wise memcpy. */
+#define LOAD_WORD(dst, src, n) __builtin_memcpy((dst), (src), (n))
 #else
 #define STR_WORDS 0
 #endif
@@ -389,8 +392,8 @@ new_tok:
         if (end - p >= 4) { /* the first four bytes in one comparison */
             uint32_t w;
             uint32_t l;
-            memcpy(&w, p, sizeof w);
-            memcpy(&l, lit, sizeof l);
+            LOAD_WORD(&w, p, sizeof w);
+            LOAD_WORD(&l, lit, sizeof l);
             if (w == l) {
                 p += 4;
                 lit += 4;
@@ -444,7 +447,7 @@ string:
 #if STR_WORDS
         while ((size_t)(end - p) >= sizeof(word_t)) {
             word_t w;
-            memcpy(&w, p, sizeof w);
+            LOAD_WORD(&w, p, sizeof w);
             /* a byte's top bit is set for a byte < 0x20, '"', '\\' or >= 0x80; a borrow only
                runs upward from a byte that is set, so the lowest one set is exact */
             word_t m = ((w - ONES * 0x20u) | ((w ^ (ONES * '"')) - ONES) |

@@ -201,8 +201,6 @@ static const char literals[][6] FW_ROM = {"null", "false", "true"};
 #define OFF(q) ((fw_json_off_t)((q)-s))
 /* `closer` at top level: no byte equals it. */
 #define CLOSER_TOP 0x100u
-/* Set in `closer` while the string being read is a key (its ':' is due after it). */
-#define KEY_DUE 0x200u
 /* The closing byte of a container type: ']' (0x5D) for ARRAY (5), '}' (0x7D) for OBJECT (6). */
 #define CLOSER_OF(type) (']' | (((unsigned)(type)&2u) << 4))
 _Static_assert(FW_JSON_ARRAY == 5 && FW_JSON_OBJECT == 6, "CLOSER_OF's arithmetic");
@@ -247,6 +245,7 @@ fw_err_t fw_json_parse(fw_json_doc_t *doc, const char *buf, size_t len, fw_json_
     uint16_t count = 0;           /* its elements (array) or members (object) so far */
     unsigned closer = CLOSER_TOP; /* its closing byte */
     unsigned depth_left = max_depth;
+    bool is_key = false;
     bool bad;
     fw_json_tok_t *t;
     uint8_t type;
@@ -417,7 +416,7 @@ key: /* a key is due */
     c = *p;
     if (c == '"') {
         count++;
-        closer |= KEY_DUE;
+        is_key = true;
         goto str_tok;
     }
     if (!is_ws(c)) {
@@ -426,7 +425,7 @@ key: /* a key is due */
     p++;
     goto key;
 
-str_tok: /* a string (a value, or a key when closer has KEY_DUE) starts at p */
+str_tok: /* a string (a value, or a key when is_key) starts at p */
 #if FW_SPEED_PATHS
     /* its own copy of the token's making: no test of the type on the way */
     if (used == cap) {
@@ -482,8 +481,8 @@ string:
     }
     t->end = OFF(p);
     p++; /* closing quote */
-    if (closer & KEY_DUE) {
-        closer &= ~KEY_DUE;
+    if (is_key) {
+        is_key = false;
         for (;; p++) { /* the ':' after a key */
             if (p == end) {
                 goto fail;

@@ -7,57 +7,45 @@
 #include "fw_json.h"
 
 #define NO_PARENT UINT16_MAX
-/* Most tokens one parse uses: token indexes (next) are 16-bit and NO_PARENT is reserved. */
+/* Most tokens one parse uses: token indexes (next) are 16-bit and NO_PARENT is reserved. So a
+   container's count (at most the tokens after it) never overflows its 16 bits either. */
 #define TOKS_LIMIT (UINT16_MAX - 1u)
 /* Offsets are fw_json_off_t: a message must end below its largest value. */
 #define OFF_LIMIT ((uint64_t)(fw_json_off_t)-1)
 
-/*
- * Parser states (the whole grammar; there is no recursion):
- *   ST_VALUE       a value is due (top level, after ':' or after ',' in an array)
- *   ST_ELEM_FIRST  just after '[': a value or ']'
- *   ST_KEY         a key string is due (after ',' in an object)
- *   ST_KEY_FIRST   just after '{': a key string or '}'
- *   ST_COLON       after a key: ':'
- *   ST_AFTER       a value is complete: ',' or the closer of the open container, or the end
- *                  of the input when no container is open
- */
-typedef enum parse_state {
-    ST_VALUE,
-    ST_ELEM_FIRST,
-    ST_KEY,
-    ST_KEY_FIRST,
-    ST_COLON,
-    ST_AFTER
-} parse_state_t;
+/* What the innermost open container is: the tokenizer's context, kept in a local. */
+#define CTX_TOP 0u
+#define CTX_ARRAY 1u
+#define CTX_OBJECT 2u
 
 /*
- * Open containers form a chain through the tokens themselves: while a container is open its
- * `next` field holds the index of its enclosing container (NO_PARENT at top level); closing it
- * pops the chain and stores the real `next`. So the only bound on nesting is max_depth.
+ * Strings are scanned a machine word at a time where the word can be read in one load and its
+ * first special byte found by counting trailing zeros (a little-endian target with the speed
+ * paths): a word of plain ASCII (no quote, backslash, control byte or byte >= 0x80) is skipped
+ * whole; anything else is looked at byte by byte.
  */
-typedef struct parser {
-    const uint8_t *s;
-    fw_json_off_t len; /* below OFF_LIMIT (fw_json_parse): every pos fits */
-    fw_json_off_t pos;
-    fw_json_tok_t *toks;
-    uint16_t cap; /* at most TOKS_LIMIT */
-    uint16_t used;
-    uint16_t parent; /* innermost open container, or NO_PARENT */
-    unsigned depth;  /* open containers */
-    unsigned max_depth;
-} parser_t;
+#if FW_SPEED_PATHS && defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) &&               \
+    (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) && (defined(__GNUC__) || defined(__clang__))
+#define STR_WORDS 1
+typedef unsigned long word_t;
+#define ONES ((word_t)-1 / 0xFFu)
+/* An unaligned load of a word (or the four bytes of a literal): the builtin, so a freestanding
+   build (-fno-builtin) makes it one load too instead of a call to the port's byte-wise memcpy. */
+#define LOAD_WORD(dst, src, n) __builtin_memcpy((dst), (src), (n))
+#else
+#define STR_WORDS 0
+#endif
 
 /* ---------------------------------------------------------------- lexical helpers */
-
-static int peek(const parser_t *ps)
-{
-    return ps->pos < ps->len ? ps->s[ps->pos] : -1;
-}
 
 static bool is_digit(int c)
 {
     return c >= '0' && c <= '9';
+}
+
+static bool is_ws(uint8_t c)
+{
+    return c == ' ' || c == '\n' || c == '\r' || c == '\t';
 }
 
 static int hex_value(int c)
@@ -74,111 +62,83 @@ static int hex_value(int c)
     return -1;
 }
 
-static void skip_ws(parser_t *ps)
+/* The hex digits (at most 4) at p, their value in *v: 4 is a whole \u escape. */
+static unsigned hex4(const uint8_t *p, const uint8_t *end, unsigned *v)
 {
-    while (ps->pos < ps->len) {
-        uint8_t c = ps->s[ps->pos];
-        if (c != ' ' && c != '\t' && c != '\n' && c != '\r') {
-            return;
-        }
-        ps->pos++;
-    }
-}
-
-static void skip_digits(parser_t *ps)
-{
-    while (is_digit(peek(ps))) {
-        ps->pos++;
-    }
-}
-
-/* Consumes byte c or fails with pos at the offending byte (len when truncated). */
-static fw_err_t expect_byte(parser_t *ps, uint8_t c)
-{
-    if (peek(ps) != c) {
-        return FW_ERR_JSON_INVALID;
-    }
-    ps->pos++;
-    return FW_OK;
-}
-
-/* ---------------------------------------------------------------- strings */
-
-/* Four hex digits of a \u escape into *cp. */
-static fw_err_t scan_hex4(parser_t *ps, uint16_t *cp)
-{
-    uint16_t v = 0;
-    for (int i = 0; i < 4; i++) {
-        int d = hex_value(peek(ps));
+    unsigned n = 0;
+    *v = 0;
+    for (; n < 4 && p + n < end; n++) {
+        int d = hex_value(p[n]);
         if (d < 0) {
-            return FW_ERR_JSON_INVALID;
+            break;
         }
-        v = (uint16_t)((v << 4) | (unsigned)d);
-        ps->pos++;
+        *v = (*v << 4) | (unsigned)d;
     }
-    *cp = v;
-    return FW_OK;
+    return n;
 }
 
-/* The rest of a \u escape (pos after "\u"); a high surrogate must be followed by an escaped
-   low surrogate and a low surrogate may not stand alone, so decoding always gives UTF-8. */
-static fw_err_t scan_unicode_escape(parser_t *ps)
+/*
+ * The rarer things in a string, with p at the byte: a backslash escape (a \u high surrogate must
+ * be followed by an escaped low surrogate, a low surrogate may not stand alone, so decoding
+ * always gives UTF-8), a UTF-8 sequence per RFC 3629 (no overlongs, no surrogates, nothing above
+ * U+10FFFF), or a control byte (refused). Returns the position after it, or with *bad set the
+ * offending byte's (the escape's backslash for a surrogate out of place).
+ */
+static const uint8_t *string_special(const uint8_t *p, const uint8_t *end, bool *bad)
 {
-    fw_json_off_t esc = ps->pos - 2;
-    uint16_t cp;
-    uint16_t lo;
-    fw_err_t err = scan_hex4(ps, &cp);
-    if (err != FW_OK) {
-        return err;
+    uint8_t c = *p;
+    *bad = true;
+    if (c == '\\') {
+        const uint8_t *esc = p;
+        unsigned cp;
+        unsigned n;
+        if (++p == end) {
+            return p;
+        }
+        switch (*p) {
+        case '"':
+        case '\\':
+        case '/':
+        case 'b':
+        case 'f':
+        case 'n':
+        case 'r':
+        case 't':
+            *bad = false;
+            return p + 1;
+        case 'u':
+            break;
+        default:
+            return p;
+        }
+        p++;
+        if ((n = hex4(p, end, &cp)) < 4) {
+            return p + n;
+        }
+        p += 4;
+        if (cp >= 0xDC00u && cp <= 0xDFFFu) {
+            return esc;
+        }
+        if (cp >= 0xD800u && cp <= 0xDBFFu) {
+            esc = p;
+            if (p == end || *p != '\\') {
+                return p;
+            }
+            if (++p == end || *p != 'u') {
+                return p;
+            }
+            p++;
+            if ((n = hex4(p, end, &cp)) < 4) {
+                return p + n;
+            }
+            p += 4;
+            if (cp < 0xDC00u || cp > 0xDFFFu) {
+                return esc;
+            }
+        }
+        *bad = false;
+        return p;
     }
-    if (cp >= 0xDC00u && cp <= 0xDFFFu) {
-        ps->pos = esc;
-        return FW_ERR_JSON_INVALID;
-    }
-    if (cp < 0xD800u || cp > 0xDBFFu) {
-        return FW_OK;
-    }
-    esc = ps->pos;
-    if ((err = expect_byte(ps, '\\')) != FW_OK || (err = expect_byte(ps, 'u')) != FW_OK ||
-        (err = scan_hex4(ps, &lo)) != FW_OK) {
-        return err;
-    }
-    if (lo < 0xDC00u || lo > 0xDFFFu) {
-        ps->pos = esc;
-        return FW_ERR_JSON_INVALID;
-    }
-    return FW_OK;
-}
-
-/* One escape sequence; pos at the backslash. */
-static fw_err_t scan_escape(parser_t *ps)
-{
-    ps->pos++;
-    int c = peek(ps);
-    switch (c) {
-    case '"':
-    case '\\':
-    case '/':
-    case 'b':
-    case 'f':
-    case 'n':
-    case 'r':
-    case 't':
-        ps->pos++;
-        return FW_OK;
-    case 'u':
-        ps->pos++;
-        return scan_unicode_escape(ps);
-    default:
-        return FW_ERR_JSON_INVALID;
-    }
-}
-
-/* One UTF-8 sequence per RFC 3629 (no overlongs, no surrogates, nothing above U+10FFFF); pos
-   at its lead byte (>= 0x80). */
-static fw_err_t scan_utf8(parser_t *ps)
-{
-    uint8_t c = ps->s[ps->pos];
     uint8_t lo = 0x80;
     uint8_t hi = 0xBF;
     unsigned n;
@@ -193,306 +153,73 @@ static fw_err_t scan_utf8(parser_t *ps)
         lo = c == 0xF0 ? 0x90 : 0x80;
         hi = c == 0xF4 ? 0x8F : 0xBF;
     } else {
-        return FW_ERR_JSON_INVALID;
+        return p; /* a control byte, a continuation byte, an overlong or too large lead */
     }
-    ps->pos++;
-    for (unsigned i = 0; i < n; i++) {
-        int b = peek(ps);
-        if (b < lo || b > hi) {
-            return FW_ERR_JSON_INVALID;
+    p++;
+    for (; n > 0; n--, p++) {
+        if (p == end || *p < lo || *p > hi) {
+            return p;
         }
         lo = 0x80;
         hi = 0xBF;
-        ps->pos++;
     }
-    return FW_OK;
+    *bad = false;
+    return p;
 }
 
-/* String body; pos after the opening quote, on success at the closing quote. */
-static fw_err_t scan_string(parser_t *ps, uint8_t *flags)
+/* The fraction and exponent of a number, p at its '.', 'e' or 'E':
+   (\.[0-9]+)?([eE][+-]?[0-9]+)?. Returns the end, or with *bad set the offending byte. */
+static const uint8_t *number_tail(const uint8_t *p, const uint8_t *end, bool *bad)
 {
-    for (;;) {
-        fw_err_t err = FW_OK;
-#if FW_SPEED_PATHS
-        /* the run of plain ASCII (no quote, backslash or control byte) in locals */
-        const uint8_t *s = ps->s;
-        fw_json_off_t pos = ps->pos;
-        const fw_json_off_t len = ps->len;
-        while (pos < len && (uint8_t)(s[pos] - 0x20u) < 0x60u && s[pos] != '"' && s[pos] != '\\') {
-            pos++;
+    *bad = true;
+    if (*p == '.') {
+        if (++p == end || !is_digit(*p)) {
+            return p;
         }
-        ps->pos = pos;
-#endif
-        if (ps->pos >= ps->len) {
-            return FW_ERR_JSON_INVALID;
-        }
-        uint8_t c = ps->s[ps->pos];
-        if (c == '"') {
-            return FW_OK;
-        }
-        if (c >= 0x20 && c < 0x80 && c != '\\') {
-            ps->pos++;
-            continue;
-        }
-        if (c == '\\') {
-            *flags |= FW_JSON_F_ESCAPED;
-            err = scan_escape(ps);
-        } else if (c < 0x20) {
-            err = FW_ERR_JSON_INVALID;
-        } else {
-            err = scan_utf8(ps);
-        }
-        if (err != FW_OK) {
-            return err;
+        while (++p != end && is_digit(*p)) {
         }
     }
-}
-
-/* ---------------------------------------------------------------- numbers and literals */
-
-/* -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? */
-static fw_err_t scan_number(parser_t *ps, uint8_t *flags)
-{
-    uint8_t f = FW_JSON_F_INTEGER;
-    if (peek(ps) == '-') {
-        f |= FW_JSON_F_NEGATIVE;
-        ps->pos++;
-    }
-    int c = peek(ps);
-    if (c == '0') {
-        ps->pos++;
-    } else if (c >= '1' && c <= '9') {
-        skip_digits(ps);
-    } else {
-        return FW_ERR_JSON_INVALID;
-    }
-    if (peek(ps) == '.') {
-        f &= (uint8_t)~FW_JSON_F_INTEGER;
-        ps->pos++;
-        if (!is_digit(peek(ps))) {
-            return FW_ERR_JSON_INVALID;
+    if (p != end && (*p == 'e' || *p == 'E')) {
+        if (++p != end && (*p == '+' || *p == '-')) {
+            p++;
         }
-        skip_digits(ps);
-    }
-    c = peek(ps);
-    if (c == 'e' || c == 'E') {
-        f &= (uint8_t)~FW_JSON_F_INTEGER;
-        ps->pos++;
-        c = peek(ps);
-        if (c == '+' || c == '-') {
-            ps->pos++;
+        if (p == end || !is_digit(*p)) {
+            return p;
         }
-        if (!is_digit(peek(ps))) {
-            return FW_ERR_JSON_INVALID;
-        }
-        skip_digits(ps);
-    }
-    *flags = f;
-    return FW_OK;
-}
-
-static fw_err_t scan_literal(parser_t *ps, const char *lit)
-{
-    for (; fw_rd8(lit) != '\0'; lit++) {
-        fw_err_t err = expect_byte(ps, fw_rd8(lit));
-        if (err != FW_OK) {
-            return err;
+        while (++p != end && is_digit(*p)) {
         }
     }
-    return FW_OK;
-}
-
-/* ---------------------------------------------------------------- tokens and structure */
-
-/* Appends a token at pos; `member` counts it as an element (array) or member (object key) of
-   the open container. */
-static fw_err_t new_tok(parser_t *ps, fw_json_type_t type, bool member, fw_json_tok_t **out)
-{
-    if (member) {
-        fw_json_tok_t *p = &ps->toks[ps->parent];
-        if (p->count == UINT16_MAX) {
-            return FW_ERR_JSON_NOMEM;
-        }
-        p->count++;
-    }
-    if (ps->used == ps->cap) {
-        return FW_ERR_JSON_NOMEM;
-    }
-    fw_json_tok_t *t = &ps->toks[ps->used];
-    t->type = (uint8_t)type;
-    t->flags = 0;
-    t->count = 0;
-    t->start = (fw_json_off_t)ps->pos;
-    t->end = (fw_json_off_t)ps->pos;
-    ps->used++;
-    t->next = (uint16_t)ps->used;
-    *out = t;
-    return FW_OK;
-}
-
-static fw_err_t parse_string(parser_t *ps, bool member)
-{
-    fw_json_tok_t *t;
-    fw_err_t err = new_tok(ps, FW_JSON_STRING, member, &t);
-    if (err != FW_OK) {
-        return err;
-    }
-    uint8_t flags = 0;
-    ps->pos++;
-    t->start = (fw_json_off_t)ps->pos;
-    err = scan_string(ps, &flags);
-    if (err != FW_OK) {
-        return err;
-    }
-    t->flags = flags;
-    t->end = (fw_json_off_t)ps->pos;
-    ps->pos++; /* closing quote */
-    return FW_OK;
-}
-
-static fw_err_t open_container(parser_t *ps, fw_json_type_t type, bool member)
-{
-    fw_json_tok_t *t;
-    if (ps->depth >= ps->max_depth) {
-        return FW_ERR_JSON_DEPTH;
-    }
-    fw_err_t err = new_tok(ps, type, member, &t);
-    if (err != FW_OK) {
-        return err;
-    }
-    t->next = (uint16_t)ps->parent;
-    ps->parent = (uint16_t)(ps->used - 1u);
-    ps->depth++;
-    ps->pos++;
-    return FW_OK;
-}
-
-/* pos at the closer of the innermost open container. */
-static void close_container(parser_t *ps)
-{
-    fw_json_tok_t *t = &ps->toks[ps->parent];
-    ps->parent = t->next;
-    t->next = (uint16_t)ps->used;
-    ps->pos++;
-    t->end = (fw_json_off_t)ps->pos;
-    ps->depth--;
+    *bad = false;
+    return p;
 }
 
 /* Spellings of the literals, indexed by fw_json_type_t. */
 static const char literals[][6] FW_ROM = {"null", "false", "true"};
 
-/* A scalar: number or literal. */
-static fw_err_t parse_scalar(parser_t *ps, bool member)
-{
-    int c = peek(ps);
-    fw_json_type_t type;
-    if (c == 'n') {
-        type = FW_JSON_NULL;
-    } else if (c == 'f') {
-        type = FW_JSON_FALSE;
-    } else if (c == 't') {
-        type = FW_JSON_TRUE;
-    } else if (c == '-' || is_digit(c)) {
-        type = FW_JSON_NUMBER;
-    } else {
-        return FW_ERR_JSON_INVALID;
-    }
-    fw_json_tok_t *t;
-    fw_err_t err = new_tok(ps, type, member, &t);
-    if (err != FW_OK) {
-        return err;
-    }
-    uint8_t flags = 0;
-    err = type == FW_JSON_NUMBER ? scan_number(ps, &flags) : scan_literal(ps, literals[type]);
-    t->flags = flags;
-    t->end = (fw_json_off_t)ps->pos;
-    return err;
-}
+/* ---------------------------------------------------------------- the tokenizer */
 
-/* Any value; sets the state that follows it. */
-static fw_err_t parse_value(parser_t *ps, parse_state_t *st)
-{
-    bool member = ps->parent != NO_PARENT && ps->toks[ps->parent].type == FW_JSON_ARRAY;
-    int c = peek(ps);
-    if (c == '[') {
-        *st = ST_ELEM_FIRST;
-        return open_container(ps, FW_JSON_ARRAY, member);
-    }
-    if (c == '{') {
-        *st = ST_KEY_FIRST;
-        return open_container(ps, FW_JSON_OBJECT, member);
-    }
-    *st = ST_AFTER;
-    return c == '"' ? parse_string(ps, member) : parse_scalar(ps, member);
-}
+#define OFF(q) ((fw_json_off_t)((q)-s))
+/* `closer` at top level: no byte equals it. */
+#define CLOSER_TOP 0x100u
+/* The closing byte of a container type: ']' (0x5D) for ARRAY (5), '}' (0x7D) for OBJECT (6). */
+#define CLOSER_OF(type) (']' | (((unsigned)(type)&2u) << 4))
+_Static_assert(FW_JSON_ARRAY == 5 && FW_JSON_OBJECT == 6, "CLOSER_OF's arithmetic");
 
-/* ST_AFTER: ',' or the closer of the open container. */
-static fw_err_t parse_after(parser_t *ps, parse_state_t *st)
-{
-    if (ps->parent == NO_PARENT) {
-        return FW_ERR_JSON_INVALID; /* something after the top-level value */
-    }
-    bool is_obj = ps->toks[ps->parent].type == FW_JSON_OBJECT;
-    int c = peek(ps);
-    if (c == ',') {
-        ps->pos++;
-        *st = is_obj ? ST_KEY : ST_VALUE;
-        return FW_OK;
-    }
-    if (c != (is_obj ? '}' : ']')) {
-        return FW_ERR_JSON_INVALID;
-    }
-    close_container(ps);
-    return FW_OK;
-}
-
-/* One step of the state machine; pos at a non-whitespace byte. */
-static fw_err_t parse_step(parser_t *ps, parse_state_t *st)
-{
-    int c = peek(ps);
-    if ((*st == ST_ELEM_FIRST && c == ']') || (*st == ST_KEY_FIRST && c == '}')) {
-        close_container(ps);
-        *st = ST_AFTER;
-        return FW_OK;
-    }
-    switch (*st) {
-    case ST_VALUE:
-    case ST_ELEM_FIRST:
-        return parse_value(ps, st);
-    case ST_KEY:
-    case ST_KEY_FIRST:
-        if (c != '"') {
-            return FW_ERR_JSON_INVALID; /* keys are strings */
-        }
-        *st = ST_COLON;
-        return parse_string(ps, true);
-    case ST_COLON:
-        *st = ST_VALUE;
-        return expect_byte(ps, ':');
-    case ST_AFTER:
-        return parse_after(ps, st);
-    }
-    return FW_ERR_JSON_INVALID;
-}
-
-static fw_err_t parse_document(parser_t *ps)
-{
-    parse_state_t st = ST_VALUE;
-    if (ps->max_depth == 0) {
-        return FW_ERR_JSON_DEPTH;
-    }
-    for (;;) {
-        skip_ws(ps);
-        if (ps->pos == ps->len) {
-            return st == ST_AFTER && ps->parent == NO_PARENT ? FW_OK : FW_ERR_JSON_INVALID;
-        }
-        fw_err_t err = parse_step(ps, &st);
-        if (err != FW_OK) {
-            return err;
-        }
-    }
-}
-
+/*
+ * One loop over the bytes with its state in locals (jsmn-style): the labels are the grammar's
+ * states (a value due, a key due, the ':' after a key, what follows a complete value) and each
+ * dispatches on the byte it stands at, whitespace being one more case of that dispatch; there is
+ * no recursion and no call per token. The innermost open container is described by locals too:
+ * its index (parent), its closing byte and its count so far.
+ *
+ * Open containers form a chain through the tokens themselves: while a container is open its
+ * `next` field holds the index of its enclosing container (NO_PARENT at top level) and its
+ * `count` field the enclosing container's count when it was opened; closing it pops the chain
+ * and stores the real `next` and `count`. So the only bound on nesting is max_depth.
+ *
+ * On failure doc->err_pos is the offending byte (len when the text ends early), the opener of a
+ * container past max_depth, or the first byte of a token with no room left in the pool.
+ */
 fw_err_t fw_json_parse(fw_json_doc_t *doc, const char *buf, size_t len, fw_json_tok_t *toks,
                        uint32_t ntoks, unsigned max_depth)
 {
@@ -509,24 +236,309 @@ fw_err_t fw_json_parse(fw_json_doc_t *doc, const char *buf, size_t len, fw_json_
         return FW_ERR_JSON_NOMEM;
     }
 #endif
-    parser_t ps = {
-        .s = (const uint8_t *)buf,
-        .len = (fw_json_off_t)len,
-        .toks = toks,
-        .cap = (uint16_t)(ntoks > TOKS_LIMIT ? TOKS_LIMIT : ntoks),
-        .parent = NO_PARENT,
-        .max_depth = max_depth,
-    };
-    if (toks == NULL) {
-        ps.cap = 0;
+    const uint8_t *const s = (const uint8_t *)buf;
+    const uint8_t *const end = s + len;
+    const uint8_t *p = s;
+    const uint16_t cap = toks == NULL ? 0 : (uint16_t)(ntoks > TOKS_LIMIT ? TOKS_LIMIT : ntoks);
+    uint16_t used = 0;
+    uint16_t parent = NO_PARENT;  /* the innermost open container */
+    uint16_t count = 0;           /* its elements (array) or members (object) so far */
+    unsigned closer = CLOSER_TOP; /* its closing byte */
+    unsigned depth_left = max_depth;
+    bool is_key = false;
+    bool bad;
+    fw_json_tok_t *t;
+    uint8_t type;
+    uint8_t flags;
+    uint8_t c;
+    fw_err_t err = FW_ERR_JSON_INVALID;
+
+    if (max_depth == 0) {
+        err = FW_ERR_JSON_DEPTH;
+        goto fail;
     }
-    fw_err_t err = parse_document(&ps);
-    if (err != FW_OK) {
-        doc->err_pos = ps.pos;
-        return err;
+
+value: /* a value is due */
+    if (p == end) {
+        goto fail;
     }
-    doc->count = ps.used;
-    return FW_OK;
+    c = *p;
+#if FW_SPEED_PATHS
+    if (c == '"') { /* the usual value first */
+        if (closer == ']') {
+            count++;
+        }
+        goto str_tok;
+    }
+#endif
+    switch (c) {
+#if !FW_SPEED_PATHS
+    case '"':
+        type = FW_JSON_STRING;
+        break;
+#endif
+    case '{':
+        type = FW_JSON_OBJECT;
+        break;
+    case '[':
+        type = FW_JSON_ARRAY;
+        break;
+    case 'n':
+        type = FW_JSON_NULL;
+        break;
+    case 'f':
+        type = FW_JSON_FALSE;
+        break;
+    case 't':
+        type = FW_JSON_TRUE;
+        break;
+    case '-':
+    case '0':
+    case '1':
+    case '2':
+    case '3':
+    case '4':
+    case '5':
+    case '6':
+    case '7':
+    case '8':
+    case '9':
+        type = FW_JSON_NUMBER;
+        break;
+    default:
+        if (!is_ws(c)) {
+            goto fail;
+        }
+        p++;
+        goto value;
+    }
+    if (type >= FW_JSON_ARRAY && depth_left == 0) {
+        err = FW_ERR_JSON_DEPTH;
+        goto fail;
+    }
+    if (closer == ']') {
+        count++; /* below used <= TOKS_LIMIT: no overflow */
+    }
+#if !FW_SPEED_PATHS
+new_tok:
+#endif
+    /* a token of `type` starts at p */
+    if (used == cap) {
+        err = FW_ERR_JSON_NOMEM;
+        goto fail;
+    }
+    t = &toks[used++];
+    t->type = type;
+    t->flags = 0;
+    t->count = 0;
+    t->next = used;
+    t->start = OFF(p);
+#if !FW_SPEED_PATHS
+    if (type == FW_JSON_STRING) {
+        goto string;
+    }
+#endif
+    if (type >= FW_JSON_ARRAY) { /* a container opens */
+        t->count = count;        /* the enclosing container's, back when this one closes */
+        t->next = parent;
+        parent = (uint16_t)(used - 1u);
+        count = 0;
+        depth_left--;
+        closer = CLOSER_OF(type);
+        for (p++;; p++) { /* the first element or member, or the closer */
+            if (p == end) {
+                goto fail;
+            }
+            if (*p == closer) {
+                goto close;
+            }
+            if (!is_ws(*p)) {
+                break;
+            }
+        }
+        if (type == FW_JSON_ARRAY) {
+            goto value;
+        }
+        goto key;
+    }
+    if (type == FW_JSON_NUMBER) {
+        flags = FW_JSON_F_INTEGER;
+        if (c == '-') {
+            flags |= FW_JSON_F_NEGATIVE;
+            if (++p == end) {
+                goto fail;
+            }
+            c = *p;
+        }
+        if (c == '0') {
+            p++;
+        } else if ((uint8_t)(c - '1') < 9u) {
+            while (++p != end && (uint8_t)(*p - '0') < 10u) {
+            }
+        } else {
+            goto fail;
+        }
+        if (p != end && (*p == '.' || *p == 'e' || *p == 'E')) {
+            flags = (uint8_t)(flags & ~FW_JSON_F_INTEGER);
+            p = number_tail(p, end, &bad);
+            if (bad) {
+                goto fail;
+            }
+        }
+        t->flags = flags;
+    } else { /* null, false, true */
+        const char *lit = literals[type];
+#if STR_WORDS && !FW_ROM_SPLIT
+        if (end - p >= 4) { /* the first four bytes in one comparison */
+            uint32_t w;
+            uint32_t l;
+            LOAD_WORD(&w, p, sizeof w);
+            LOAD_WORD(&l, lit, sizeof l);
+            if (w == l) {
+                p += 4;
+                lit += 4;
+            }
+        }
+#endif
+        for (; (c = (uint8_t)fw_rd8(lit)) != '\0'; lit++, p++) {
+            if (p == end || *p != c) {
+                goto fail;
+            }
+        }
+    }
+    t->end = OFF(p);
+    goto after;
+
+key: /* a key is due */
+    if (p == end) {
+        goto fail;
+    }
+    c = *p;
+    if (c == '"') {
+        count++;
+        is_key = true;
+        goto str_tok;
+    }
+    if (!is_ws(c)) {
+        goto fail; /* keys are strings */
+    }
+    p++;
+    goto key;
+
+str_tok: /* a string (a value, or a key when is_key) starts at p */
+#if FW_SPEED_PATHS
+    /* its own copy of the token's making: no test of the type on the way */
+    if (used == cap) {
+        err = FW_ERR_JSON_NOMEM;
+        goto fail;
+    }
+    t = &toks[used++];
+    t->type = FW_JSON_STRING;
+    t->flags = 0;
+    t->count = 0;
+    t->next = used;
+#else
+    type = FW_JSON_STRING;
+    goto new_tok;
+string:
+#endif
+    t->start = OFF(++p);
+    for (;;) {
+#if STR_WORDS
+        while ((size_t)(end - p) >= sizeof(word_t)) {
+            word_t w;
+            LOAD_WORD(&w, p, sizeof w);
+            /* a byte's top bit is set for a byte < 0x20, '"', '\\' or >= 0x80; a borrow only
+               runs upward from a byte that is set, so the lowest one set is exact */
+            word_t m = ((w - ONES * 0x20u) | ((w ^ (ONES * '"')) - ONES) |
+                        ((w ^ (ONES * '\\')) - ONES) | w) &
+                       (ONES * 0x80u);
+            if (m != 0) {
+                p += (unsigned)__builtin_ctzl(m) / 8u;
+                break;
+            }
+            p += sizeof w;
+        }
+#endif
+        if (p == end) {
+            goto fail;
+        }
+        c = *p;
+        if (c == '"') {
+            break;
+        }
+        if ((uint8_t)(c - 0x20u) < 0x60u && c != '\\') {
+            p++;
+            continue;
+        }
+        if (c == '\\') {
+            t->flags = FW_JSON_F_ESCAPED;
+        }
+        p = string_special(p, end, &bad);
+        if (bad) {
+            goto fail;
+        }
+    }
+    t->end = OFF(p);
+    p++; /* closing quote */
+    if (is_key) {
+        is_key = false;
+        for (;; p++) { /* the ':' after a key */
+            if (p == end) {
+                goto fail;
+            }
+            if (*p == ':') {
+                p++;
+                goto value;
+            }
+            if (!is_ws(*p)) {
+                goto fail;
+            }
+        }
+    }
+
+after: /* a value is complete: ',' or the closer of the open container, or the end */
+    if (p == end) {
+        if (closer == CLOSER_TOP) {
+            doc->count = used;
+            return FW_OK;
+        }
+        goto fail;
+    }
+    c = *p;
+    if (c == ',' && closer != CLOSER_TOP) {
+        p++;
+        if (closer == ']') {
+            goto value;
+        }
+        goto key;
+    }
+    if (c == closer) {
+        goto close;
+    }
+    if (!is_ws(c)) {
+        goto fail; /* (at top level: something after the value) */
+    }
+    p++;
+    goto after;
+
+close: /* p at the closer of the innermost open container */
+    t = &toks[parent];
+    parent = t->next;
+    t->next = used;
+    t->end = OFF(++p);
+    {
+        uint16_t outer = t->count;
+        t->count = count;
+        count = outer;
+    }
+    depth_left++;
+    closer = parent == NO_PARENT ? CLOSER_TOP : CLOSER_OF(toks[parent].type);
+    goto after;
+
+fail:
+    doc->err_pos = (size_t)(p - s);
+    return err;
 }
 
 /* ---------------------------------------------------------------- accessors */
@@ -646,29 +658,14 @@ static unsigned decode_char(const uint8_t *s, fw_json_off_t *pos, uint8_t u[4])
     return utf8_encode(cp, u);
 }
 
-bool(fw_json_str_eq)(const fw_json_doc_t *doc, uint32_t tok, const char *s)
-{
-    const fw_json_tok_t *t = tok_of(doc, tok, FW_JSON_STRING);
-    if (t == NULL || s == NULL) {
-        return false;
-    }
-    const uint8_t *buf = (const uint8_t *)doc->buf;
-    const uint8_t *want = (const uint8_t *)s;
-    size_t j = 0;
-#if FW_SPEED_PATHS
-    if ((t->flags & FW_JSON_F_ESCAPED) == 0) {
-        /* raw bytes as they stand: a string's byte is never NUL, so s's NUL ends a match */
-        size_t n = (size_t)(t->end - t->start);
-        const uint8_t *p = buf + t->start;
-        for (; j < n; j++) {
-            if (fw_rd8(want + j) != p[j]) {
-                return false;
-            }
-        }
-        return fw_rd8(want + n) == '\0';
-    }
+/* fw_json_str_eq for any string: each character decoded (a plain byte is taken as it is). */
+#if FW_SPEED_PATHS && (defined(__GNUC__) || defined(__clang__))
+__attribute__((noinline)) /* keeps the plain strings' path free of its registers */
 #endif
-    /* one loop for escaped and plain strings alike: decode_char takes a plain byte as it is */
+static bool
+str_eq_decoded(const uint8_t *buf, const fw_json_tok_t *t, const uint8_t *want)
+{
+    size_t j = 0;
     fw_json_off_t pos = t->start;
     while (pos < t->end) {
         uint8_t u[4];
@@ -681,6 +678,30 @@ bool(fw_json_str_eq)(const fw_json_doc_t *doc, uint32_t tok, const char *s)
         }
     }
     return fw_rd8(want + j) == '\0';
+}
+
+bool(fw_json_str_eq)(const fw_json_doc_t *doc, uint32_t tok, const char *s)
+{
+    const fw_json_tok_t *t = tok_of(doc, tok, FW_JSON_STRING);
+    if (t == NULL || s == NULL) {
+        return false;
+    }
+    const uint8_t *buf = (const uint8_t *)doc->buf;
+    const uint8_t *want = (const uint8_t *)s;
+#if FW_SPEED_PATHS
+    if ((t->flags & FW_JSON_F_ESCAPED) == 0) {
+        /* raw bytes as they stand: a string's byte is never NUL, so s's NUL ends a match */
+        const uint8_t *p = buf + t->start;
+        const uint8_t *const e = buf + t->end;
+        for (; p != e; p++, want++) {
+            if (fw_rd8(want) != *p) {
+                return false;
+            }
+        }
+        return fw_rd8(want) == '\0';
+    }
+#endif
+    return str_eq_decoded(buf, t, want);
 }
 
 int32_t fw_json_str_decode(const fw_json_doc_t *doc, uint32_t tok, char *out, size_t cap)

@@ -82,25 +82,6 @@ static bool needs_escape(unsigned char c)
 
 static void put_escape(fw_jw_t *w, unsigned char c);
 
-#if FW_SPEED_PATHS
-/* A NUL-terminated text (a key: short) escaped and quoted, followed by suffix (0: none), in one
-   pass that copies byte by byte into the buffer: no length scan, no copy call per piece. */
-static void put_quoted_cstr(fw_jw_t *w, const char *s, char suffix)
-{
-    put_ch(w, '"');
-    for (unsigned char c; (c = fw_rd8(s)) != 0; s++) {
-        if (needs_escape(c)) {
-            put_escape(w, c);
-        } else {
-            put_ch(w, (char)c);
-        }
-    }
-    put_ch(w, '"');
-    if (suffix != 0) {
-        put_ch(w, suffix);
-    }
-}
-#endif
 
 /* The escape of byte c (< 0x20, '"' or '\\'), RFC 8259 section 7. */
 static void put_escape(fw_jw_t *w, unsigned char c)
@@ -176,11 +157,31 @@ static void put_escaped(fw_jw_t *w, const char *s, size_t n)
     }
 }
 
-static void put_quoted(fw_jw_t *w, const char *s, size_t n)
+/* "s" (escaped) followed by suffix (0: none). Where speed is asked for, a text with nothing to
+   escape that fits the buffer's room is one copy between its quotes, the writer's members
+   updated once (a byte at a time through w would reload them after every store). */
+static void put_quoted(fw_jw_t *w, const char *s, size_t n, char suffix)
 {
+#if FW_SPEED_PATHS
+    size_t need = n + 3u; /* quotes and suffix (written even when 0: the room is there) */
+    if (need < sizeof w->buf - w->used && plain_run(s, n) == n) {
+        char *p = w->buf + w->used;
+        p[0] = '"';
+        fw_rom_copy(p + 1, s, n);
+        p[n + 1] = '"';
+        p[n + 2] = suffix;
+        need -= suffix == 0;
+        w->used += need;
+        w->total += need;
+        return;
+    }
+#endif
     put_ch(w, '"');
     put_escaped(w, s, n);
     put_ch(w, '"');
+    if (suffix != 0) {
+        put_ch(w, suffix);
+    }
 }
 
 static bool misuse(fw_jw_t *w)
@@ -286,12 +287,30 @@ void(fw_jw_key)(fw_jw_t *w, const char *key)
         return;
     }
     next_element(w);
-#if FW_SPEED_PATHS
-    put_quoted_cstr(w, key, ':');
-#else
-    put_quoted(w, key, fw_strlen(key));
-    put_ch(w, ':');
-#endif
+    put_quoted(w, key, fw_strlen(key), ':');
+    w->want_value = true;
+}
+
+void fw_jw_key_raw(fw_jw_t *w, const char *text, size_t n)
+{
+    if (w->in_str || !in_object(w) || w->want_value) {
+        misuse(w);
+        return;
+    }
+    next_element(w);
+    put(w, text, n);
+    w->want_value = true;
+}
+
+void fw_jw_obj_begin_raw(fw_jw_t *w, const char *text, size_t n)
+{
+    uint8_t depth = w->depth;
+    open_container(w, true);
+    if (w->depth == depth) {
+        return; /* refused (misuse or too deep) */
+    }
+    put(w, text, n);
+    w->first_mask &= (fw_jw_mask_t)~(1u << w->depth);
     w->want_value = true;
 }
 
@@ -306,7 +325,7 @@ void fw_jw_strn(fw_jw_t *w, const char *s, size_t n)
         s = "";
     }
     if (begin_value(w)) {
-        put_quoted(w, s, n);
+        put_quoted(w, s, n, 0);
     }
 }
 

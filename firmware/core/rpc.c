@@ -62,9 +62,8 @@ static void resp_begin(fw_resp_t *r)
         fw_jw_arr_begin(r->w);
         *r->batch_open = true;
     }
-    fw_jw_obj_begin(r->w);
-    fw_jw_kv_str(r->w, "jsonrpc", FW_S("2.0"));
-    fw_jw_key(r->w, "id");
+    static const char head[] FW_ROM_STR = "\"jsonrpc\":\"2.0\",\"id\":";
+    fw_jw_obj_begin_raw(r->w, head, sizeof head - 1);
     if (r->id != NULL) {
         fw_jw_raw(r->w, r->id, r->id_len);
     } else {
@@ -120,10 +119,12 @@ static bool resp_error(fw_device_t *dev, fw_resp_t *r, fw_err_t err)
 {
     int code = fw_err_rpc_code(err);
     bool worded = r->err == err && r->message[0] != 0;
+    static const char key[] FW_ROM_STR = "\"error\":";
+    static const char code_key[] FW_ROM_STR = "\"code\":";
     resp_begin(r);
-    fw_jw_key(r->w, "error");
-    fw_jw_obj_begin(r->w);
-    fw_jw_kv_i64(r->w, "code", code);
+    fw_jw_key_raw(r->w, key, sizeof key - 1);
+    fw_jw_obj_begin_raw(r->w, code_key, sizeof code_key - 1);
+    fw_jw_i64(r->w, code);
     fw_jw_kv_str(r->w, "message", worded ? r->message : fw_err_str(err));
     write_error_data(dev, r->w, r, err, code);
     fw_jw_obj_end(r->w);
@@ -149,8 +150,9 @@ void fw_jw_close_to(fw_jw_t *w, uint8_t depth)
 static void result_begin(fw_device_t *dev, fw_resp_t *r)
 {
     if (r->result_started) return;
+    static const char key[] FW_ROM_STR = "\"result\":";
     resp_begin(r);
-    fw_jw_key(r->w, "result");
+    fw_jw_key_raw(r->w, key, sizeof key - 1);
     fw_jw_obj_begin(r->w);
     r->result_started = true;
     const fw_rpc_layer_t *layer = FW_LAYER(dev);
@@ -306,12 +308,12 @@ static const fw_tool_t *find_method(const fw_device_t *dev, const fw_json_doc_t 
     unsigned char first = first_byte(doc, tok);
     for (size_t i = 0; i < fw_mcpu_method_count; i++) {
         const char *name = fw_tool_name(&fw_mcpu_methods[i]);
-        if ((first == 0 || fw_rd8(name) == first) && (fw_json_str_eq)(doc, tok, name))
+        if ((first == 0 || fw_rd8(name) == first) && fw_tok_is(doc, tok, name))
             return &fw_mcpu_methods[i];
     }
     for (size_t i = 0; i < dev->tool_count; i++) {
         const char *name = fw_tool_name(dev->tools[i]);
-        if ((first == 0 || fw_rd8(name) == first) && (fw_json_str_eq)(doc, tok, name))
+        if ((first == 0 || fw_rd8(name) == first) && fw_tok_is(doc, tok, name))
             return dev->tools[i];
     }
     return NULL;
@@ -345,19 +347,50 @@ typedef struct envelope {
 static const char env_names[ENV_COUNT][8] FW_ROM = {"jsonrpc", "id",     "method",
                                                     "params",  "result", "error"};
 
+/* The envelope member key token k names (ENV_*), or ENV_COUNT for another key. */
+static unsigned env_member_slow(const fw_json_doc_t *doc, uint32_t k)
+{
+    unsigned char first = first_byte(doc, k);
+    for (unsigned j = 0; j < ENV_COUNT; j++)
+        if ((first == 0 || fw_rd8(env_names[j]) == first) && fw_tok_is(doc, k, env_names[j]))
+            return j;
+    return ENV_COUNT;
+}
+
+#if FW_SPEED_PATHS && !FW_ROM_SPLIT
+/* An unescaped key by its length, then its bytes (at most one candidate each but for 6). */
+static unsigned env_member(const fw_json_doc_t *doc, uint32_t k)
+{
+    const fw_json_tok_t *t = &doc->toks[k];
+    if ((t->flags & FW_JSON_F_ESCAPED) != 0) return env_member_slow(doc, k);
+    const char *p = doc->buf + t->start;
+    switch (t->end - t->start) {
+    case 2:
+        return memcmp(p, "id", 2) == 0 ? ENV_ID : ENV_COUNT;
+    case 5:
+        return memcmp(p, "error", 5) == 0 ? ENV_ERROR : ENV_COUNT;
+    case 6:
+        return memcmp(p, "method", 6) == 0   ? ENV_METHOD
+               : memcmp(p, "params", 6) == 0 ? ENV_PARAMS
+               : memcmp(p, "result", 6) == 0 ? ENV_RESULT
+                                             : ENV_COUNT;
+    case 7:
+        return memcmp(p, "jsonrpc", 7) == 0 ? ENV_VERSION : ENV_COUNT;
+    default:
+        return ENV_COUNT;
+    }
+}
+#else
+#define env_member env_member_slow
+#endif
+
 static void read_envelope(const fw_json_doc_t *doc, uint32_t obj, envelope_t *env)
 {
     for (unsigned j = 0; j < ENV_COUNT; j++) env->m[j] = -1;
     uint32_t k = obj + 1;
     for (uint16_t i = 0; i < doc->toks[obj].count; i++, k = doc->toks[k + 1].next) {
-        unsigned char first = first_byte(doc, k);
-        for (unsigned j = 0; j < ENV_COUNT; j++) {
-            if (first != 0 && fw_rd8(env_names[j]) != first) continue;
-            if ((fw_json_str_eq)(doc, k, env_names[j])) {
-                if (env->m[j] < 0) env->m[j] = (int32_t)(k + 1);
-                break;
-            }
-        }
+        unsigned j = env_member(doc, k);
+        if (j < ENV_COUNT && env->m[j] < 0) env->m[j] = (int32_t)(k + 1);
     }
 }
 
@@ -451,7 +484,7 @@ static const char *envelope_problem(const fw_json_doc_t *doc, const envelope_t *
     int32_t version = env->m[ENV_VERSION], method = env->m[ENV_METHOD];
     int32_t id = env->m[ENV_ID], params = env->m[ENV_PARAMS];
     if (version < 0) return FW_S("'jsonrpc' is missing (it must be \"2.0\")");
-    if (!fw_json_str_eq(doc, (uint32_t)version, "2.0")) return FW_S("'jsonrpc' must be \"2.0\"");
+    if (!fw_tok_is(doc, (uint32_t)version, FW_S("2.0"))) return FW_S("'jsonrpc' must be \"2.0\"");
     if (method < 0) return FW_S("'method' is missing");
     if (doc->toks[method].type != FW_JSON_STRING) return FW_S("'method' must be a string");
     if (id >= 0 && !valid_id_type(doc->toks[id].type))

@@ -164,7 +164,24 @@ static void put_quoted(fw_jw_t *w, const char *s, size_t n, char suffix)
 {
 #if FW_SPEED_PATHS
     size_t need = n + 3u; /* quotes and suffix (written even when 0: the room is there) */
-    if (need < sizeof w->buf - w->used && plain_run(s, n) == n) {
+    if (n <= 16u && need < sizeof w->buf - w->used) { /* short: checked as it is copied */
+        char *p = w->buf + w->used;
+        size_t i = 0;
+        for (; i < n; i++) {
+            unsigned char c = fw_rd8(s + i);
+            if (needs_escape(c)) break;
+            p[i + 1] = (char)c;
+        }
+        if (i == n) {
+            p[0] = '"';
+            p[n + 1] = '"';
+            p[n + 2] = suffix;
+            need -= suffix == 0;
+            w->used += need;
+            w->total += need;
+            return;
+        }
+    } else if (need < sizeof w->buf - w->used && plain_run(s, n) == n) {
         char *p = w->buf + w->used;
         p[0] = '"';
         fw_rom_copy(p + 1, s, n);
@@ -287,8 +304,29 @@ void(fw_jw_key)(fw_jw_t *w, const char *key)
         return;
     }
     next_element(w);
-    put_quoted(w, key, fw_strlen(key), ':');
     w->want_value = true;
+#if FW_SPEED_PATHS
+    /* A key without escapes that fits the room: copied as its end is found, one pass. */
+    if (sizeof w->buf - w->used > 3u) {
+        char *start = w->buf + w->used, *p = start + 1, *end = w->buf + sizeof w->buf - 3;
+        const char *k = key;
+        unsigned char c;
+        while ((c = fw_rd8(k)) != 0 && !needs_escape(c) && p < end) {
+            *p++ = (char)c;
+            k++;
+        }
+        if (c == 0) {
+            start[0] = '"';
+            p[0] = '"';
+            p[1] = ':';
+            size_t n = (size_t)(p + 2 - start);
+            w->used += n;
+            w->total += n;
+            return;
+        }
+    }
+#endif
+    put_quoted(w, key, fw_strlen(key), ':');
 }
 
 void fw_jw_key_raw(fw_jw_t *w, const char *text, size_t n)
@@ -435,6 +473,14 @@ static char *u64_digits(char *end, uint64_t v)
         *--end = (char)('0' + rem);
     } while (more);
 #else
+    if (v <= UINT32_MAX) { /* ids, pins, codes: a 32-bit division by 10 is a multiply */
+        uint32_t x = (uint32_t)v;
+        do {
+            *--end = (char)('0' + x % 10u);
+            x /= 10u;
+        } while (x != 0);
+        return end;
+    }
     do {
         unsigned digit;
         v = divu10(v, &digit);

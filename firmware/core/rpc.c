@@ -188,8 +188,10 @@ static bool resp_finish(fw_device_t *dev, fw_resp_t *r, fw_err_t err)
 
 const fw_arg_t *(fw_call_arg)(const fw_call_t *call, const char *name)
 {
-    for (size_t i = 0; i < call->tool->param_count; i++)
-        if (fw_streq(call->tool->params[i].name, name)) return &call->args[i];
+    for (size_t i = 0; i < call->tool->param_count; i++) {
+        const char *p = call->tool->params[i].name; /* often the very same string */
+        if (p == name || (fw_rd8(p) == fw_rd8(name) && fw_streq(p, name))) return &call->args[i];
+    }
     return NULL;
 }
 

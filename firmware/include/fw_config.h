@@ -47,6 +47,13 @@
 #define FW_SPEED_PATHS (!FW_ROM_SPLIT)
 #endif
 
+/* FW_FAST_LIBC: the C library's memchr is faster than a word-at-a-time loop of the core's own
+   (a hosted build's library is vectorized; a freestanding port's small libc goes byte by byte).
+   Where it is, framing finds a line's LF with it. */
+#ifndef FW_FAST_LIBC
+#define FW_FAST_LIBC (__STDC_HOSTED__ && FW_SPEED_PATHS)
+#endif
+
 /* ---------------------------------------------------------------- profiles */
 
 /*

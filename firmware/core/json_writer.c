@@ -83,6 +83,26 @@ static bool needs_escape(unsigned char c)
 static void put_escape(fw_jw_t *w, unsigned char c);
 
 
+#if FW_SPEED_PATHS == 1
+/* A NUL-terminated text (a key: short) escaped and quoted, followed by suffix (0: none), in one
+   pass that copies byte by byte into the buffer: no length scan, no copy call per piece. */
+static void put_quoted_cstr(fw_jw_t *w, const char *s, char suffix)
+{
+    put_ch(w, '"');
+    for (unsigned char c; (c = fw_rd8(s)) != 0; s++) {
+        if (needs_escape(c)) {
+            put_escape(w, c);
+        } else {
+            put_ch(w, (char)c);
+        }
+    }
+    put_ch(w, '"');
+    if (suffix != 0) {
+        put_ch(w, suffix);
+    }
+}
+#endif
+
 /* The escape of byte c (< 0x20, '"' or '\\'), RFC 8259 section 7. */
 static void put_escape(fw_jw_t *w, unsigned char c)
 {
@@ -162,7 +182,7 @@ static void put_escaped(fw_jw_t *w, const char *s, size_t n)
    updated once (a byte at a time through w would reload them after every store). */
 static void put_quoted(fw_jw_t *w, const char *s, size_t n, char suffix)
 {
-#if FW_SPEED_PATHS
+#if FW_SPEED_PATHS >= 2
     size_t need = n + 3u; /* quotes and suffix (written even when 0: the room is there) */
     if (n <= 16u && need < sizeof w->buf - w->used) { /* short: checked as it is copied */
         char *p = w->buf + w->used;
@@ -305,7 +325,7 @@ void(fw_jw_key)(fw_jw_t *w, const char *key)
     }
     next_element(w);
     w->want_value = true;
-#if FW_SPEED_PATHS
+#if FW_SPEED_PATHS >= 2
     /* A key without escapes that fits the room: copied as its end is found, one pass. */
     if (sizeof w->buf - w->used > 3u) {
         char *start = w->buf + w->used, *p = start + 1, *end = w->buf + sizeof w->buf - 3;
@@ -325,8 +345,12 @@ void(fw_jw_key)(fw_jw_t *w, const char *key)
             return;
         }
     }
-#endif
     put_quoted(w, key, fw_strlen(key), ':');
+#elif FW_SPEED_PATHS
+    put_quoted_cstr(w, key, ':');
+#else
+    put_quoted(w, key, fw_strlen(key), ':');
+#endif
 }
 
 void fw_jw_key_raw(fw_jw_t *w, const char *text, size_t n)
@@ -473,6 +497,7 @@ static char *u64_digits(char *end, uint64_t v)
         *--end = (char)('0' + rem);
     } while (more);
 #else
+#if FW_SPEED_PATHS >= 2
     if (v <= UINT32_MAX) { /* ids, pins, codes: a 32-bit division by 10 is a multiply */
         uint32_t x = (uint32_t)v;
         do {
@@ -481,6 +506,7 @@ static char *u64_digits(char *end, uint64_t v)
         } while (x != 0);
         return end;
     }
+#endif
     do {
         unsigned digit;
         v = divu10(v, &digit);

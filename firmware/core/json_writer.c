@@ -330,12 +330,14 @@ void(fw_jw_key)(fw_jw_t *w, const char *key)
     if (sizeof w->buf - w->used > 3u) {
         char *start = w->buf + w->used, *p = start + 1, *end = w->buf + sizeof w->buf - 3;
         const char *k = key;
-        unsigned char c;
-        while ((c = fw_rd8(k)) != 0 && !needs_escape(c) && p < end) {
-            *p++ = (char)c;
-            k++;
+        for (; p < end; p++, k++) {
+            unsigned char c = fw_rd8(k);
+            /* most key bytes are lowercase letters, above every byte that needs a test (the
+               NUL that ends the key among them) */
+            if (c <= '\\' && needs_escape(c)) break;
+            *p = (char)c;
         }
-        if (c == 0) {
+        if (fw_rd8(k) == 0) {
             start[0] = '"';
             p[0] = '"';
             p[1] = ':';

@@ -319,7 +319,10 @@ bool fw_tok_is(const fw_json_doc_t *doc, uint32_t tok, const char *s)
         return (fw_json_str_eq)(doc, tok, s);
     const char *p = doc->buf + t->start;
     size_t n = (size_t)(t->end - t->start);
-    return strncmp(s, p, n) == 0 && s[n] == '\0';
+    /* most mismatches show in the first two bytes: no call (s[1] is there once s[0] is not 0) */
+    if (n == 0 || s[0] != p[0]) return n == 0 && s[0] == '\0';
+    if (n == 1 || s[1] != p[1]) return n == 1 && s[1] == '\0';
+    return strncmp(s + 2, p + 2, n - 2) == 0 && s[n] == '\0';
 }
 #endif
 

@@ -232,8 +232,16 @@ static bool in_object(const fw_jw_t *w)
     return (w->obj_mask >> w->depth) & 1u;
 }
 
+/* The structure checks run for every value and key: inlined into their callers where the build
+   has flash to spare (FW_SPEED_PATHS 2). */
+#if FW_SPEED_PATHS >= 2
+#define HOT_INLINE inline __attribute__((always_inline))
+#else
+#define HOT_INLINE
+#endif
+
 /* Writes the separator a new element at the current level needs; false when none may come. */
-static bool next_element(fw_jw_t *w)
+static HOT_INLINE bool next_element(fw_jw_t *w)
 {
     fw_jw_mask_t bit = (fw_jw_mask_t)(1u << w->depth);
     if (!(w->first_mask & bit)) {
@@ -247,7 +255,7 @@ static bool next_element(fw_jw_t *w)
 }
 
 /* Checks that a value may come here and writes what precedes it. */
-static bool begin_value(fw_jw_t *w)
+static HOT_INLINE bool begin_value(fw_jw_t *w)
 {
     if (w->in_str) {
         return misuse(w);

@@ -71,6 +71,10 @@ static fw_frame_event_t take(fw_framer_t *fr, uint8_t b)
  */
 static size_t scan_lf(const uint8_t *p, size_t n)
 {
+#if FW_FAST_LIBC
+    const uint8_t *lf = memchr(p, '\n', n);
+    return lf != NULL ? (size_t)(lf - p) : n;
+#else
     size_t i = 0;
     const size_t ones = (size_t)-1 / 0xFFu;
     const size_t highs = ones << 7;
@@ -87,6 +91,7 @@ static size_t scan_lf(const uint8_t *p, size_t n)
         i++;
     }
     return i;
+#endif
 }
 
 /* Each run of bytes before a LF is scanned once and copied whole while the line has room;

@@ -87,6 +87,15 @@ const char *fw_tool_name(const fw_tool_t *t);
 #define fw_tool_name(t) ((t)->name)
 #endif
 
+/* Whether token tok is the string s (NUL-terminated, in flash or RAM): fw_json_str_eq, with
+   an unescaped token's raw bytes compared in rpc.c where speed is asked for and s is in
+   plain memory (the method, tool, parameter and envelope names of every request). */
+#if FW_SPEED_PATHS >= 2 && !FW_ROM_SPLIT
+bool fw_tok_is(const fw_json_doc_t *doc, uint32_t tok, const char *s);
+#else
+#define fw_tok_is(doc, tok, s) (fw_json_str_eq)((doc), (tok), (s))
+#endif
+
 /* A string token as text for a message, in out (cap >= 5 bytes): decoded, or its raw bytes
    cut with "..." when the decoded text does not fit (rpc.c). Returns out. */
 const char *fw_tok_name(const fw_json_doc_t *doc, uint32_t tok, char *out, size_t cap);

@@ -82,7 +82,8 @@ static bool needs_escape(unsigned char c)
 
 static void put_escape(fw_jw_t *w, unsigned char c);
 
-#if FW_SPEED_PATHS
+
+#if FW_SPEED_PATHS == 1
 /* A NUL-terminated text (a key: short) escaped and quoted, followed by suffix (0: none), in one
    pass that copies byte by byte into the buffer: no length scan, no copy call per piece. */
 static void put_quoted_cstr(fw_jw_t *w, const char *s, char suffix)
@@ -176,11 +177,48 @@ static void put_escaped(fw_jw_t *w, const char *s, size_t n)
     }
 }
 
-static void put_quoted(fw_jw_t *w, const char *s, size_t n)
+/* "s" (escaped) followed by suffix (0: none). Where speed is asked for, a text with nothing to
+   escape that fits the buffer's room is one copy between its quotes, the writer's members
+   updated once (a byte at a time through w would reload them after every store). */
+static void put_quoted(fw_jw_t *w, const char *s, size_t n, char suffix)
 {
+#if FW_SPEED_PATHS >= 2
+    size_t need = n + 3u; /* quotes and suffix (written even when 0: the room is there) */
+    if (n <= 16u && need < sizeof w->buf - w->used) { /* short: checked as it is copied */
+        char *p = w->buf + w->used;
+        size_t i = 0;
+        for (; i < n; i++) {
+            unsigned char c = fw_rd8(s + i);
+            if (needs_escape(c)) break;
+            p[i + 1] = (char)c;
+        }
+        if (i == n) {
+            p[0] = '"';
+            p[n + 1] = '"';
+            p[n + 2] = suffix;
+            need -= suffix == 0;
+            w->used += need;
+            w->total += need;
+            return;
+        }
+    } else if (need < sizeof w->buf - w->used && plain_run(s, n) == n) {
+        char *p = w->buf + w->used;
+        p[0] = '"';
+        fw_rom_copy(p + 1, s, n);
+        p[n + 1] = '"';
+        p[n + 2] = suffix;
+        need -= suffix == 0;
+        w->used += need;
+        w->total += need;
+        return;
+    }
+#endif
     put_ch(w, '"');
     put_escaped(w, s, n);
     put_ch(w, '"');
+    if (suffix != 0) {
+        put_ch(w, suffix);
+    }
 }
 
 static bool misuse(fw_jw_t *w)
@@ -194,8 +232,16 @@ static bool in_object(const fw_jw_t *w)
     return (w->obj_mask >> w->depth) & 1u;
 }
 
+/* The structure checks run for every value and key: inlined into their callers where the build
+   has flash to spare (FW_SPEED_PATHS 2). */
+#if FW_SPEED_PATHS >= 2
+#define HOT_INLINE inline __attribute__((always_inline))
+#else
+#define HOT_INLINE
+#endif
+
 /* Writes the separator a new element at the current level needs; false when none may come. */
-static bool next_element(fw_jw_t *w)
+static HOT_INLINE bool next_element(fw_jw_t *w)
 {
     fw_jw_mask_t bit = (fw_jw_mask_t)(1u << w->depth);
     if (!(w->first_mask & bit)) {
@@ -209,7 +255,7 @@ static bool next_element(fw_jw_t *w)
 }
 
 /* Checks that a value may come here and writes what precedes it. */
-static bool begin_value(fw_jw_t *w)
+static HOT_INLINE bool begin_value(fw_jw_t *w)
 {
     if (w->in_str) {
         return misuse(w);
@@ -286,12 +332,57 @@ void(fw_jw_key)(fw_jw_t *w, const char *key)
         return;
     }
     next_element(w);
-#if FW_SPEED_PATHS
+    w->want_value = true;
+#if FW_SPEED_PATHS >= 2
+    /* A key without escapes that fits the room: copied as its end is found, one pass. */
+    if (sizeof w->buf - w->used > 3u) {
+        char *start = w->buf + w->used, *p = start + 1, *end = w->buf + sizeof w->buf - 3;
+        const char *k = key;
+        for (; p < end; p++, k++) {
+            unsigned char c = fw_rd8(k);
+            /* most key bytes are lowercase letters, above every byte that needs a test (the
+               NUL that ends the key among them) */
+            if (c <= '\\' && needs_escape(c)) break;
+            *p = (char)c;
+        }
+        if (fw_rd8(k) == 0) {
+            start[0] = '"';
+            p[0] = '"';
+            p[1] = ':';
+            size_t n = (size_t)(p + 2 - start);
+            w->used += n;
+            w->total += n;
+            return;
+        }
+    }
+    put_quoted(w, key, fw_strlen(key), ':');
+#elif FW_SPEED_PATHS
     put_quoted_cstr(w, key, ':');
 #else
-    put_quoted(w, key, fw_strlen(key));
-    put_ch(w, ':');
+    put_quoted(w, key, fw_strlen(key), ':');
 #endif
+}
+
+void fw_jw_key_raw(fw_jw_t *w, const char *text, size_t n)
+{
+    if (w->in_str || !in_object(w) || w->want_value) {
+        misuse(w);
+        return;
+    }
+    next_element(w);
+    put(w, text, n);
+    w->want_value = true;
+}
+
+void fw_jw_obj_begin_raw(fw_jw_t *w, const char *text, size_t n)
+{
+    uint8_t depth = w->depth;
+    open_container(w, true);
+    if (w->depth == depth) {
+        return; /* refused (misuse or too deep) */
+    }
+    put(w, text, n);
+    w->first_mask &= (fw_jw_mask_t)~(1u << w->depth);
     w->want_value = true;
 }
 
@@ -306,7 +397,7 @@ void fw_jw_strn(fw_jw_t *w, const char *s, size_t n)
         s = "";
     }
     if (begin_value(w)) {
-        put_quoted(w, s, n);
+        put_quoted(w, s, n, 0);
     }
 }
 
@@ -416,6 +507,16 @@ static char *u64_digits(char *end, uint64_t v)
         *--end = (char)('0' + rem);
     } while (more);
 #else
+#if FW_SPEED_PATHS >= 2
+    if (v <= UINT32_MAX) { /* ids, pins, codes: a 32-bit division by 10 is a multiply */
+        uint32_t x = (uint32_t)v;
+        do {
+            *--end = (char)('0' + x % 10u);
+            x /= 10u;
+        } while (x != 0);
+        return end;
+    }
+#endif
     do {
         unsigned digit;
         v = divu10(v, &digit);

@@ -505,12 +505,23 @@ static const fw_mcp_method_t methods[] = {
 
 /* The first byte of an unescaped name rules out most methods at once (MCP/U's names never
    reach the full comparison); an escaped one is compared in full. */
+/* The first bytes of the names above, one bit per lowercase letter: a name starting with any
+   other byte (MCP/U's gpio_write, adc_read, get_info...) is no MCP method, found without the
+   loop. A method whose name starts with a letter not in it is never found: every method's
+   tests would fail at once. */
+#define FIRST(c) (UINT32_C(1) << ((c) - 'a'))
+static const uint32_t method_firsts = FIRST('c') | FIRST('i') | FIRST('l') | FIRST('n') |
+                                      FIRST('p') | FIRST('r') | FIRST('s') | FIRST('t');
+#undef FIRST
+
 static const void *method_find(const fw_json_doc_t *doc, uint32_t tok)
 {
     const fw_json_tok_t *t = &doc->toks[tok];
     char first = (t->flags & FW_JSON_F_ESCAPED) == 0 && t->end > t->start ? doc->buf[t->start] : 0;
+    if (first != 0 && (first < 'a' || first > 'z' || !((method_firsts >> (first - 'a')) & 1u)))
+        return NULL;
     for (size_t i = 0; i < FW_ARRAY_LEN(methods); i++)
-        if ((first == 0 || methods[i].name[0] == first) && fw_json_str_eq(doc, tok, methods[i].name))
+        if ((first == 0 || methods[i].name[0] == first) && fw_tok_is(doc, tok, methods[i].name))
             return &methods[i];
     return NULL;
 }

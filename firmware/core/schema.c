@@ -433,7 +433,7 @@ static int param_index(const bind_state_t *s, uint32_t key)
 {
     const fw_tool_t *tool = s->call->tool;
     for (int i = 0; i < tool->param_count; i++)
-        if ((fw_json_str_eq)(s->doc, key, tool->params[i].name)) return i;
+        if (fw_tok_is(s->doc, key, tool->params[i].name)) return i;
     return -1;
 }
 

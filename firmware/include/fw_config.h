@@ -43,8 +43,27 @@
    scan a word at a time, the writer's one-copy runs, the reader's raw string comparison;
    docs/performance.md). On by default; off where constant data is in flash (an AVR: flash is
    what is scarcest there). The behaviour is the same either way. */
+/* Level 2 adds the paths that cost more flash again (session 6, issue 13: the writer's short
+   strings and keys checked as they are copied, the envelope's constant head, names compared on
+   the raw bytes, the envelope's keys by length, 32-bit number printing): by default where the
+   build is hosted (the simulator, the tests, the benchmark), where flash costs nothing; a
+   freestanding part without separate constant data gets level 1 (its flash budgets do not
+   leave room for level 2: see docs/performance.md). */
 #ifndef FW_SPEED_PATHS
-#define FW_SPEED_PATHS (!FW_ROM_SPLIT)
+#if FW_ROM_SPLIT
+#define FW_SPEED_PATHS 0
+#elif __STDC_HOSTED__
+#define FW_SPEED_PATHS 2
+#else
+#define FW_SPEED_PATHS 1
+#endif
+#endif
+
+/* FW_FAST_LIBC: the C library's memchr is faster than a word-at-a-time loop of the core's own
+   (a hosted build's library is vectorized; a freestanding port's small libc goes byte by byte).
+   Where it is, framing finds a line's LF with it. */
+#ifndef FW_FAST_LIBC
+#define FW_FAST_LIBC (__STDC_HOSTED__ && FW_SPEED_PATHS)
 #endif
 
 /* ---------------------------------------------------------------- profiles */

@@ -134,6 +134,11 @@ void fw_jw_obj_end(fw_jw_t *w);
 void fw_jw_arr_begin(fw_jw_t *w);
 void fw_jw_arr_end(fw_jw_t *w);
 void fw_jw_key(fw_jw_t *w, const char *key);
+/* A key given as its JSON text with quotes and colon (`"result":`), written as it stands. */
+void fw_jw_key_raw(fw_jw_t *w, const char *text, size_t n);
+/* Opens an object whose first members are given as JSON text that ends with a key and its
+   colon (`"jsonrpc":"2.0","id":`): the key's value is due next. One copy for a constant head. */
+void fw_jw_obj_begin_raw(fw_jw_t *w, const char *text, size_t n);
 void fw_jw_str(fw_jw_t *w, const char *s); /* NUL-terminated, escaped as needed */
 void fw_jw_strn(fw_jw_t *w, const char *s, size_t n);
 void fw_jw_i64(fw_jw_t *w, int64_t v);

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "fw_json.h"
 #include "test_util.h"
@@ -162,6 +163,69 @@ START_TEST(test_escape_keys)
     fw_jw_kv_str(&w, "a\"b\n", "v");
     fw_jw_obj_end(&w);
     ck_assert_str_eq(finish(), "{\"a\\\"b\\n\":\"v\"}");
+}
+END_TEST
+
+/* ---------------------------------------------------------------- raw heads and keys */
+
+START_TEST(test_obj_begin_raw_and_key_raw)
+{
+    start();
+    fw_jw_arr_begin(&w);
+    for (int i = 0; i < 2; i++) {
+        fw_jw_obj_begin_raw(&w, "\"jsonrpc\":\"2.0\",\"id\":", 21);
+        fw_jw_i64(&w, 7 + i);
+        fw_jw_key_raw(&w, "\"result\":", 9);
+        fw_jw_obj_begin(&w);
+        fw_jw_kv_i64(&w, "a", 1);
+        fw_jw_obj_end(&w);
+        fw_jw_kv_bool(&w, "b", true); /* a member after a raw key gets its comma */
+        fw_jw_obj_end(&w);
+    }
+    fw_jw_arr_end(&w);
+    ck_assert_str_eq(finish(), "[{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"a\":1},\"b\":true},"
+                               "{\"jsonrpc\":\"2.0\",\"id\":8,\"result\":{\"a\":1},\"b\":true}]");
+}
+END_TEST
+
+START_TEST(test_raw_misuse)
+{
+    start(); /* a raw key where a value is due */
+    fw_jw_obj_begin_raw(&w, "\"id\":", 5);
+    fw_jw_key_raw(&w, "\"x\":", 4);
+    ck_assert_int_eq(fw_jw_flush(&w), FW_ERR_ARG);
+    start(); /* a raw key in an array */
+    fw_jw_arr_begin(&w);
+    fw_jw_key_raw(&w, "\"x\":", 4);
+    ck_assert_int_eq(fw_jw_flush(&w), FW_ERR_ARG);
+    start(); /* a second document value: refused, nothing written */
+    fw_jw_null(&w);
+    fw_jw_obj_begin_raw(&w, "\"id\":", 5);
+    ck_assert_str_eq(finish_err(FW_ERR_ARG), "null");
+}
+END_TEST
+
+/* Keys and short strings (escaped or not) at every offset of the writer's buffer: the copies
+   that check as they go must give what the byte-at-a-time path gives, across a flush too. */
+START_TEST(test_keys_and_strings_at_every_offset)
+{
+    static const char *const keys[] = {"k", "value", "inputSchema", "a\"b", "tab\there", ""};
+    static const char *const keys_json[] = {"k", "value", "inputSchema", "a\\\"b", "tab\\there", ""};
+    char pad[FW_JW_BUF_SIZE + 8], want[4 * FW_JW_BUF_SIZE];
+    for (size_t off = 0; off < FW_JW_BUF_SIZE + 4; off++) {
+        for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+            memset(pad, 'p', off);
+            pad[off] = 0;
+            start();
+            fw_jw_obj_begin(&w);
+            fw_jw_kv_str(&w, "pad", pad);
+            fw_jw_kv_str(&w, keys[k], keys[k]);
+            fw_jw_obj_end(&w);
+            snprintf(want, sizeof want, "{\"pad\":\"%s\",\"%s\":\"%s\"}", pad, keys_json[k],
+                     keys_json[k]);
+            ck_assert_str_eq(finish(), want);
+        }
+    }
 }
 END_TEST
 
@@ -829,6 +893,9 @@ Suite *json_writer_suite(void)
     tcase_add_test(t, test_escape_control_chars);
     tcase_add_test(t, test_escape_quote_backslash_and_passthrough);
     tcase_add_test(t, test_escape_keys);
+    tcase_add_test(t, test_obj_begin_raw_and_key_raw);
+    tcase_add_test(t, test_raw_misuse);
+    tcase_add_test(t, test_keys_and_strings_at_every_offset);
     tcase_add_test(t, test_strn_embedded_nul);
     tcase_add_test(t, test_all_bytes_parse_back);
     suite_add_tcase(s, t);

@@ -20,12 +20,16 @@ static void drain_all(host_ws_t *ws)
     for (ws_conn_t *c = ws->conns; c; c = c->next) ws_conn_drain(c, ws->h);
 }
 
-/* The watcher (host_device_watch): after every call into the device (loop thread). */
-static void on_device(void *ctx)
+/* The watcher (host_device_watch): after every call into the device (loop thread): every
+   connection, or only the one whose message the call handled (when it was one of ours). */
+static void on_device(void *ctx, bool all)
 {
     host_ws_t *ws = ctx;
     if (ws->stopping) return;
-    drain_all(ws);
+    if (all)
+        drain_all(ws);
+    else if (ws->calling)
+        ws_conn_drain(ws->calling, ws->h);
 }
 
 /* ---------------------------------------------------------------- upgrade checks */

@@ -174,7 +174,10 @@ static void call_device(ws_conn_t *c, const char *msg, size_t len, bool wrap)
     const char *transport = strcmp(c->label, "ws") == 0 ? "ws" : "dial-out";
     host_late_t late = {wrap ? late_wrapped : late_plain, c, transport};
     c->msgs_in++;
+    ws_conn_t *outer = c->ws->calling;
+    c->ws->calling = c; /* the watcher told "not all" drains this one */
     host_device_session_late(c->h, transport, &c->session, msg, len, conn_sink(c, wrap), late);
+    c->ws->calling = outer;
 }
 
 /* Takes the envelope's session_id (echoed in every wrapped message until the next one). */
@@ -310,6 +313,7 @@ void ws_conn_open_device(ws_conn_t *c, host_ws_t *ws, host_t *h, struct lws *wsi
 void ws_conn_close(ws_conn_t *c)
 {
     if (!c->open) return;
+    if (c->ws->calling == c) c->ws->calling = NULL;
     host_device_forget(c->h, c);
     host_device_release(c->h, &c->session); /* its listen streams end */
     if (c->prev)

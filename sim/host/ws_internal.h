@@ -56,6 +56,7 @@ struct host_ws {
     struct lws_vhost *server; /* the /mcp listener, or NULL */
     struct lws_vhost *client; /* the vhost of the dial-out link, or NULL */
     ws_conn_t *conns;         /* every open connection */
+    ws_conn_t *calling;       /* the connection whose message the device handles now */
     ws_link_t *link;
     char bound[300]; /* the listener's host as it appears in its URL ("[::1]" for IPv6) */
     int port;

@@ -38,6 +38,7 @@ typedef struct ws_conn {
        the JSON-RPC text. */
     host_buf_t out;
     bool out_wrap;
+    bool out_direct; /* may be written at once when nothing waits (enqueue) */
     ws_frame_t *head, *tail;
     size_t queued; /* text bytes in the frames */
     bool dead;     /* over its output limit: killed, output dropped */

@@ -323,7 +323,8 @@ bool fw_device_pending(fw_device_t *dev, uint32_t *mark)
 #if FW_WITH_TASKS_2025
     /* a task's progress due or a tasks/result held: drained (and cleared) per session */
     for (size_t i = 0; i < FW_MAX_TASKS && !pending; i++)
-        pending = dev->tasks[i].id != 0 && (dev->tasks[i].progress_due || dev->tasks[i].waiter != NULL);
+        pending =
+            dev->tasks[i].id != 0 && (dev->tasks[i].progress_due || dev->tasks[i].waiter != NULL);
 #endif
     return pending;
 }

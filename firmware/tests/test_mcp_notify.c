@@ -399,7 +399,7 @@ START_TEST(test_pending_follows_the_record)
     call_in(&a, "resources/subscribe", "{\"uri\":\"pin://led\"}");
     ck_assert(!fw_device_pending(&dev, &mark)); /* a subscription alone: nothing to send */
     call_in(&b, "gpio_write", "{\"pin\":\"led\",\"value\":true}");
-    ck_assert(fw_device_pending(&dev, &mark)); /* a pin changed */
+    ck_assert(fw_device_pending(&dev, &mark));  /* a pin changed */
     ck_assert(!fw_device_pending(&dev, &mark)); /* told once */
     ck_assert_uint_eq(drain(&a), 1);
     assert_updated(0, "pin://led");

@@ -375,8 +375,7 @@ void host_sessions_drain_with(host_sessions_t *t, host_drain_fn drain, void *ctx
         if (t->slots[i]) drain_session(t, t->slots[i], drain, ctx);
 }
 
-void host_session_drain_with(host_sessions_t *t, host_session_t *s, host_drain_fn drain,
-                             void *ctx)
+void host_session_drain_with(host_sessions_t *t, host_session_t *s, host_drain_fn drain, void *ctx)
 {
     if (s->listed) drain_session(t, s, drain, ctx);
 }

@@ -124,8 +124,7 @@ void host_sessions_drain_with(host_sessions_t *t, host_drain_fn drain, void *ctx
 
 /* As host_sessions_drain_with for s alone (nothing when s is not listed): after a call whose
    message was s's, when no other session can have anything new. */
-void host_session_drain_with(host_sessions_t *t, host_session_t *s, host_drain_fn drain,
-                             void *ctx);
+void host_session_drain_with(host_sessions_t *t, host_session_t *s, host_drain_fn drain, void *ctx);
 
 /* Opens s's GET stream (it takes a reference); NULL when s already has one. fd is the
    connection's socket, watched for the client's hang-up (-1: not watched). */

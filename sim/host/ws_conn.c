@@ -262,6 +262,44 @@ static int refuse(ws_conn_t *c, enum lws_close_status code, const char *reason)
     return -1;
 }
 
+/* Messages one connection hands to the device per loop iteration, and (past WS_ITER_MSGS
+   messages of all connections in one iteration) just one. Past its turn a connection's input
+   waits for the next iteration (lws keeps what it read), so clients that pipeline hundreds of
+   requests take turns with the others instead of holding the loop while they wait: an
+   iteration handles at most WS_ITER_MSGS messages plus one per connection. */
+#define WS_BURST 8u
+#define WS_ITER_MSGS 32u
+
+static void count_turn(ws_conn_t *c)
+{
+    host_ws_t *ws = c->ws;
+    if (c->burst_iter != ws->iter) {
+        c->burst_iter = ws->iter;
+        c->burst = 0;
+    }
+    ws->iter_msgs++;
+    if ((++c->burst < WS_BURST && ws->iter_msgs <= WS_ITER_MSGS) || c->throttled || c->dead ||
+        !c->open)
+        return;
+    c->throttled = true;
+    c->throttle_next = ws->throttled;
+    ws->throttled = c;
+    lws_rx_flow_control(c->wsi, 0);
+}
+
+void ws_conn_next_turn(host_ws_t *ws)
+{
+    ws->iter++;
+    ws->iter_msgs = 0;
+    while (ws->throttled) {
+        ws_conn_t *c = ws->throttled;
+        ws->throttled = c->throttle_next;
+        c->throttle_next = NULL;
+        c->throttled = false;
+        if (!c->dead && !c->paused && c->open) lws_rx_flow_control(c->wsi, 1);
+    }
+}
+
 int ws_conn_receive(ws_conn_t *c, const char *data, size_t len)
 {
     if (c->dead) return 0;
@@ -273,12 +311,14 @@ int ws_conn_receive(ws_conn_t *c, const char *data, size_t len)
     bool final = lws_is_final_fragment(c->wsi);
     if (final && c->in.len == 0) { /* the usual case: a whole message in one piece */
         handle_message(c, data, len);
+        count_turn(c);
         return 0;
     }
     host_buf_append(&c->in, data, len);
     if (final) {
         handle_message(c, c->in.data, c->in.len);
         c->in.len = 0;
+        count_turn(c);
     }
     return 0;
 }
@@ -338,6 +378,12 @@ void ws_conn_close(ws_conn_t *c)
 {
     if (!c->open) return;
     if (c->ws->calling == c) c->ws->calling = NULL;
+    for (ws_conn_t **p = &c->ws->throttled; *p; p = &(*p)->throttle_next)
+        if (*p == c) {
+            *p = c->throttle_next;
+            break;
+        }
+    c->throttled = false;
     host_device_forget(c->h, c);
     host_device_release(c->h, &c->session); /* its listen streams end */
     if (c->prev)

@@ -262,25 +262,20 @@ static int refuse(ws_conn_t *c, enum lws_close_status code, const char *reason)
     return -1;
 }
 
-/* Messages one connection hands to the device per loop iteration, and (past WS_ITER_MSGS
-   messages of all connections in one iteration) just one. Past its turn a connection's input
-   waits for the next iteration (lws keeps what it read), so clients that pipeline hundreds of
-   requests take turns with the others instead of holding the loop while they wait: an
-   iteration handles at most WS_ITER_MSGS messages plus one per connection. */
-#define WS_BURST 8u
-#define WS_ITER_MSGS 32u
+/* Messages of all connections in one loop iteration past which it is busy as when it took
+   HOST_TURN_MS (host_turn_over). */
+#define WS_TURN_MSGS 64u
 
+/* Turns: once the loop iteration is busy, a connection hands on one message per iteration;
+   past it its input waits for the next iteration (lws keeps what it read), so clients that
+   pipeline hundreds of requests take turns with the others instead of holding the loop while
+   they wait. */
 static void count_turn(ws_conn_t *c)
 {
     host_ws_t *ws = c->ws;
-    if (c->burst_iter != ws->iter) {
-        c->burst_iter = ws->iter;
-        c->burst = 0;
-    }
     ws->iter_msgs++;
-    if ((++c->burst < WS_BURST && ws->iter_msgs <= WS_ITER_MSGS) || c->throttled || c->dead ||
-        !c->open)
-        return;
+    if (c->throttled || c->dead || !c->open) return;
+    if (ws->iter_msgs < WS_TURN_MSGS && !host_turn_over(&ws->h->loop)) return;
     c->throttled = true;
     c->throttle_next = ws->throttled;
     ws->throttled = c;
@@ -289,7 +284,6 @@ static void count_turn(ws_conn_t *c)
 
 void ws_conn_next_turn(host_ws_t *ws)
 {
-    ws->iter++;
     ws->iter_msgs = 0;
     while (ws->throttled) {
         ws_conn_t *c = ws->throttled;

@@ -47,10 +47,8 @@ typedef struct ws_conn {
     bool envelope;
     char *session_id; /* JSON text of the last envelope's session_id (malloc'd), or NULL */
     unsigned long msgs_in, msgs_out; /* messages handed to the device, and sent (replies, hello) */
-    /* Fair turns: messages handed on in loop iteration burst_iter; past WS_BURST its input
-       waits (throttled, in ws->throttled) for the next iteration. */
-    unsigned burst;
-    unsigned long burst_iter;
+    /* Turns: once the loop iteration is over its time (host_turn_over), its input waits
+       (throttled, in ws->throttled) for the next. */
     bool throttled;
     struct ws_conn *throttle_next;
 } ws_conn_t;
@@ -65,9 +63,8 @@ struct host_ws {
     ws_conn_t *conns;         /* every open connection */
     ws_conn_t *calling;       /* the connection whose message the device handles now */
     uv_check_t turn;          /* after each loop iteration's I/O: the throttled read again */
-    unsigned long iter;       /* loop iterations seen by turn */
-    unsigned iter_msgs;       /* messages of all connections handed on in this iteration */
     ws_conn_t *throttled;     /* connections that used their turn (ws_conn_t.throttle_next) */
+    unsigned iter_msgs;       /* messages of all connections handed on in this iteration */
     ws_link_t *link;
     char bound[300]; /* the listener's host as it appears in its URL ("[::1]" for IPv6) */
     int port;

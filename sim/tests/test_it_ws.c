@@ -161,10 +161,10 @@ START_TEST(every_reply_is_one_text_frame_without_newline)
 }
 END_TEST
 
-/* A client that sends hundreds of requests at once takes turns with the others (a few messages
-   per loop iteration, its input held meanwhile): another client is answered in between, and
-   every one of its answers comes, once, in order. */
-START_TEST(a_pipelining_client_takes_turns_and_loses_nothing)
+/* A client that sends hundreds of requests at once (written at once or queued, its input held
+   while the loop is busy: host_turn_over): another client is answered meanwhile, and every one
+   of its answers comes, once, in order. */
+START_TEST(a_pipelining_client_loses_nothing_and_another_is_answered)
 {
     enum { N = 300 };
     start();
@@ -767,7 +767,7 @@ static Suite *it_ws_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, plain_json_rpc_initialize_list_and_call_gpio);
     tcase_add_test(tc, every_reply_is_one_text_frame_without_newline);
-    tcase_add_test(tc, a_pipelining_client_takes_turns_and_loses_nothing);
+    tcase_add_test(tc, a_pipelining_client_loses_nothing_and_another_is_answered);
     tcase_add_test(tc, two_connections_have_their_own_sessions);
     tcase_add_test(tc, an_envelope_is_answered_in_an_envelope_with_its_session_id);
     tcase_add_test(tc, a_malformed_envelope_gets_invalid_request_in_an_envelope);

@@ -301,6 +301,34 @@ size_t fw_device_drain(fw_device_t *dev, fw_session_t *session, fw_msg_sink_t ou
     return sent;
 }
 
+/* The record's state in one word: every counter a drain compares a cursor with. The
+   counters only grow between two inits; after an init (a reset) they start again: the time of
+   the start and the mixing make an equal word by chance unlikely. */
+static uint32_t record_mark(const fw_device_t *dev)
+{
+    uint32_t m = (uint32_t)dev->boot_ms;
+    m = m * 0x9e3779b1u + dev->change_count;
+    m = m * 0x9e3779b1u + dev->log_next;
+    m = m * 0x9e3779b1u + dev->boot_log_end;
+    for (unsigned k = 0; k < FW_LIST_COUNT; k++) m = m * 0x9e3779b1u + dev->list_gen[k];
+    return m;
+}
+
+bool fw_device_pending(fw_device_t *dev, uint32_t *mark)
+{
+    fw_mcp_observe(dev);
+    uint32_t m = record_mark(dev);
+    bool pending = m != *mark;
+    *mark = m;
+#if FW_WITH_TASKS_2025
+    /* a task's progress due or a tasks/result held: drained (and cleared) per session */
+    for (size_t i = 0; i < FW_MAX_TASKS && !pending; i++)
+        pending =
+            dev->tasks[i].id != 0 && (dev->tasks[i].progress_due || dev->tasks[i].waiter != NULL);
+#endif
+    return pending;
+}
+
 bool fw_device_session_waits(const fw_device_t *dev, const fw_session_t *session)
 {
     const fw_session_t *s = session != NULL ? session : &dev->session;

@@ -41,6 +41,13 @@ size_t fw_device_drain(fw_device_t *dev, fw_session_t *session, fw_msg_sink_t ou
     return 0;
 }
 
+bool fw_device_pending(fw_device_t *dev, uint32_t *mark)
+{
+    (void)dev;
+    (void)mark;
+    return false;
+}
+
 void fw_session_init(fw_session_t *session, const fw_device_t *dev)
 {
     (void)dev;

@@ -536,6 +536,19 @@ void fw_device_feed_session(fw_device_t *dev, fw_session_t *session, fw_framer_t
 size_t fw_device_drain(fw_device_t *dev, fw_session_t *session, fw_msg_sink_t out);
 
 /*
+ * Whether fw_device_drain may write something for a session that it would not have written at
+ * the caller's last look, for a reason other than the messages of that session itself: a pin
+ * or resource change, a log entry, a list change, an MCP 2025-11-25 task's progress or held
+ * answer (the device's record, with fw_mcp_observe's look at the pins first). *mark keeps what
+ * the record showed (any value to start: the first call may say true) and is updated. O(pins +
+ * tasks), independent of the number of sessions: a host with many sessions calls it after each
+ * call into the device and drains every session only when it is true; when false, only the
+ * session whose message the call handled may have something (its own request may have turned
+ * on logging: the entries of the start), so the host drains that one. Without MCP, false.
+ */
+bool fw_device_pending(fw_device_t *dev, uint32_t *mark);
+
+/*
  * MCP 2026-07-28 subscriptions/listen. A listen request (stateless) takes a free listener slot,
  * writes notifications/subscriptions/acknowledged and no response: the stream stays open. The
  * slot belongs to its owner, the session the transport handed with the request

@@ -379,6 +379,52 @@ START_TEST(test_level_names)
 }
 END_TEST
 
+/* ---------------------------------------------------------------- fw_device_pending */
+
+static fw_err_t noop_fn(fw_call_t *call)
+{
+    (void)call;
+    return FW_OK;
+}
+
+/* What a host with many sessions asks after each call: whether any session may have something
+   new (then it drains them all) or only the caller (then it drains that one). */
+START_TEST(test_pending_follows_the_record)
+{
+    static const fw_tool_t noop = {.name = "noop", .description = "n", .handler = noop_fn};
+    uint32_t mark = 0;
+    (void)fw_device_pending(&dev, &mark); /* the first look takes the mark */
+    ck_assert(!fw_device_pending(&dev, &mark));
+    initialize(&a);
+    call_in(&a, "resources/subscribe", "{\"uri\":\"pin://led\"}");
+    ck_assert(!fw_device_pending(&dev, &mark)); /* a subscription alone: nothing to send */
+    call_in(&b, "gpio_write", "{\"pin\":\"led\",\"value\":true}");
+    ck_assert(fw_device_pending(&dev, &mark));  /* a pin changed */
+    ck_assert(!fw_device_pending(&dev, &mark)); /* told once */
+    ck_assert_uint_eq(drain(&a), 1);
+    assert_updated(0, "pin://led");
+    call_in(&b, "gpio_write", "{\"pin\":\"led\",\"value\":true}");
+    ck_assert(!fw_device_pending(&dev, &mark)); /* the same level: no change, nothing to send */
+    ck_assert_uint_eq(drain(&a), 0);
+    fw_log(&dev, FW_LOG_WARNING, "%s", "hot");
+    ck_assert(fw_device_pending(&dev, &mark)); /* a log entry */
+    ck_assert(!fw_device_pending(&dev, &mark));
+    ck_assert_uint_eq(fw_device_add_tool(&dev, &noop), FW_OK);
+    ck_assert(fw_device_pending(&dev, &mark)); /* a list changed (listen streams follow it) */
+    ck_assert(!fw_device_pending(&dev, &mark));
+    /* a sampled input changed (no request: the device's poll): seen by the look itself */
+    hal.pins[34].adc = 1500;
+    hal.now = 100;
+    fw_device_poll(&dev);
+    ck_assert(fw_device_pending(&dev, &mark));
+    ck_assert(!fw_device_pending(&dev, &mark));
+    /* the device started again under the living mark: told, the counters began anew */
+    hal.now = 200;
+    ck_assert_int_eq(fw_device_init(&dev, &mcp_test_board, &mock_hal_api, &hal), FW_OK);
+    ck_assert(fw_device_pending(&dev, &mark));
+}
+END_TEST
+
 Suite *mcp_notify_suite(void);
 
 Suite *mcp_notify_suite(void)
@@ -414,6 +460,7 @@ Suite *mcp_notify_suite(void)
     tcase_add_test(t, test_drain_without_end_writes_lines);
     tcase_add_test(t, test_implicit_session);
     tcase_add_test(t, test_session_survives_device_reinit);
+    tcase_add_test(t, test_pending_follows_the_record);
     suite_add_tcase(s, t);
     return s;
 }

@@ -102,8 +102,9 @@ static void changed(host_dashboard_t *d)
 }
 
 /* The watcher: after every call into the device (loop thread). */
-static void on_device(void *ctx)
+static void on_device(void *ctx, bool all)
 {
+    (void)all;
     changed(ctx);
 }
 

@@ -12,24 +12,56 @@
 /* Nesting the envelope check follows; deeper messages go to the core as they are. */
 #define ENVELOPE_DEPTH_MAX 64u
 
+/* Tokens of the first try (on the stack): most messages fit. */
+#define ENVELOPE_TOKS 64u
+
 /*
- * Tokenises msg with the core's reader. The token array (malloc'd) is returned, NULL when msg
- * is not JSON (the core then answers FW_RPC_PARSE_ERROR itself).
+ * Tokenises msg with the core's reader into stack (ENVELOPE_TOKS tokens) or, when more are
+ * needed, a malloc'd array (*heap, freed by the caller). The tokens, or NULL when msg is not
+ * JSON (the core then answers FW_RPC_PARSE_ERROR itself).
  */
-static fw_json_tok_t *tokenize(const char *msg, size_t len, fw_json_doc_t *doc)
+static fw_json_tok_t *tokenize(const char *msg, size_t len, fw_json_doc_t *doc,
+                               fw_json_tok_t *stack, fw_json_tok_t **heap)
 {
-    /* Most messages fit the first; no text needs more than the second (every token past the
-       first takes two bytes or more). */
-    const uint32_t tries[2] = {64, (uint32_t)(len / 2 + 2)};
-    for (size_t i = 0; i < 2; i++) {
-        fw_json_tok_t *toks = malloc(tries[i] * sizeof *toks);
-        if (!toks) abort();
-        fw_err_t err = fw_json_parse(doc, msg, len, toks, tries[i], ENVELOPE_DEPTH_MAX);
-        if (err == FW_OK) return toks;
+    *heap = NULL;
+    fw_err_t err = fw_json_parse(doc, msg, len, stack, ENVELOPE_TOKS, ENVELOPE_DEPTH_MAX);
+    if (err == FW_OK) return stack;
+    if (err != FW_ERR_JSON_NOMEM) return NULL;
+    /* no text needs more (every token past the first takes two bytes or more) */
+    uint32_t cap = (uint32_t)(len / 2 + 2);
+    fw_json_tok_t *toks = malloc(cap * sizeof *toks);
+    if (!toks) abort();
+    if (fw_json_parse(doc, msg, len, toks, cap, ENVELOPE_DEPTH_MAX) != FW_OK) {
         free(toks);
-        if (err != FW_ERR_JSON_NOMEM) break;
+        return NULL;
     }
-    return NULL;
+    *heap = toks;
+    return toks;
+}
+
+static const char *skip_ws(const char *p, const char *end)
+{
+    while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')) p++;
+    return p;
+}
+
+/*
+ * Whether msg is plain JSON-RPC without parsing it (the usual message costs no second parse):
+ * an object whose first key is "jsonrpc" (an envelope has no such key), or a text with no
+ * "type" in it and no escape (no key can be "type"). False: parse to know.
+ */
+static bool surely_plain(const char *msg, size_t len)
+{
+    static const char key[] = "\"jsonrpc\"";
+    const char *end = msg + len, *p = skip_ws(msg, end);
+    if (p < end && *p == '{') {
+        p = skip_ws(p + 1, end);
+        if ((size_t)(end - p) >= sizeof key - 1 && memcmp(p, key, sizeof key - 1) == 0) {
+            p = skip_ws(p + sizeof key - 1, end);
+            if (p < end && *p == ':') return true;
+        }
+    }
+    return memchr(msg, '\\', len) == NULL && memmem(msg, len, "\"type\"", 6) == NULL;
 }
 
 /* The JSON text of token t (quotes included for a string). */
@@ -58,13 +90,15 @@ void host_env_parse(const char *msg, size_t len, host_env_t *out)
     memset(out, 0, sizeof *out);
     out->payload = msg;
     out->payload_len = len;
+    if (surely_plain(msg, len)) return;
     fw_json_doc_t doc;
-    fw_json_tok_t *toks = tokenize(msg, len, &doc);
+    fw_json_tok_t stack[ENVELOPE_TOKS], *heap;
+    fw_json_tok_t *toks = tokenize(msg, len, &doc, stack, &heap);
     int32_t type = -1;
     if (toks && toks[0].type == FW_JSON_OBJECT && fw_json_obj_get(&doc, 0, "jsonrpc") < 0)
         type = fw_json_obj_get(&doc, 0, "type");
     if (type < 0 || toks[type].type != FW_JSON_STRING) {
-        free(toks);
+        free(heap);
         return;
     }
     if (fw_json_str_eq(&doc, (uint32_t)type, "mcp")) {
@@ -81,7 +115,7 @@ void host_env_parse(const char *msg, size_t len, host_env_t *out)
             strcpy(out->type, "(long)");
         if (strcmp(out->type, "hello") == 0) out->session_id = session_id_of(&doc);
     }
-    free(toks);
+    free(heap);
 }
 
 void host_env_free(host_env_t *env)

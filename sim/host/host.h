@@ -19,8 +19,9 @@ typedef struct host_bridge host_bridge_t;
 typedef struct host_mqtt host_mqtt_t;
 typedef struct host_fleet host_fleet_t;
 
-/* Hears after every call into the device (see host_device_watch). */
-typedef void (*host_watch_fn)(void *ctx);
+/* Hears after every call into the device (see host_device_watch); all: whether every session
+   may have notifications, or only the one whose message the call handled. */
+typedef void (*host_watch_fn)(void *ctx, bool all);
 
 /* Most watchers one host keeps (the transports that push notifications). */
 #define HOST_WATCHERS_MAX 8
@@ -56,6 +57,7 @@ typedef struct host {
         void *ctx;
     } watchers[HOST_WATCHERS_MAX];
     size_t watcher_count;
+    uint32_t pending_mark; /* fw_device_pending's mark: the device's record at the last tell */
     host_tap_t tap;        /* the message log (tap.h): records only while someone listens */
     /* The output budget (host_out_*): unsent replies of every TCP and WebSocket client. */
     size_t out_budget;     /* bytes all clients may hold together (--output-budget) */
@@ -84,6 +86,16 @@ void host_out_queued(host_t *h, size_t n);
 void host_out_sent(host_t *h, size_t n);
 size_t host_out_share(const host_t *h);
 bool host_out_over_hard(const host_t *h, size_t held);
+
+/*
+ * Turns: once one loop iteration has spent HOST_TURN_MS handling input (since its poll
+ * returned), or handed on 64 messages, a WebSocket client hands on one message per iteration
+ * and the rest of its input waits for the next one, so clients that pipeline hundreds of
+ * costly requests take turns and a client with one request is answered within about one turn
+ * plus one request per client. (TCP does not take turns yet.)
+ */
+#define HOST_TURN_MS 10u
+bool host_turn_over(const uv_loop_t *loop);
 
 /* Runs the loop until host_stop (SIGINT/SIGTERM). */
 void host_run(host_t *h);
@@ -122,9 +134,16 @@ bool host_device_session(host_t *h, const char *transport, fw_session_t *session
                          size_t len, fw_msg_sink_t out);
 
 /*
- * Registers fn(ctx) to run after every call into the device: a request on any transport, a
- * clock poll, a control message. It runs on the loop thread right after the call, so a
- * transport that pushes notifications can drain its sessions (fw_device_drain) at once.
+ * Registers fn(ctx, all) to run after every call into the device: a request on any transport,
+ * a clock poll, a control message. It runs on the loop thread right after the call, so a
+ * transport that pushes notifications can drain its sessions (fw_device_drain) at once. all is
+ * true when any session may have something new (fw_device_pending: a pin or resource changed,
+ * a log entry, a list change, a task's progress or held answer; a control message, a clock
+ * re-arm or a bridged device: always): the transport drains every session. When false, only
+ * the session whose message the call handled may have something (its own request turned on
+ * logging, say): a transport drains just its client whose call it was, if the call was its
+ * own, so a request costs the same with 1 or 1,000 clients connected. A transport whose drain
+ * may skip a session (one that is not writable now) drains it on every tell, all or not.
  * Loop thread; at most HOST_WATCHERS_MAX. Returns 0, or -1 when full.
  */
 int host_device_watch(host_t *h, host_watch_fn fn, void *ctx);

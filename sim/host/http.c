@@ -55,6 +55,7 @@ struct host_http {
     size_t allow_origin_count;
     const char *auth_token; /* NULL: no authentication */
     unsigned idle_timeout_s;
+    host_session_t *calling; /* the session whose POST the device handles now, or NULL */
 };
 
 /* The messages the device wrote for one POST: concatenated, with the end of each. */
@@ -600,8 +601,11 @@ static enum MHD_Result call_device(host_http_t *http, struct MHD_Connection *c, 
                                    fw_session_t *fw)
 {
     fw_msg_sink_t out = col_sink(&req->col);
+    host_session_t *outer = http->calling;
+    http->calling = req->s && fw == &req->s->fw ? req->s : NULL; /* for the watcher */
     req->answer = host_device_session_late(http->host, "http", fw, req->body.data, req->body.len,
                                            out, (host_late_t){http_late, req, "http"});
+    http->calling = outer;
     if (req->answer == HOST_DEFERRED && !req->answered) { /* the bridge always answers: the
                                                              device's reply or its timeout */
         req->waiting = true;
@@ -1329,10 +1333,16 @@ static size_t host_drain(void *h, fw_session_t *session, fw_msg_sink_t out)
 
 /* The watcher (host_device_watch): after every call into the device, on the loop thread:
    moves every session's notifications to its GET stream and every listen slot's to its stream,
-   and wakes the streams that got something. */
-static void on_device(void *ctx)
+   and wakes the streams that got something. Told "not all", only the session whose POST the
+   call handled can have something (a listen slot has no session of its own: nothing new). */
+static void on_device(void *ctx, bool all)
 {
     host_http_t *http = ctx;
+    if (!all) {
+        if (http->calling)
+            host_session_drain_with(&http->sessions, http->calling, host_drain, http->host);
+        return;
+    }
     host_sessions_drain_with(&http->sessions, host_drain, http->host);
     listen_wake_all(http);
 }

@@ -361,16 +361,23 @@ void host_sessions_drain(host_sessions_t *t, fw_device_t *dev)
     host_sessions_drain_with(t, device_drain, dev);
 }
 
+static void drain_session(host_sessions_t *t, host_session_t *s, host_drain_fn drain, void *ctx)
+{
+    drain_ctx_t d = {t, s, false};
+    t->msg.len = 0;
+    drain(ctx, &s->fw, (fw_msg_sink_t){drain_write, &d, drain_end, drain_tell});
+}
+
 void host_sessions_drain_with(host_sessions_t *t, host_drain_fn drain, void *ctx)
 {
     reap(t);
-    for (unsigned i = 0; i < t->max; i++) {
-        host_session_t *s = t->slots[i];
-        if (!s) continue;
-        drain_ctx_t d = {t, s, false};
-        t->msg.len = 0;
-        drain(ctx, &s->fw, (fw_msg_sink_t){drain_write, &d, drain_end, drain_tell});
-    }
+    for (unsigned i = 0; i < t->max; i++)
+        if (t->slots[i]) drain_session(t, t->slots[i], drain, ctx);
+}
+
+void host_session_drain_with(host_sessions_t *t, host_session_t *s, host_drain_fn drain, void *ctx)
+{
+    if (s->listed) drain_session(t, s, drain, ctx);
 }
 
 /* ---------------------------------------------------------------- streams */

@@ -122,6 +122,10 @@ void host_sessions_drain(host_sessions_t *t, fw_device_t *dev);
 typedef size_t (*host_drain_fn)(void *ctx, fw_session_t *session, fw_msg_sink_t out);
 void host_sessions_drain_with(host_sessions_t *t, host_drain_fn drain, void *ctx);
 
+/* As host_sessions_drain_with for s alone (nothing when s is not listed): after a call whose
+   message was s's, when no other session can have anything new. */
+void host_session_drain_with(host_sessions_t *t, host_session_t *s, host_drain_fn drain, void *ctx);
+
 /* Opens s's GET stream (it takes a reference); NULL when s already has one. fd is the
    connection's socket, watched for the client's hang-up (-1: not watched). */
 host_stream_t *host_stream_open(host_sessions_t *t, host_session_t *s, int fd);

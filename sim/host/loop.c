@@ -39,10 +39,13 @@ static uint64_t clock_next(host_t *h)
     return h->clock == SIM_CLOCK_REALTIME ? sim_next_event_us(h->sim) : UINT64_MAX;
 }
 
-/* After every call into the device. */
-static void tell_watchers(host_t *h)
+/* After every call into the device; force: every session may have something (a control
+   message, a re-arm after a change made outside a call). */
+static void tell_watchers(host_t *h, bool force)
 {
-    for (size_t i = 0; i < h->watcher_count; i++) h->watchers[i].fn(h->watchers[i].ctx);
+    bool all = fw_device_pending(sim_device(h->sim), &h->pending_mark); /* keeps the mark */
+    all = all || force || h->bridge != NULL; /* a bridged device's record is not the sim's */
+    for (size_t i = 0; i < h->watcher_count; i++) h->watchers[i].fn(h->watchers[i].ctx, all);
 }
 
 int host_device_watch(host_t *h, host_watch_fn fn, void *ctx)
@@ -137,7 +140,7 @@ static void on_clock(uv_timer_t *t)
 {
     host_t *h = t->data;
     clock_sync(h);
-    tell_watchers(h);
+    tell_watchers(h, false);
     uint64_t next = clock_next(h);
     clock_arm(h, next);
 }
@@ -195,7 +198,7 @@ static void feed_tapped(host_t *h, host_tap_src_t *src, fw_session_t *session, f
     host_tap_call_in_bytes(&t->call, src, data, len);
     clock_sync(h);
     device_feed(h, session, fr, data, len, (fw_sink_t){tap_write, t}, late);
-    tell_watchers(h);
+    tell_watchers(h, false);
     uint64_t next = clock_next(h);
     clock_arm(h, next);
     host_tap_call_finish(&t->call);
@@ -217,7 +220,7 @@ static host_answer_t session_tapped(host_t *h, const char *transport, fw_session
                          out.tell ? tap_msg_tell : NULL};
     clock_sync(h);
     host_answer_t answered = device_handle(h, session, msg, len, tap, late);
-    tell_watchers(h);
+    tell_watchers(h, false);
     uint64_t next = clock_next(h);
     clock_arm(h, next);
     host_tap_call_finish(&t->call);
@@ -235,7 +238,7 @@ void host_device_feed_late(host_t *h, host_tap_src_t *src, fw_session_t *session
     }
     clock_sync(h);
     device_feed(h, session, fr, data, len, out, late);
-    tell_watchers(h);
+    tell_watchers(h, false);
     uint64_t next = clock_next(h);
     clock_arm(h, next);
     deliver_late(h);
@@ -251,7 +254,7 @@ char *host_device_control(host_t *h, const char *msg, size_t len)
 {
     clock_sync(h);
     char *resp = sim_control_handle(h->sim, msg, len);
-    tell_watchers(h);
+    tell_watchers(h, true);
     uint64_t next = clock_next(h);
     clock_arm(h, next); /* a control call may have changed the next event (a new waveform) */
     return resp;
@@ -265,7 +268,7 @@ host_answer_t host_device_session_late(host_t *h, const char *transport, fw_sess
         return session_tapped(h, transport, session, msg, len, out, late);
     clock_sync(h);
     host_answer_t answered = device_handle(h, session, msg, len, out, late);
-    tell_watchers(h);
+    tell_watchers(h, false);
     uint64_t next = clock_next(h);
     clock_arm(h, next);
     deliver_late(h);
@@ -281,7 +284,7 @@ bool host_device_session(host_t *h, const char *transport, fw_session_t *session
 
 void host_clock_rearm(host_t *h)
 {
-    tell_watchers(h);
+    tell_watchers(h, true);
     uint64_t next = clock_next(h);
     clock_arm(h, next);
 }
@@ -313,6 +316,12 @@ size_t host_out_share(const host_t *h)
 {
     size_t share = h->out_budget / (h->out_conns ? h->out_conns : 1u);
     return share < HOST_OUT_SHARE_MIN ? HOST_OUT_SHARE_MIN : share;
+}
+
+bool host_turn_over(const uv_loop_t *loop)
+{
+    /* uv_now: the loop's time, updated when the iteration's poll returned */
+    return uv_hrtime() / 1000000u >= uv_now(loop) + HOST_TURN_MS;
 }
 
 bool host_out_over_hard(const host_t *h, size_t held)

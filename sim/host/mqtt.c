@@ -179,8 +179,10 @@ static fw_msg_sink_t sink(host_mqtt_t *m, bool wrap)
 
 /* The device's watcher, after every call into it: the session's notifications are drained and
    published from the loop (on_wake, an uv_async to itself), outside that call. */
-static void on_device(void *ctx)
+static void on_device(void *ctx, bool all)
 {
+    (void)all; /* one session, drained on every tell (a drain skipped while not writable is
+                  retried on the next) */
     host_mqtt_t *m = ctx;
     if (m->connected && !m->stopping) uv_async_send(&m->wake);
 }

@@ -17,6 +17,7 @@ struct host_server {
     size_t out_max;
     uint64_t fd_warned_ms; /* loop time of the last warning about the open-files limit */
     host_conn_t *conns;      /* live connections, doubly linked */
+    host_conn_t *current;    /* the connection in ops->data now (host_server_current) */
     unsigned refs;           /* the listener + every connection not yet freed */
     char readbuf[64 * 1024]; /* reads are handled synchronously, so one buffer serves all */
 };
@@ -134,6 +135,26 @@ static void on_written(uv_write_t *req, int status)
 static void conn_flush(host_conn_t *c)
 {
     if (c->writing || c->closing || c->pending.len == 0) return;
+    if (!c->paused) {
+        /* straight to the socket first: a batch of answers usually fits in its buffer, then
+           there is no write request and no callback (a paused client resumes from on_written) */
+        uv_buf_t b = uv_buf_init(c->pending.data, (unsigned)c->pending.len);
+        int n = uv_try_write((uv_stream_t *)&c->tcp, &b, 1);
+        if (n < 0 && n != UV_EAGAIN) {
+            host_log(HOST_LOG_DEBUG, "%s: %s: write failed: %s", c->srv->name, c->peer,
+                     uv_strerror(n));
+            conn_close(c);
+            return;
+        }
+        if (n > 0) {
+            if (c->counted) host_out_sent(c->srv->host, (size_t)n);
+            host_buf_consume(&c->pending, (size_t)n);
+        }
+        if (c->pending.len == 0) {
+            if (conn_done(c)) conn_close(c);
+            return;
+        }
+    }
     host_buf_swap(&c->pending, &c->inflight);
     uv_buf_t b = uv_buf_init(c->inflight.data, (unsigned)c->inflight.len);
     c->wreq.data = c;
@@ -203,6 +224,12 @@ void host_server_each(host_server_t *srv, void (*fn)(host_conn_t *conn, void *st
     for (host_conn_t *c = srv->conns; c; c = c->next) fn(c, c->state, arg);
 }
 
+host_conn_t *host_server_current(const host_server_t *srv, void **state)
+{
+    if (srv->current && state) *state = srv->current->state;
+    return srv->current;
+}
+
 host_t *host_conn_host(const host_conn_t *c)
 {
     return c->srv->host;
@@ -252,7 +279,9 @@ static void conn_consume(host_conn_t *c, const char *data, size_t len)
                 n = nl ? (size_t)(nl - data) + 1 : len;
             }
         }
+        c->srv->current = c;
         c->srv->ops->data(c, c->state, data, n);
+        c->srv->current = NULL;
         data += n;
         len -= n;
     }

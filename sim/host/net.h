@@ -69,6 +69,10 @@ bool host_conn_closing(const host_conn_t *conn);
 void host_server_each(host_server_t *srv, void (*fn)(host_conn_t *conn, void *state, void *arg),
                       void *arg);
 
+/* The connection whose input srv's ops->data handles now (its call into the device runs), with
+   its state in *state; NULL outside ops->data. A watcher told "not all" drains just this one. */
+host_conn_t *host_server_current(const host_server_t *srv, void **state);
+
 /* A sink writing to conn (for fw_device_feed). */
 fw_sink_t host_conn_sink(host_conn_t *conn);
 

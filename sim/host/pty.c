@@ -173,8 +173,10 @@ static void on_poll(uv_poll_t *poll, int status, int events)
 /* The watcher: after every call into the device (loop thread). While the queue is above PTY_OUT_HIGH nothing is
    drained: the session's cursors wait (updates coalesce, the log ring reports what it lost),
    so a subscribed client that went away cannot make the queue grow without bound. */
-static void on_device(void *ctx)
+static void on_device(void *ctx, bool all)
 {
+    (void)all; /* one session, drained on every tell: a drain skipped while the output is full
+                  is retried on the next */
     host_pty_t *p = ctx;
     if (p->out.len >= PTY_OUT_HIGH) return;
     fw_msg_sink_t out = {sink_write, p, NULL, NULL}; /* end NULL: newline-delimited */

@@ -256,8 +256,10 @@ static int open_handle(host_t *h, int fd, stdio_handle_t *hd, bool readable, boo
 }
 
 /* The watcher: pushes the session's notifications (loop thread). Nothing once the output is backed up or stdin has ended. */
-static void on_device(void *ctx)
+static void on_device(void *ctx, bool all)
 {
+    (void)all; /* one session, drained on every tell: a drain skipped while the output is full
+                  is retried on the next */
     host_stdio_t *s = ctx;
     if (s->closing || s->inflight >= STDIO_OUT_HIGH) return;
     if (host_device_drain(s->host, &s->session, (fw_msg_sink_t){sink_write, s, NULL, NULL}) > 0)

@@ -76,12 +76,18 @@ static void drain_one(host_conn_t *conn, void *state, void *arg)
     if (host_device_drain(arg, &cl->session, out) > 0) host_conn_flush(conn);
 }
 
-/* The watcher: after every call into the device (loop thread). */
-static void on_device(void *ctx)
+/* The watcher: after every call into the device (loop thread): every client, or only the one
+   whose request the call handled (when it was a TCP client's). */
+static void on_device(void *ctx, bool all)
 {
     host_server_t *srv = ctx;
     host_t *h = host_server_host(srv);
-    host_server_each(srv, drain_one, h);
+    void *state = NULL;
+    host_conn_t *current = all ? NULL : host_server_current(srv, &state);
+    if (all)
+        host_server_each(srv, drain_one, h);
+    else if (current)
+        drain_one(current, state, h);
 }
 
 host_server_t *host_tcp_open(host_t *h, const host_endpoint_t *ep, char *addr, size_t cap)

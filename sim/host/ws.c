@@ -20,12 +20,16 @@ static void drain_all(host_ws_t *ws)
     for (ws_conn_t *c = ws->conns; c; c = c->next) ws_conn_drain(c, ws->h);
 }
 
-/* The watcher (host_device_watch): after every call into the device (loop thread). */
-static void on_device(void *ctx)
+/* The watcher (host_device_watch): after every call into the device (loop thread): every
+   connection, or only the one whose message the call handled (when it was one of ours). */
+static void on_device(void *ctx, bool all)
 {
     host_ws_t *ws = ctx;
     if (ws->stopping) return;
-    drain_all(ws);
+    if (all)
+        drain_all(ws);
+    else if (ws->calling)
+        ws_conn_drain(ws->calling, ws->h);
 }
 
 /* ---------------------------------------------------------------- upgrade checks */
@@ -256,11 +260,20 @@ static int open_client_vhost(host_ws_t *ws)
     return ws->client ? 0 : -1;
 }
 
+static void on_turn(uv_check_t *t)
+{
+    ws_conn_next_turn(t->data);
+}
+
 int host_ws_open(host_t *h, const host_ws_config_t *cfg, char *url, size_t cap)
 {
     host_ws_t *ws = calloc(1, sizeof *ws);
     if (!ws) abort();
     ws->h = h;
+    uv_check_init(&h->loop, &ws->turn);
+    ws->turn.data = ws;
+    uv_check_start(&ws->turn, on_turn);
+    uv_unref((uv_handle_t *)&ws->turn); /* keeps no loop alive */
     ws->cfg = *cfg;
     h->ws = ws; /* from here on host_stop/host_close take it down, whatever fails */
     if (url && cap) url[0] = 0;
@@ -274,6 +287,7 @@ void host_ws_stop(host_ws_t *ws)
 {
     if (ws->stopping) return;
     ws->stopping = true;
+    uv_close((uv_handle_t *)&ws->turn, NULL);
     if (ws->link) ws_link_stop(ws->link);
     /* On a foreign loop this only starts: lws closes its handles through the loop. */
     if (ws->ctx) lws_context_destroy(ws->ctx);

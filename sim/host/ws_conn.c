@@ -46,14 +46,31 @@ static void kill_slow(ws_conn_t *c)
     lws_set_timeout(c->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
 }
 
-/* Takes the message in c->out (headroom included) as the next frame. */
-static void enqueue(ws_conn_t *c)
+/* A write lws refused: the connection goes (its close is lws's). */
+static void write_failed(ws_conn_t *c)
+{
+    host_log(HOST_LOG_DEBUG, "%s: %s: write failed", c->label, c->peer);
+    c->dead = true;
+    free_frames(c);
+    lws_set_timeout(c->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
+}
+
+/* Takes the message in c->out (headroom included) as the next frame. direct: when nothing
+   waits before it, it is written at once (one send, no writable round trip, c->out kept for
+   the next message); lws keeps what the socket did not take and sends it first. */
+static void enqueue(ws_conn_t *c, bool direct)
 {
     size_t len = c->out.len - LWS_PRE;
     host_t *h = c->ws->h;
     if (c->queued + len > HOST_WS_OUT_MAX || host_out_over_hard(h, c->queued + len)) {
         host_buf_free(&c->out);
         kill_slow(c);
+        return;
+    }
+    if (direct && !c->head && c->open && c->wsi && !lws_partial_buffered(c->wsi)) {
+        int n = lws_write(c->wsi, (unsigned char *)c->out.data + LWS_PRE, len, LWS_WRITE_TEXT);
+        c->out.len = 0;
+        if (n < 0 || (size_t)n < len) write_failed(c);
         return;
     }
     ws_frame_t *f = malloc(sizeof *f);
@@ -98,13 +115,14 @@ static void out_end(void *ctx)
     if (c->dead) return;
     if (c->out.len == 0) begin_message(c);
     if (c->out_wrap) host_buf_append(&c->out, "}", 1);
-    enqueue(c);
+    enqueue(c, c->out_direct);
     c->msgs_out++;
 }
 
 static fw_msg_sink_t conn_sink(ws_conn_t *c, bool wrap)
 {
     c->out_wrap = wrap;
+    c->out_direct = true;
     c->out.len = 0;
     return (fw_msg_sink_t){out_write, c, out_end, NULL};
 }
@@ -112,6 +130,7 @@ static fw_msg_sink_t conn_sink(ws_conn_t *c, bool wrap)
 void ws_conn_send(ws_conn_t *c, const char *text, size_t len)
 {
     fw_msg_sink_t out = conn_sink(c, false);
+    c->out_direct = false; /* the host's own (a hello when the link opens): the writable way */
     out.write(c, text, len);
     out.end(c);
 }
@@ -122,22 +141,27 @@ void ws_conn_drain(ws_conn_t *c, host_t *h)
     if (!c->dead && c->h == h) host_device_drain(h, &c->session, conn_sink(c, c->envelope));
 }
 
+/* Writes queued frames while the socket takes them whole (lws_partial_buffered: it kept part
+   of the last one), so a backlog costs one writable round trip per socket buffer, not one per
+   frame. */
 int ws_conn_writable(ws_conn_t *c)
 {
     if (c->dead) return -1;
-    ws_frame_t *f = c->head;
-    if (!f) return 0;
-    int n = lws_write(c->wsi, (unsigned char *)f->buf + LWS_PRE, f->len, LWS_WRITE_TEXT);
-    if (n < 0 || (size_t)n < f->len) {
-        host_log(HOST_LOG_DEBUG, "%s: %s: write failed", c->label, c->peer);
-        return -1;
-    }
-    c->head = f->next;
-    if (!c->head) c->tail = NULL;
-    c->queued -= f->len;
-    host_out_sent(c->ws->h, f->len);
-    free(f->buf);
-    free(f);
+    if (!c->head) return 0;
+    do {
+        ws_frame_t *f = c->head;
+        int n = lws_write(c->wsi, (unsigned char *)f->buf + LWS_PRE, f->len, LWS_WRITE_TEXT);
+        if (n < 0 || (size_t)n < f->len) {
+            host_log(HOST_LOG_DEBUG, "%s: %s: write failed", c->label, c->peer);
+            return -1;
+        }
+        c->head = f->next;
+        if (!c->head) c->tail = NULL;
+        c->queued -= f->len;
+        host_out_sent(c->ws->h, f->len);
+        free(f->buf);
+        free(f);
+    } while (c->head && !lws_partial_buffered(c->wsi));
     if (c->head) lws_callback_on_writable(c->wsi);
     if (c->paused && c->queued <= host_out_share(c->ws->h) / 2) {
         c->paused = false;
@@ -174,7 +198,10 @@ static void call_device(ws_conn_t *c, const char *msg, size_t len, bool wrap)
     const char *transport = strcmp(c->label, "ws") == 0 ? "ws" : "dial-out";
     host_late_t late = {wrap ? late_wrapped : late_plain, c, transport};
     c->msgs_in++;
+    ws_conn_t *outer = c->ws->calling;
+    c->ws->calling = c; /* the watcher told "not all" drains this one */
     host_device_session_late(c->h, transport, &c->session, msg, len, conn_sink(c, wrap), late);
+    c->ws->calling = outer;
 }
 
 /* Takes the envelope's session_id (echoed in every wrapped message until the next one). */
@@ -235,6 +262,38 @@ static int refuse(ws_conn_t *c, enum lws_close_status code, const char *reason)
     return -1;
 }
 
+/* Messages of all connections in one loop iteration past which it is busy as when it took
+   HOST_TURN_MS (host_turn_over). */
+#define WS_TURN_MSGS 64u
+
+/* Turns: once the loop iteration is busy, a connection hands on one message per iteration;
+   past it its input waits for the next iteration (lws keeps what it read), so clients that
+   pipeline hundreds of requests take turns with the others instead of holding the loop while
+   they wait. */
+static void count_turn(ws_conn_t *c)
+{
+    host_ws_t *ws = c->ws;
+    ws->iter_msgs++;
+    if (c->throttled || c->dead || !c->open) return;
+    if (ws->iter_msgs < WS_TURN_MSGS && !host_turn_over(&ws->h->loop)) return;
+    c->throttled = true;
+    c->throttle_next = ws->throttled;
+    ws->throttled = c;
+    lws_rx_flow_control(c->wsi, 0);
+}
+
+void ws_conn_next_turn(host_ws_t *ws)
+{
+    ws->iter_msgs = 0;
+    while (ws->throttled) {
+        ws_conn_t *c = ws->throttled;
+        ws->throttled = c->throttle_next;
+        c->throttle_next = NULL;
+        c->throttled = false;
+        if (!c->dead && !c->paused && c->open) lws_rx_flow_control(c->wsi, 1);
+    }
+}
+
 int ws_conn_receive(ws_conn_t *c, const char *data, size_t len)
 {
     if (c->dead) return 0;
@@ -246,12 +305,14 @@ int ws_conn_receive(ws_conn_t *c, const char *data, size_t len)
     bool final = lws_is_final_fragment(c->wsi);
     if (final && c->in.len == 0) { /* the usual case: a whole message in one piece */
         handle_message(c, data, len);
+        count_turn(c);
         return 0;
     }
     host_buf_append(&c->in, data, len);
     if (final) {
         handle_message(c, c->in.data, c->in.len);
         c->in.len = 0;
+        count_turn(c);
     }
     return 0;
 }
@@ -310,6 +371,13 @@ void ws_conn_open_device(ws_conn_t *c, host_ws_t *ws, host_t *h, struct lws *wsi
 void ws_conn_close(ws_conn_t *c)
 {
     if (!c->open) return;
+    if (c->ws->calling == c) c->ws->calling = NULL;
+    for (ws_conn_t **p = &c->ws->throttled; *p; p = &(*p)->throttle_next)
+        if (*p == c) {
+            *p = c->throttle_next;
+            break;
+        }
+    c->throttled = false;
     host_device_forget(c->h, c);
     host_device_release(c->h, &c->session); /* its listen streams end */
     if (c->prev)

@@ -289,8 +289,9 @@ const struct lws_protocols *ws_link_protocols(void)
 /* ---------------------------------------------------------------- life */
 
 /* A fleet's device (h != ws->h): its own watcher sends its session's notifications. */
-static void on_device(void *ctx)
+static void on_device(void *ctx, bool all)
 {
+    (void)all; /* one session: drained on every tell */
     ws_link_t *link = ctx;
     if (link->conn.open && !link->ws->stopping) ws_conn_drain(&link->conn, link->h);
 }

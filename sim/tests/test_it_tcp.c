@@ -434,6 +434,54 @@ START_TEST(a_pty_subscriber_is_told_of_a_change_made_over_tcp)
 }
 END_TEST
 
+/* With many clients connected the host drains only what may have changed (fw_device_pending):
+   a change still reaches the subscriber among them, the others get nothing extra, and a write
+   that changes nothing tells nobody. */
+START_TEST(among_many_clients_a_change_reaches_the_subscriber_only)
+{
+    enum { IDLE = 40, QUIET = 4 };
+    start();
+    it_conn_t *idle[IDLE], *quiet[QUIET];
+    for (int i = 0; i < IDLE; i++) idle[i] = it_tcp_connect(proc.tcp_port);
+    it_conn_t *a = it_tcp_connect(proc.tcp_port);
+    it_conn_t *b = it_tcp_connect(proc.tcp_port);
+    mcp_open(a, "pin://led");
+    for (int i = 0; i < QUIET; i++) {
+        quiet[i] = it_tcp_connect(proc.tcp_port);
+        mcp_open(quiet[i], NULL);
+    }
+    json_t *r = it_call(b, 1, "gpio_write", "{\"pin\":2,\"value\":true}");
+    it_result(r);
+    json_decref(r);
+    json_t *n = next_notification(a, "notifications/resources/updated");
+    ck_assert_str_eq(updated_uri(n), "pin://led");
+    json_decref(n);
+    /* the same level again: nothing changed, A's ping answer comes with nothing before it */
+    r = it_call(b, 2, "gpio_write", "{\"pin\":2,\"value\":true}");
+    it_result(r);
+    json_decref(r);
+    it_send(a, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\"}\n");
+    json_decref(response_to(a, 3));
+    /* the unsubscribed sessions heard nothing (response_to fails on a resources/updated) */
+    for (int i = 0; i < QUIET; i++) {
+        it_send(quiet[i], "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"ping\"}\n");
+        json_decref(response_to(quiet[i], 4));
+        it_conn_close(quiet[i]);
+    }
+    /* A's own change, in its own call: the response, then the update */
+    it_send(a, "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":{\"name\":"
+               "\"gpio_write\",\"arguments\":{\"pin\":2,\"value\":false}}}\n");
+    json_decref(response_to(a, 5));
+    n = next_notification(a, "notifications/resources/updated");
+    ck_assert_str_eq(updated_uri(n), "pin://led");
+    json_decref(n);
+    for (int i = 0; i < IDLE; i++) it_conn_close(idle[i]);
+    it_conn_close(a);
+    it_conn_close(b);
+    stop();
+}
+END_TEST
+
 static Suite *it_tcp_suite(void)
 {
     Suite *s = suite_create("it_tcp");
@@ -451,6 +499,7 @@ static Suite *it_tcp_suite(void)
     tcase_add_test(tc, an_unsubscribed_tcp_client_is_no_longer_told);
     tcase_add_test(tc, a_change_made_by_one_tcp_client_is_pushed_to_another);
     tcase_add_test(tc, a_pty_subscriber_is_told_of_a_change_made_over_tcp);
+    tcase_add_test(tc, among_many_clients_a_change_reaches_the_subscriber_only);
     suite_add_tcase(s, tc);
     return s;
 }

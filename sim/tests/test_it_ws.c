@@ -161,6 +161,35 @@ START_TEST(every_reply_is_one_text_frame_without_newline)
 }
 END_TEST
 
+/* A client that sends hundreds of requests at once (written at once or queued, its input held
+   while the loop is busy: host_turn_over): another client is answered meanwhile, and every one
+   of its answers comes, once, in order. */
+START_TEST(a_pipelining_client_loses_nothing_and_another_is_answered)
+{
+    enum { N = 300 };
+    start();
+    ws_peer_t *busy = ws_peer_open(ws_port), *other = ws_peer_open(ws_port);
+    char req[96];
+    for (int i = 1; i <= N; i++) {
+        snprintf(req, sizeof req, "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"ping\"}", i);
+        ws_peer_send_text(busy, req);
+    }
+    json_t *r = rpc(other, "{\"jsonrpc\":\"2.0\",\"id\":\"o\",\"method\":\"ping\"}");
+    ck_assert_str_eq(str_at(r, "id"), "o");
+    json_decref(r);
+    for (int i = 1; i <= N; i++) {
+        r = next_response(busy);
+        ck_assert_int_eq(json_integer_value(json_object_get(r, "id")), i);
+        ck_assert_ptr_nonnull(json_object_get(r, "result"));
+        json_decref(r);
+    }
+    ck_assert(ws_peer_quiet(busy, 0.2));
+    ws_peer_close(busy);
+    ws_peer_close(other);
+    stop();
+}
+END_TEST
+
 /* Every connection is its own MCP session: negotiated versions differ, state does not leak. */
 START_TEST(two_connections_have_their_own_sessions)
 {
@@ -738,6 +767,7 @@ static Suite *it_ws_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, plain_json_rpc_initialize_list_and_call_gpio);
     tcase_add_test(tc, every_reply_is_one_text_frame_without_newline);
+    tcase_add_test(tc, a_pipelining_client_loses_nothing_and_another_is_answered);
     tcase_add_test(tc, two_connections_have_their_own_sessions);
     tcase_add_test(tc, an_envelope_is_answered_in_an_envelope_with_its_session_id);
     tcase_add_test(tc, a_malformed_envelope_gets_invalid_request_in_an_envelope);

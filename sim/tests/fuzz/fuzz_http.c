@@ -46,6 +46,8 @@
 #endif
 
 #define FUZZ_TOKEN "fuzz-token-0123456789"
+/* The page of libmicrohttpd's own 400 for a request it cannot parse. */
+#define MHD_MALFORMED "<title>Request malformed</title>"
 #define SID_MARK "@SID@"
 /* The most an exchange may take (wall-clock ms, generous under the sanitizers): a server still
    sending after it is stuck. */
@@ -373,8 +375,16 @@ static bool cut_short(const char *what, const char *at, const char *end)
     return false;
 }
 
+/* Whether a response may follow at p: the end, or the start of a status line. */
+static bool next_ok(const char *p, const char *end)
+{
+    size_t n = (size_t)(end - p) < 7 ? (size_t)(end - p) : 7;
+    return strncmp(p, "HTTP/1.", n) == 0;
+}
+
 /* Every byte in r is a well-formed response (when the client cut the connection, the last may
-   be cut short); returns how many whole ones there were. */
+   be cut short); returns how many whole ones there were. With head_sent (a HEAD request may be
+   among those sent) a response may also be a HEAD answer: headers only. */
 static size_t check_responses(const rx_t *r, bool head_sent, bool server_closed)
 {
     const char *p = r->data, *end = r->data + r->len;
@@ -383,7 +393,12 @@ static size_t check_responses(const rx_t *r, bool head_sent, bool server_closed)
         response_t resp;
         const char *what = "";
         const char *at = p;
-        if (!parse_response(&p, end, head_sent, &resp, &what)) {
+        bool ok = parse_response(&p, end, false, &resp, &what) && next_ok(p, end);
+        if (!ok && head_sent) {
+            p = at;
+            ok = parse_response(&p, end, true, &resp, &what) && next_ok(p, end);
+        }
+        if (!ok) {
             if (!server_closed && cut_short(what, at, end)) break;
             fprintf(stderr, "fuzz: response %zu: not well-formed (%s): %.300s\n", n + 1, what,
                     at);
@@ -406,6 +421,20 @@ static size_t count_complete(const rx_t *r)
         n++;
     }
     return n;
+}
+
+/* libmicrohttpd's own 400 with its header block sent twice, then its "Request malformed" page. */
+static bool mhd_double_400(const rx_t *r)
+{
+    static const char status[] = "HTTP/1.1 400 ";
+    if (r->len < 13 || strncmp(r->data, status, 13) != 0) return false;
+    const char *h1 = memmem(r->data, r->len, "\r\n\r\n", 4);
+    if (!h1 || (size_t)(r->data + r->len - (h1 + 4)) < 13 || strncmp(h1 + 4, status, 13) != 0)
+        return false;
+    const char *h2 = memmem(h1 + 4, (size_t)(r->data + r->len - (h1 + 4)), "\r\n\r\n", 4);
+    size_t ml = strlen(MHD_MALFORMED);
+    return h2 && (size_t)(r->data + r->len - (h2 + 4)) >= 12 + ml &&
+           strncmp(h2 + 4, "<html><head>", 12) == 0 && strncmp(h2 + 16, MHD_MALFORMED, ml) == 0;
 }
 
 /* ---------------------------------------------------------------- the request side */
@@ -555,8 +584,14 @@ int fuzz_sim_http(const uint8_t *data, size_t size)
     char *req = substitute(data + 1, size - 1, s->sid, &len);
     rx_t r = {0};
     bool closed = exchange(s, req, len, pieces, &r, 0);
-    bool head_sent = memmem(req, len, "HEAD", 4) != NULL;
-    (void)check_responses(&r, head_sent, closed);
+    bool head_sent = strncmp(req, "HEAD ", 5) == 0 || memmem(req, len, "\nHEAD ", 6) != NULL;
+    if (mhd_double_400(&r)) {
+        /* libmicrohttpd 0.9.75 sends the headers of its own 400 for some malformed requests
+           (two Content-Length headers, one not a number) twice, then its page: not judged
+           further (docs/fuzzing.md) */
+    } else {
+        (void)check_responses(&r, head_sent, closed);
+    }
     if (complete_request(req, len) && r.len == 0) {
         fprintf(stderr, "fuzz: a complete request got no response: %.300s\n", req);
         abort();

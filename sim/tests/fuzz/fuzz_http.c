@@ -7,19 +7,20 @@
    picks the server (bit 0) and how the rest is written (bits 1-3: in 1 to 8 pieces, with the
    loop run between them, so libmicrohttpd parses partial requests). The rest is sent as is over
    a new TCP connection, with "@SID@" replaced by the id of a live session of that server (so
-   inputs reach the session paths), then the client half-closes and the loop runs until the
-   server closes the connection. Properties:
-    - no crash, no leak, and the server closes the connection once the client has half-closed
-      (a stream parked for the client notices the hang-up);
+   inputs reach the session paths); the loop runs until the server closed the connection or
+   has been quiet, then the client resets it (it never half-closes: see exchange). Properties:
+    - no crash, no leak; the server ends every exchange in time (no response still coming
+      after ANSWER_WAIT_MS);
     - everything the server sent is a sequence of well-formed HTTP/1.x responses: a status
       line with a code 100-599, "Name: value" header lines, and a body framed by Content-Length,
-      by a chunked encoding that ends with its zero-size chunk, or by the close;
+      by a chunked encoding that ends with its zero-size chunk, or by the close (the last may be
+      cut short when the client hung up on an open stream);
     - a request the input sends complete (a plain request line and plain header lines, a body
       of its Content-Length, no Transfer-Encoding or Expect) is answered;
-    - the next good request still works: after every input, on a new connection, initialize
-      (POST) gets 200 with a JSON-RPC result and a new Mcp-Session-Id, and DELETE of the
-      previous live session gets 200 or 404 (the input may have ended it). The new session is
-      the next input's @SID@. */
+    - the next good request still works: after every input, on the harness's own keep-alive
+      connection (a new one when the server closed it), initialize (POST) gets 200 with a
+      JSON-RPC result and a new Mcp-Session-Id, and DELETE of the previous live session gets
+      200 or 404 (the input may have ended it). The new session is the next input's @SID@. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* memmem, strcasestr */
 #endif
@@ -52,13 +53,14 @@
 /* The most an exchange may take (wall-clock ms, generous under the sanitizers): a server still
    sending after it is stuck. */
 #define ANSWER_WAIT_MS 5000
-/* Turns of the loop (each waiting up to 2 ms) without a byte from the server that end an
-   exchange: libmicrohttpd answers within the turn that reads the request. */
+/* Turns of the loop without a byte from the server that end an exchange (the last waits up to
+   1 ms): libmicrohttpd answers within the turn that reads the request. */
 #define QUIET_TURNS 3
 
 typedef struct http_server {
     host_t host;
     int port;
+    int good_fd;   /* the keep-alive connection of the good requests, -1: none yet */
     char sid[128]; /* a live session, "" before the first */
 } http_server_t;
 
@@ -93,6 +95,7 @@ static void start(http_server_t *s, bool token)
     FUZZ_SIM_CHECK(s->host.http != NULL, "host_http_open failed");
     const char *colon = strrchr(url, ':');
     FUZZ_SIM_CHECK(colon != NULL && sscanf(colon + 1, "%d", &s->port) == 1, "no port in the URL");
+    s->good_fd = -1;
 }
 
 static http_server_t *server(bool token)
@@ -169,17 +172,18 @@ static size_t count_complete(const rx_t *r);
 /*
  * Writes data in pieces (the loop running in between) and runs the loop until the server
  * closed, until `want` (> 0) whole responses came, or (want 0) until it has been quiet for
- * QUIET_TURNS turns; then resets the connection (SO_LINGER 0) and lets the server see it. What
- * the server sent is in r (NUL-terminated).
+ * QUIET_TURNS turns; then resets the connection (SO_LINGER 0) and lets the server see it, unless
+ * keep is given: its connection (a new one when *keep < 0) is used and, still open, kept in
+ * *keep. What the server sent is in r (NUL-terminated). True when the server closed.
  *
  * The client never half-closes: when a request and the FIN arrive in one read, libmicrohttpd
  * (0.9.75, epoll, edge-triggered) answers and then never notices the FIN, so the connection
  * stays until its timeout (docs/fuzzing.md); a reset is always noticed.
  */
 static bool exchange(http_server_t *s, const char *data, size_t len, unsigned pieces, rx_t *r,
-                     size_t want)
+                     size_t want, int *keep)
 {
-    int fd = connect_to(s);
+    int fd = keep && *keep >= 0 ? *keep : connect_to(s);
     size_t off = 0;
     bool closed = false;
     for (unsigned i = 0; i < pieces && !closed; i++) {
@@ -207,10 +211,18 @@ static bool exchange(http_server_t *s, const char *data, size_t len, unsigned pi
             abort();
         }
         size_t before = r->len;
-        turn(s, fd, 2);
+        /* the server answers within the turn that reads the request: quiet turns need not
+           sleep, but the last waits a little for anything still on its way */
+        turn(s, fd, want > 0 ? 2 : quiet + 1 < QUIET_TURNS ? 0 : 1);
         closed = drain(fd, r);
         quiet = r->len == before ? quiet + 1 : 0;
     }
+    if (keep && !closed) { /* kept for the next good requests */
+        *keep = fd;
+        if (r->data) r->data[r->len] = 0;
+        return closed;
+    }
+    if (keep) *keep = -1;
     struct linger lg = {1, 0};
     (void)setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof lg);
     close(fd);
@@ -527,7 +539,8 @@ static const char init_body[] =
     "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":"
     "\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"fuzz\",\"version\":\"1\"}}}";
 
-/* initialize on a new connection, then DELETE of the previous session; keeps the new one. */
+/* initialize, then DELETE of the previous session, on the keep-alive connection of the good
+   requests; keeps the new session. */
 static void check_good_request(http_server_t *s, bool token)
 {
     char req[2048];
@@ -541,7 +554,7 @@ static void check_good_request(http_server_t *s, bool token)
                       "DELETE /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n%sMcp-Session-Id: %s\r\n\r\n",
                       auth, s->sid);
     rx_t r = {0};
-    bool closed = exchange(s, req, (size_t)n, 1, &r, s->sid[0] ? 2 : 1);
+    bool closed = exchange(s, req, (size_t)n, 1, &r, s->sid[0] ? 2 : 1, &s->good_fd);
     size_t count = check_responses(&r, false, closed);
     FUZZ_SIM_CHECK(count == (s->sid[0] ? 2u : 1u), "the good requests were not all answered");
     const char *p = r.data;
@@ -583,7 +596,7 @@ int fuzz_sim_http(const uint8_t *data, size_t size)
     size_t len;
     char *req = substitute(data + 1, size - 1, s->sid, &len);
     rx_t r = {0};
-    bool closed = exchange(s, req, len, pieces, &r, 0);
+    bool closed = exchange(s, req, len, pieces, &r, 0, NULL);
     bool head_sent = strncmp(req, "HEAD ", 5) == 0 || memmem(req, len, "\nHEAD ", 6) != NULL;
     if (mhd_double_400(&r)) {
         /* libmicrohttpd 0.9.75 sends the headers of its own 400 for some malformed requests

@@ -45,7 +45,8 @@
 
 /* Wall-clock ms an exchange may take (generous under the sanitizers). */
 #define WS_WAIT_MS 5000
-/* Quiet loop turns (each up to 2 ms) that end waiting when nothing more is expected. */
+/* Quiet loop turns (the last waiting up to 1 ms) that end waiting when nothing more is
+   expected. */
 #define WS_QUIET_TURNS 3
 
 typedef struct ws_server {
@@ -464,7 +465,7 @@ static void ws_wait_for(ws_server_t *s, int fd, ws_rx_t *r, bool sentinel_sent, 
             abort();
         }
         size_t before = r->len;
-        ws_turn(s, fd, 2);
+        ws_turn(s, fd, sentinel_sent || expect_close ? 2 : quiet + 1 < WS_QUIET_TURNS ? 0 : 1);
         ws_drain(fd, r);
         quiet = r->len == before ? quiet + 1 : 0;
     }

@@ -188,7 +188,8 @@ fuzz: bootstrap
 	tools/fuzz all $(FUZZ_SECONDS)
 
 # The simulator's input paths (sim/tests/fuzz: HTTP checks, addresses, WebSocket envelopes, the
-# control channel, board and backing files) under libFuzzer, FUZZ_SECONDS each.
+# control channel, board and backing files, HTTP through libmicrohttpd, WebSocket through
+# libwebsockets) under libFuzzer, FUZZ_SECONDS each.
 fuzz-sim: bootstrap
 	tools/fuzz-sim all $(FUZZ_SECONDS)
 

@@ -194,6 +194,39 @@ static enum MHD_Result send_body(const host_http_t *http, struct MHD_Connection 
     return queue(http, c, status, r);
 }
 
+/* Makes s valid UTF-8 in place, as a JSON string must be: a byte that does not begin a
+   well-formed sequence becomes '?'. Messages quote the request's method, URL and headers, which
+   may be any bytes (and "%.100s" may cut a sequence); jansson refuses invalid UTF-8, and the
+   error body would be NULL (found by sim/tests/fuzz/fuzz_http.c). */
+static void utf8_repair(char *s)
+{
+    static const uint32_t least[] = {0, 0x80, 0x800, 0x10000};
+    for (unsigned char *p = (unsigned char *)s; *p;) {
+        unsigned n;
+        uint32_t cp;
+        if (*p < 0x80) {
+            p++;
+            continue;
+        } else if ((*p & 0xE0) == 0xC0) {
+            n = 1, cp = *p & 0x1Fu;
+        } else if ((*p & 0xF0) == 0xE0) {
+            n = 2, cp = *p & 0x0Fu;
+        } else if ((*p & 0xF8) == 0xF0) {
+            n = 3, cp = *p & 0x07u;
+        } else {
+            *p++ = '?';
+            continue;
+        }
+        unsigned i = 1;
+        for (; i <= n && (p[i] & 0xC0) == 0x80; i++) cp = cp << 6 | (p[i] & 0x3Fu);
+        if (i <= n || cp < least[n] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
+            *p++ = '?';
+            continue;
+        }
+        p += n + 1;
+    }
+}
+
 static void fail(http_err_t *e, unsigned status, int code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
@@ -205,6 +238,7 @@ static void fail(http_err_t *e, unsigned status, int code, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(e->message, sizeof e->message, fmt, ap);
     va_end(ap);
+    utf8_repair(e->message);
 }
 
 /* Sends a refusal: the status, a JSON-RPC error body (id null) and the headers it needs. */
@@ -743,6 +777,7 @@ static bool check_stateless(struct MHD_Connection *c, const fw_envelope_t *env, 
              "2024-11-05 to 2025-11-25 after initialize)",
              version);
         snprintf(e->requested, sizeof e->requested, "%s", version);
+        utf8_repair(e->requested);
         return false;
     }
     if (env->meta < 0 || env->doc.toks[env->meta].type != FW_JSON_OBJECT || env->version < 0 ||

@@ -254,6 +254,19 @@ static void handle_message(ws_conn_t *c, const char *msg, size_t len)
     host_env_free(&env);
 }
 
+/* True when a text message ends inside a UTF-8 sequence. libwebsockets 4.1.6 validates each
+   fragment's bytes (LWS_SERVER_OPTION_VALIDATE_UTF8) but lets a sequence cut at the end of a
+   message through when its last fragment is empty (found by sim/tests/fuzz/fuzz_ws.c). */
+static bool ends_inside_utf8(const char *text, size_t len)
+{
+    size_t i = len, cont = 0;
+    while (i > 0 && cont < 3 && ((unsigned char)text[i - 1] & 0xC0) == 0x80) i--, cont++;
+    if (i == 0) return false;
+    unsigned char lead = (unsigned char)text[i - 1];
+    size_t need = lead >= 0xF0 ? 3 : lead >= 0xE0 ? 2 : lead >= 0xC0 ? 1 : 0;
+    return need > cont;
+}
+
 /* Closes with code and a reason the peer can read. */
 static int refuse(ws_conn_t *c, enum lws_close_status code, const char *reason)
 {
@@ -304,12 +317,18 @@ int ws_conn_receive(ws_conn_t *c, const char *data, size_t len)
         return refuse(c, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE, "message longer than 1048576 bytes");
     bool final = lws_is_final_fragment(c->wsi);
     if (final && c->in.len == 0) { /* the usual case: a whole message in one piece */
+        if (ends_inside_utf8(data, len))
+            return refuse(c, LWS_CLOSE_STATUS_INVALID_PAYLOAD, "text is not valid UTF-8");
         handle_message(c, data, len);
         count_turn(c);
         return 0;
     }
     host_buf_append(&c->in, data, len);
     if (final) {
+        if (ends_inside_utf8(c->in.data, c->in.len)) {
+            c->in.len = 0;
+            return refuse(c, LWS_CLOSE_STATUS_INVALID_PAYLOAD, "text is not valid UTF-8");
+        }
         handle_message(c, c->in.data, c->in.len);
         c->in.len = 0;
         count_turn(c);

@@ -13,7 +13,9 @@
 #include "fuzz/fuzz_board.c"
 #include "fuzz/fuzz_control.c"
 #include "fuzz/fuzz_envelope.c"
+#include "fuzz/fuzz_http.c"
 #include "fuzz/fuzz_http_check.c"
+#include "fuzz/fuzz_ws.c"
 #include "test_util.h"
 
 /* Fewest files a corpus may hold: fewer means it went missing. */
@@ -28,6 +30,7 @@ static const harness_t harnesses[] = {
     {"http_check", fuzz_sim_http_check}, {"address", fuzz_sim_address},
     {"envelope", fuzz_sim_envelope},     {"control", fuzz_sim_control},
     {"board", fuzz_sim_board},           {"backing", fuzz_sim_backing},
+    {"http", fuzz_sim_http},             {"ws", fuzz_sim_ws},
 };
 
 static int by_name(const void *a, const void *b)

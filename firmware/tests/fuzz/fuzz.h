@@ -66,6 +66,16 @@ typedef struct fuzz_rig {
    schemas in list_tools) and takes a few samples so the pin tools have data. */
 void fuzz_rig_init(fuzz_rig_t *rig, bool alt);
 
+/*
+ * Puts the rig in exactly the state fuzz_rig_init(rig, alt) leaves, without its cost (device
+ * init, tool registration, a second of sampling): the first call for a rig and variant runs
+ * fuzz_rig_init and keeps a byte copy of the result, later calls copy it back. This is exact
+ * because the rig holds all the state the device and the mock HAL have (the firmware has no
+ * mutable globals and no heap) and its pointers point into the rig itself (HAL context, board,
+ * sample store), which is why a snapshot is only restored into the rig it was taken from.
+ */
+void fuzz_rig_reset(fuzz_rig_t *rig, bool alt);
+
 /* Moves the mock clock by ms in sampling steps, changing the sensor and button on the way, and
    runs the due sampling (so events and gaps appear). */
 void fuzz_rig_advance(fuzz_rig_t *rig, uint64_t ms);

@@ -236,6 +236,34 @@ void fuzz_rig_init(fuzz_rig_t *rig, bool alt)
     fuzz_rig_advance(rig, 1000);
 }
 
+/* Snapshots of fuzz_rig_init's result, per rig and variant (the rigs are static objects, so a
+   handful is enough). */
+#define FUZZ_RIG_SNAPSHOTS 4
+
+typedef struct rig_snapshot {
+    const fuzz_rig_t *rig;
+    bool alt;
+    fuzz_rig_t state;
+} rig_snapshot_t;
+
+void fuzz_rig_reset(fuzz_rig_t *rig, bool alt)
+{
+    static rig_snapshot_t snaps[FUZZ_RIG_SNAPSHOTS]; /* fuzz_rig_t is large: not on the stack */
+    static size_t count;
+    for (size_t i = 0; i < count; i++) {
+        if (snaps[i].rig == rig && snaps[i].alt == alt) {
+            memcpy(rig, &snaps[i].state, sizeof *rig);
+            return;
+        }
+    }
+    FUZZ_CHECK(count < FUZZ_RIG_SNAPSHOTS, "more than %d rig snapshots", FUZZ_RIG_SNAPSHOTS);
+    fuzz_rig_init(rig, alt);
+    snaps[count].rig = rig;
+    snaps[count].alt = alt;
+    memcpy(&snaps[count].state, rig, sizeof *rig);
+    count++;
+}
+
 /* ---------------------------------------------------------------- reply checks */
 
 /* The codes a device sends: JSON-RPC's own, MCP's resource-not-found and the hardware range

@@ -64,24 +64,38 @@ static void framed_end(void *ctx)
     f->cur.len = 0;
 }
 
+/* The framing sinks' buffer, kept between messages and runs (no growing it again each time). */
+static fuzz_buf_t framed_store;
+
+static fuzz_buf_t framed_buf(void)
+{
+    fuzz_buf_t b = framed_store;
+    b.len = 0;
+    return b;
+}
+
+static void framed_keep(const framed_t *f)
+{
+    framed_store = f->cur;
+}
+
 /* Path 1: fw_device_handle. Returns the parsed reply (NULL: none). */
 static json_t *handle_plain(const char *msg, size_t size)
 {
-    fuzz_buf_t out = {NULL, 0, 0};
+    static fuzz_buf_t out; /* kept between runs: no growing it again for each reply */
+    out.len = 0;
     bool answered = fw_device_handle(&handle_rig.dev, msg, size, (fw_sink_t){fuzz_buf_write, &out});
     FUZZ_CHECK(answered == (out.len > 0), "handle: returned %d with %zu bytes written",
                (int)answered, out.len);
     FUZZ_CHECK(out.len == 0 || memchr(out.data, '\n', out.len) == NULL,
                "handle: a newline in the reply");
-    json_t *reply = answered ? fuzz_check_reply(out.data, out.len, "handle") : NULL;
-    fuzz_buf_free(&out);
-    return reply;
+    return answered ? fuzz_check_reply(out.data, out.len, "handle") : NULL;
 }
 
 /* Path 2: fw_device_handle_session. Returns the response (NULL: none). */
 static json_t *handle_framed(const char *msg, size_t size)
 {
-    framed_t f = {{NULL, 0, 0}, json_array()};
+    framed_t f = {framed_buf(), json_array()};
     fw_msg_sink_t sink = {framed_write, &f, framed_end, NULL};
     bool answered = fw_device_handle_session(&handle_rig.dev, &handle_session, msg, size, sink);
     size_t n = json_array_size(f.msgs);
@@ -95,14 +109,14 @@ static json_t *handle_framed(const char *msg, size_t size)
                (int)response);
     json_t *reply = response ? json_incref(last) : NULL;
     json_decref(f.msgs);
-    fuzz_buf_free(&f.cur);
+    framed_keep(&f);
     return reply;
 }
 
 /* fw_device_drain writes only notifications, as many as it says. */
 static void drain(void)
 {
-    framed_t f = {{NULL, 0, 0}, json_array()};
+    framed_t f = {framed_buf(), json_array()};
     size_t n = fw_device_drain(&handle_rig.dev, &handle_session,
                                (fw_msg_sink_t){framed_write, &f, framed_end, NULL});
     FUZZ_CHECK(n == json_array_size(f.msgs) && f.cur.len == 0,
@@ -111,7 +125,7 @@ static void drain(void)
         FUZZ_CHECK(fuzz_is_notification(json_array_get(f.msgs, i)),
                    "drain: wrote something else than a notification");
     json_decref(f.msgs);
-    fuzz_buf_free(&f.cur);
+    framed_keep(&f);
 }
 
 static void setup_session(void)
@@ -134,11 +148,35 @@ static void check_sentinel(bool framed)
     json_decref(reply);
 }
 
+/* The framed path's starting point: the variant rig with the session set up, kept once and
+   copied back before each input (the session points only at the rig's device and at constant
+   tool descriptors, so a copy into the same objects is that state exactly). */
+static fuzz_rig_t setup_rig;
+static fw_session_t setup_sess;
+
+static void reset_framed(void)
+{
+    static bool taken;
+    if (!taken) {
+        fuzz_rig_init(&handle_rig, true);
+        setup_session();
+        memcpy(&setup_rig, &handle_rig, sizeof setup_rig);
+        setup_sess = handle_session;
+        taken = true;
+        return;
+    }
+    memcpy(&handle_rig, &setup_rig, sizeof handle_rig);
+    handle_session = setup_sess;
+}
+
 static void run(const uint8_t *data, size_t size, bool framed)
 {
     char *msg = fuzz_exact_copy(data, size);
-    fuzz_rig_init(&handle_rig, framed);
-    if (framed) setup_session();
+    if (framed) {
+        reset_framed();
+    } else {
+        fuzz_rig_reset(&handle_rig, false);
+    }
     handle_rig.failing = framed;
     handle_rig.fail_pattern = fnv1a(data, size) | 1u;
     json_t *reply = framed ? handle_framed(msg, size) : handle_plain(msg, size);

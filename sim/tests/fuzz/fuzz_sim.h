@@ -15,6 +15,8 @@ int fuzz_sim_envelope(const uint8_t *data, size_t size);   /* the WebSocket enve
 int fuzz_sim_control(const uint8_t *data, size_t size);    /* one control-channel message */
 int fuzz_sim_board(const uint8_t *data, size_t size);      /* a board file */
 int fuzz_sim_backing(const uint8_t *data, size_t size);    /* an AT24C backing file */
+int fuzz_sim_http(const uint8_t *data, size_t size);       /* HTTP through libmicrohttpd */
+int fuzz_sim_ws(const uint8_t *data, size_t size);         /* WebSocket through libwebsockets */
 
 #define FUZZ_SIM_CHECK(cond, what)                                                                 \
     do {                                                                                           \

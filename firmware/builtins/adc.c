@@ -11,7 +11,7 @@ static fw_err_t adc_read_fn(fw_call_t *call)
     if (err != FW_OK) return fw_builtin_pin_failed(call, pin->pin, err);
     fw_jw_t *w = fw_call_result(call);
     fw_write_pin_id(w, pin->pin);
-    fw_jw_kv_i64(w, "value", raw);
+    FW_JW_KV_I64(w, "value", raw);
     fw_adc_write_scaled(w, fw_device_board(call->dev), raw);
     return FW_OK;
 }

@@ -28,7 +28,7 @@ static fw_err_t level_result(fw_call_t *call, const fw_arg_t *pin, bool level, f
     fw_device_pin_note_level(call->dev, pin->pin_index, level);
     fw_jw_t *w = fw_call_result(call);
     fw_write_pin_id(w, pin->pin);
-    fw_jw_kv_bool(w, "value", level);
+    FW_JW_KV_BOOL(w, "value", level);
     return FW_OK;
 }
 

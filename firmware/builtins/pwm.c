@@ -14,8 +14,8 @@ static fw_err_t pwm_write_fn(fw_call_t *call)
     fw_device_pin_note_duty(call->dev, pin->pin_index, duty);
     fw_jw_t *w = fw_call_result(call);
     fw_write_pin_id(w, pin->pin);
-    fw_jw_kv_i64(w, "duty", duty);
-    if (freq->present) fw_jw_kv_i64(w, "frequency", freq_hz);
+    FW_JW_KV_I64(w, "duty", duty);
+    if (freq->present) FW_JW_KV_I64(w, "frequency", freq_hz);
     return FW_OK;
 }
 

@@ -506,8 +506,8 @@ fw_err_t fw_hal_dht_frame(const fw_device_t *dev, uint16_t pin, uint8_t frame[5]
 
 void fw_write_pin_id(fw_jw_t *w, const fw_pin_def_t *def)
 {
-    fw_jw_kv_i64(w, "pin", def->number);
-    fw_jw_kv_str(w, "name", def->name ? def->name : "");
+    FW_JW_KV_I64(w, "pin", def->number);
+    FW_JW_KV_STR(w, "name", def->name ? def->name : "");
 }
 
 /* 2^bits - 1, or 0 for a board without a usable ADC profile. */

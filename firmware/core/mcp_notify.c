@@ -166,8 +166,13 @@ void fw_mcp_vlog(fw_device_t *dev, fw_log_level_t level, const char *fmt, va_lis
 static uint64_t pin_look(const fw_device_t *dev, size_t i)
 {
     const fw_pin_state_t *st = &dev->pins[i];
-    const fw_pin_sampling_t *sm =
-        fw_pin_sampled(&dev->board->pins[i]) ? fw_sampling_state(dev, (uint8_t)i) : NULL;
+    const fw_pin_def_t *def = &dev->board->pins[i];
+#if FW_SPEED_PATHS >= 2 /* most pins are not sampled: no call to find that out */
+    bool sampled = def->sample_interval_ms > 0 && fw_pin_sampled(def);
+#else
+    bool sampled = fw_pin_sampled(def);
+#endif
+    const fw_pin_sampling_t *sm = sampled ? fw_sampling_state(dev, (uint8_t)i) : NULL;
     uint64_t sample = sm != NULL && sm->count > 0 ? sm->latest : 0u;
     uint64_t level = st->have_level ? (2u | (st->level ? 1u : 0u)) : 0u;
     return sample << 32 | (uint64_t)st->type << 16 | (uint64_t)st->duty << 8 | level;

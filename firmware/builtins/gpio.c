@@ -32,16 +32,18 @@ static fw_err_t level_result(fw_call_t *call, const fw_arg_t *pin, bool level, f
     return FW_OK;
 }
 
+/* The arguments by their index in the tool's params (gpio_write_params, gpio_read_params):
+   no name lookup per call. */
 static fw_err_t gpio_write_fn(fw_call_t *call)
 {
-    const fw_arg_t *pin = fw_call_arg(call, "pin");
-    bool level = fw_call_arg(call, "value")->i != 0;
+    const fw_arg_t *pin = &call->args[0];
+    bool level = call->args[1].i != 0;
     return level_result(call, pin, level, fw_hal_gpio_write(call->dev, pin->pin->number, level));
 }
 
 static fw_err_t gpio_read_fn(fw_call_t *call)
 {
-    const fw_arg_t *pin = fw_call_arg(call, "pin");
+    const fw_arg_t *pin = &call->args[0];
     bool level = false;
     fw_err_t err = fw_hal_gpio_read(call->dev, pin->pin->number, &level);
     return level_result(call, pin, level, err);

@@ -410,12 +410,14 @@ void fw_device_pin_note_level(fw_device_t *dev, uint8_t index, bool level)
     FW_ASSERT(index < dev->board->pin_count);
     dev->pins[index].have_level = true;
     dev->pins[index].level = level;
+    fw_pin_touch(dev, index);
 }
 
 void fw_device_pin_note_duty(fw_device_t *dev, uint8_t index, uint8_t duty)
 {
     FW_ASSERT(index < dev->board->pin_count);
     dev->pins[index].duty = duty;
+    fw_pin_touch(dev, index);
 }
 
 void fw_device_pin_note_mode(fw_device_t *dev, uint8_t index, hal_pin_mode_t mode)
@@ -425,6 +427,7 @@ void fw_device_pin_note_mode(fw_device_t *dev, uint8_t index, hal_pin_mode_t mod
     st->mode = (uint8_t)mode;
     st->type = mode == HAL_PIN_OUTPUT ? FW_PIN_DIGITAL_OUTPUT : FW_PIN_DIGITAL_INPUT;
     st->have_level = false;
+    fw_pin_touch(dev, index);
 }
 
 const fw_counters_t *fw_device_counters(const fw_device_t *dev)

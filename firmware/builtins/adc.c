@@ -5,13 +5,13 @@
 
 static fw_err_t adc_read_fn(fw_call_t *call)
 {
-    const fw_arg_t *pin = fw_call_arg(call, "pin");
+    const fw_arg_t *pin = &call->args[0]; /* adc_read_params[0] */
     uint16_t raw = 0;
     fw_err_t err = fw_hal_adc_read(call->dev, pin->pin->number, &raw);
     if (err != FW_OK) return fw_builtin_pin_failed(call, pin->pin, err);
     fw_jw_t *w = fw_call_result(call);
     fw_write_pin_id(w, pin->pin);
-    fw_jw_kv_i64(w, "value", raw);
+    FW_JW_KV_I64(w, "value", raw);
     fw_adc_write_scaled(w, fw_device_board(call->dev), raw);
     return FW_OK;
 }

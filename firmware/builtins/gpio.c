@@ -28,20 +28,22 @@ static fw_err_t level_result(fw_call_t *call, const fw_arg_t *pin, bool level, f
     fw_device_pin_note_level(call->dev, pin->pin_index, level);
     fw_jw_t *w = fw_call_result(call);
     fw_write_pin_id(w, pin->pin);
-    fw_jw_kv_bool(w, "value", level);
+    FW_JW_KV_BOOL(w, "value", level);
     return FW_OK;
 }
 
+/* The arguments by their index in the tool's params (gpio_write_params, gpio_read_params):
+   no name lookup per call. */
 static fw_err_t gpio_write_fn(fw_call_t *call)
 {
-    const fw_arg_t *pin = fw_call_arg(call, "pin");
-    bool level = fw_call_arg(call, "value")->i != 0;
+    const fw_arg_t *pin = &call->args[0];
+    bool level = call->args[1].i != 0;
     return level_result(call, pin, level, fw_hal_gpio_write(call->dev, pin->pin->number, level));
 }
 
 static fw_err_t gpio_read_fn(fw_call_t *call)
 {
-    const fw_arg_t *pin = fw_call_arg(call, "pin");
+    const fw_arg_t *pin = &call->args[0];
     bool level = false;
     fw_err_t err = fw_hal_gpio_read(call->dev, pin->pin->number, &level);
     return level_result(call, pin, level, err);

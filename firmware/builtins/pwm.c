@@ -5,17 +5,18 @@
 
 static fw_err_t pwm_write_fn(fw_call_t *call)
 {
-    const fw_arg_t *pin = fw_call_arg(call, "pin");
-    uint8_t duty = (uint8_t)fw_call_arg(call, "duty")->i;
-    const fw_arg_t *freq = fw_call_arg(call, "frequency");
+    /* by index in pwm_write_params: pin, duty, frequency */
+    const fw_arg_t *pin = &call->args[0];
+    uint8_t duty = (uint8_t)call->args[1].i;
+    const fw_arg_t *freq = &call->args[2];
     uint32_t freq_hz = freq->present ? (uint32_t)freq->i : 0u;
     fw_err_t err = fw_hal_pwm_write(call->dev, pin->pin->number, duty, freq_hz);
     if (err != FW_OK) return fw_builtin_pin_failed(call, pin->pin, err);
     fw_device_pin_note_duty(call->dev, pin->pin_index, duty);
     fw_jw_t *w = fw_call_result(call);
     fw_write_pin_id(w, pin->pin);
-    fw_jw_kv_i64(w, "duty", duty);
-    if (freq->present) fw_jw_kv_i64(w, "frequency", freq_hz);
+    FW_JW_KV_I64(w, "duty", duty);
+    if (freq->present) FW_JW_KV_I64(w, "frequency", freq_hz);
     return FW_OK;
 }
 

@@ -410,12 +410,14 @@ void fw_device_pin_note_level(fw_device_t *dev, uint8_t index, bool level)
     FW_ASSERT(index < dev->board->pin_count);
     dev->pins[index].have_level = true;
     dev->pins[index].level = level;
+    fw_pin_touch(dev, index);
 }
 
 void fw_device_pin_note_duty(fw_device_t *dev, uint8_t index, uint8_t duty)
 {
     FW_ASSERT(index < dev->board->pin_count);
     dev->pins[index].duty = duty;
+    fw_pin_touch(dev, index);
 }
 
 void fw_device_pin_note_mode(fw_device_t *dev, uint8_t index, hal_pin_mode_t mode)
@@ -425,6 +427,7 @@ void fw_device_pin_note_mode(fw_device_t *dev, uint8_t index, hal_pin_mode_t mod
     st->mode = (uint8_t)mode;
     st->type = mode == HAL_PIN_OUTPUT ? FW_PIN_DIGITAL_OUTPUT : FW_PIN_DIGITAL_INPUT;
     st->have_level = false;
+    fw_pin_touch(dev, index);
 }
 
 const fw_counters_t *fw_device_counters(const fw_device_t *dev)
@@ -506,8 +509,8 @@ fw_err_t fw_hal_dht_frame(const fw_device_t *dev, uint16_t pin, uint8_t frame[5]
 
 void fw_write_pin_id(fw_jw_t *w, const fw_pin_def_t *def)
 {
-    fw_jw_kv_i64(w, "pin", def->number);
-    fw_jw_kv_str(w, "name", def->name ? def->name : "");
+    FW_JW_KV_I64(w, "pin", def->number);
+    FW_JW_KV_STR(w, "name", def->name ? def->name : "");
 }
 
 /* 2^bits - 1, or 0 for a board without a usable ADC profile. */

@@ -250,6 +250,18 @@ bool fw_rpc_handle(fw_device_t *dev, void *session, const char *msg, size_t len,
 void fw_rpc_feed(fw_device_t *dev, void *session, fw_framer_t *fr, const uint8_t *data, size_t len,
                  fw_sink_t out);
 
+/* Notes that pin i's state or sampling was written, so MCP's observe compares its look (only
+   such pins are compared after a call). */
+static inline void fw_pin_touch(fw_device_t *d, size_t i)
+{
+#if FW_WITH_MCP
+    d->pin_touched[i / 32u] |= (uint32_t)1u << (i % 32u);
+#else
+    (void)d;
+    (void)i;
+#endif
+}
+
 /* Pins and sampled events since the last look, for the layer (dev->layer->observe). */
 void fw_layer_observe(fw_device_t *dev);
 

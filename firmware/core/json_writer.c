@@ -858,6 +858,53 @@ void(fw_jw_kv_bool)(fw_jw_t *w, const char *key, bool v)
     fw_jw_bool(w, v);
 }
 
+#if FW_SPEED_PATHS >= 2 && !FW_ROM_SPLIT
+/* The separator and member ("\"key\":", n bytes) then value (vn bytes, NULL: none) as one copy
+   when they fit the room; false (nothing written) when a key may not come here. */
+static HOT_INLINE bool put_member(fw_jw_t *w, const char *member, size_t n, const char *value,
+                                  size_t vn)
+{
+    if (w->in_str || !in_object(w) || w->want_value) return misuse(w);
+    fw_jw_mask_t bit = (fw_jw_mask_t)(1u << w->depth);
+    size_t comma = (w->first_mask & bit) ? 0u : 1u;
+    size_t need = comma + n + vn;
+    if (need < sizeof w->buf - w->used) {
+        char *p = w->buf + w->used;
+        p[0] = ',';
+        memcpy(p + comma, member, n);
+        if (vn > 0) memcpy(p + comma + n, value, vn);
+        w->first_mask &= (fw_jw_mask_t)~bit;
+        w->used += need;
+        w->total += need;
+        return true;
+    }
+    next_element(w);
+    put(w, member, n);
+    if (vn > 0) put(w, value, vn);
+    return true;
+}
+
+void fw_jw_member_i64(fw_jw_t *w, const char *member, size_t n, int64_t v)
+{
+    char text[21];
+    put_member(w, member, n, text, fw_i64_text(text, v));
+}
+
+void fw_jw_member_bool(fw_jw_t *w, const char *member, size_t n, bool v)
+{
+    put_member(w, member, n, v ? "true" : "false", v ? 4u : 5u);
+}
+
+void fw_jw_member_str(fw_jw_t *w, const char *member, size_t n, const char *s)
+{
+    if (s == NULL) {
+        misuse(w);
+        return;
+    }
+    if (put_member(w, member, n, NULL, 0)) put_quoted(w, s, fw_strlen(s), 0);
+}
+#endif
+
 fw_err_t fw_jw_flush(fw_jw_t *w)
 {
     flush_buf(w);

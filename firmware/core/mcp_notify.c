@@ -166,20 +166,32 @@ void fw_mcp_vlog(fw_device_t *dev, fw_log_level_t level, const char *fmt, va_lis
 static uint64_t pin_look(const fw_device_t *dev, size_t i)
 {
     const fw_pin_state_t *st = &dev->pins[i];
-    const fw_pin_sampling_t *sm =
-        fw_pin_sampled(&dev->board->pins[i]) ? fw_sampling_state(dev, (uint8_t)i) : NULL;
+    const fw_pin_def_t *def = &dev->board->pins[i];
+#if FW_SPEED_PATHS >= 2 /* most pins are not sampled: no call to find that out */
+    bool sampled = def->sample_interval_ms > 0 && fw_pin_sampled(def);
+#else
+    bool sampled = fw_pin_sampled(def);
+#endif
+    const fw_pin_sampling_t *sm = sampled ? fw_sampling_state(dev, (uint8_t)i) : NULL;
     uint64_t sample = sm != NULL && sm->count > 0 ? sm->latest : 0u;
     uint64_t level = st->have_level ? (2u | (st->level ? 1u : 0u)) : 0u;
     return sample << 32 | (uint64_t)st->type << 16 | (uint64_t)st->duty << 8 | level;
 }
 
+/* Only the pins written since the last look (fw_pin_touch) can look different: those are
+   compared, in pin order as before. */
 static void observe_pins(fw_device_t *dev)
 {
-    for (size_t i = 0; i < dev->board->pin_count; i++) {
-        uint64_t look = pin_look(dev, i);
-        if (look == dev->pin_look[i]) continue;
-        dev->pin_look[i] = look;
-        dev->pin_changed[i] = ++dev->change_count;
+    for (size_t k = 0; k < FW_ARRAY_LEN(dev->pin_touched); k++) {
+        uint32_t bits = dev->pin_touched[k];
+        dev->pin_touched[k] = 0;
+        for (size_t i = k * 32u; bits != 0; i++, bits >>= 1) {
+            if (!(bits & 1u) || i >= dev->board->pin_count) continue;
+            uint64_t look = pin_look(dev, i);
+            if (look == dev->pin_look[i]) continue;
+            dev->pin_look[i] = look;
+            dev->pin_changed[i] = ++dev->change_count;
+        }
     }
 }
 
@@ -223,6 +235,7 @@ void fw_mcp_observe(fw_device_t *dev)
 void fw_mcp_init(fw_device_t *dev)
 {
     for (size_t i = 0; i < dev->board->pin_count; i++) dev->pin_look[i] = pin_look(dev, i);
+    memset(dev->pin_touched, 0, sizeof dev->pin_touched);
     dev->ev_logged = dev->ev_next_seq - 1u;
     dev->drops_logged = dev->counters.events_dropped;
     fw_session_init(&dev->session, dev);

@@ -161,6 +161,7 @@ fw_err_t fw_mcp_read_pin(fw_device_t *dev, size_t i, fw_mcp_reading_t *rd)
         if (rd->err == FW_OK) {
             st->have_level = true;
             st->level = rd->level;
+            fw_pin_touch(dev, i);
         }
     } else if (st->type == FW_PIN_ADC_INPUT) {
         rd->err = fw_hal_adc_read(dev, def->number, &rd->raw);

@@ -167,6 +167,7 @@ static void take_sample(fw_device_t *dev, size_t i, uint64_t t_ms)
     st->next_seq++;
     ring_put(dev, i, value, t_ms);
     summary_add(st, (uint16_t)value); /* read_value gives 16 bits (an ADC count, 0/1) */
+    fw_pin_touch(dev, i);
     track_level(dev, i, value, t_ms);
 }
 

@@ -362,6 +362,8 @@ typedef struct fw_device {
     uint32_t change_count;             /* pin changes observed since init */
     uint32_t pin_changed[FW_PINS_MAX]; /* change_count at each pin's last observed change */
     uint64_t pin_look[FW_PINS_MAX];    /* each pin's observable state when last compared */
+    /* bit i: pin i's state (or sampling) was written since observe last compared it */
+    uint32_t pin_touched[(FW_PINS_MAX + 31) / 32];
     uint32_t ev_logged;                /* sampling events up to this seq were logged */
     uint32_t drops_logged;             /* counters.events_dropped when last logged */
     uint32_t log_next;                 /* seq the next log entry gets */

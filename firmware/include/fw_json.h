@@ -163,6 +163,26 @@ void fw_jw_kv_str(fw_jw_t *w, const char *key, const char *s);
 void fw_jw_kv_i64(fw_jw_t *w, const char *key, int64_t v);
 void fw_jw_kv_bool(fw_jw_t *w, const char *key, bool v);
 /*
+ * FW_JW_KV_I64/BOOL/STR(w, "key", v): the same member as fw_jw_kv_*, for a key that is a string
+ * literal with nothing to escape (no '"', '\\' or byte below 0x20: the caller's promise). At
+ * FW_SPEED_PATHS 2 (hosted builds) the quoted key and its ':' are pasted at compile time and
+ * written with the separator and the value in one copy (fw_jw_member_*: member is "\"key\":",
+ * n its length); elsewhere these are fw_jw_kv_*, so the flash-tight images do not change.
+ */
+#if FW_SPEED_PATHS >= 2 && !FW_ROM_SPLIT
+void fw_jw_member_i64(fw_jw_t *w, const char *member, size_t n, int64_t v);
+void fw_jw_member_bool(fw_jw_t *w, const char *member, size_t n, bool v);
+void fw_jw_member_str(fw_jw_t *w, const char *member, size_t n, const char *s);
+#define FW_JW_MEMBER_(key) ("\"" key "\":"), (sizeof("\"" key "\":") - 1u)
+#define FW_JW_KV_I64(w, key, v) fw_jw_member_i64((w), FW_JW_MEMBER_(key), (v))
+#define FW_JW_KV_BOOL(w, key, v) fw_jw_member_bool((w), FW_JW_MEMBER_(key), (v))
+#define FW_JW_KV_STR(w, key, s) fw_jw_member_str((w), FW_JW_MEMBER_(key), (s))
+#else
+#define FW_JW_KV_I64(w, key, v) fw_jw_kv_i64((w), key, (v))
+#define FW_JW_KV_BOOL(w, key, v) fw_jw_kv_bool((w), key, (v))
+#define FW_JW_KV_STR(w, key, s) fw_jw_kv_str((w), key, (s))
+#endif
+/*
  * A string value written in pieces: begin, any number of chunks (raw bytes, escaped like
  * fw_jw_strn), end. While it is open only chunk, end and flush are allowed.
  * fw_jw_string_sink(w) is a sink whose writes become chunks of w's open string, so a second

@@ -37,6 +37,75 @@ static json_t *parse(const char *text, size_t len)
     return json_loadb(text, len, JSON_DECODE_ANY | JSON_DECODE_INT_AS_REAL | JSON_ALLOW_NUL, &jerr);
 }
 
+/* ---------------------------------------------------------------- literal-key members */
+
+/* One document written with the FW_JW_KV_* macros (literal keys, pasted at compile time at
+   FW_SPEED_PATHS 2) or with fw_jw_kv_*; pad bytes of padding first, so the members meet every
+   fill level of the writer's buffer (the one-copy path and the flushing one). */
+static void write_members(bool literal, size_t pad)
+{
+    static char padding[FW_JW_BUF_SIZE + 64];
+    memset(padding, 'x', sizeof padding);
+    padding[pad] = 0;
+    start();
+    fw_jw_obj_begin(&w);
+    if (literal) {
+        FW_JW_KV_I64(&w, "pin", 13);
+        FW_JW_KV_STR(&w, "name", padding);
+        FW_JW_KV_BOOL(&w, "value", true);
+        FW_JW_KV_BOOL(&w, "off", false);
+        FW_JW_KV_I64(&w, "min", INT64_MIN);
+        FW_JW_KV_STR(&w, "esc", "a\"b\n");
+        fw_jw_key(&w, "inner");
+        fw_jw_obj_begin(&w);
+        FW_JW_KV_I64(&w, "duty", -7);
+    } else {
+        fw_jw_kv_i64(&w, "pin", 13);
+        fw_jw_kv_str(&w, "name", padding);
+        fw_jw_kv_bool(&w, "value", true);
+        fw_jw_kv_bool(&w, "off", false);
+        fw_jw_kv_i64(&w, "min", INT64_MIN);
+        fw_jw_kv_str(&w, "esc", "a\"b\n");
+        fw_jw_key(&w, "inner");
+        fw_jw_obj_begin(&w);
+        fw_jw_kv_i64(&w, "duty", -7);
+    }
+    fw_jw_obj_end(&w);
+    fw_jw_obj_end(&w);
+}
+
+START_TEST(test_literal_key_members_match_kv)
+{
+    static char want[sizeof cap.buf];
+    for (size_t pad = 0; pad < FW_JW_BUF_SIZE + 40; pad++) {
+        write_members(false, pad);
+        const char *text = finish();
+        memcpy(want, text, cap.len + 1);
+        write_members(true, pad);
+        ck_assert_str_eq(finish(), want);
+    }
+    ck_assert_ptr_nonnull(strstr(want, "\"min\":-9223372036854775808,\"esc\":\"a\\\"b\\n\""));
+}
+END_TEST
+
+START_TEST(test_literal_key_member_misuse)
+{
+    start();
+    fw_jw_arr_begin(&w);
+    FW_JW_KV_I64(&w, "a", 1); /* a key in an array */
+    ck_assert_int_eq(w.err, FW_ERR_ARG);
+    start();
+    fw_jw_obj_begin(&w);
+    fw_jw_key(&w, "k");
+    FW_JW_KV_BOOL(&w, "b", true); /* a key where k's value is due */
+    ck_assert_int_eq(w.err, FW_ERR_ARG);
+    start();
+    fw_jw_obj_begin(&w);
+    FW_JW_KV_STR(&w, "s", NULL);
+    ck_assert_int_eq(w.err, FW_ERR_ARG);
+}
+END_TEST
+
 /* ---------------------------------------------------------------- structure */
 
 START_TEST(test_nested_document)
@@ -918,6 +987,8 @@ Suite *json_writer_suite(void)
 
     t = tcase_create("misuse");
     tcase_add_test(t, test_misuse_value_without_key);
+    tcase_add_test(t, test_literal_key_members_match_kv);
+    tcase_add_test(t, test_literal_key_member_misuse);
     tcase_add_test(t, test_misuse_key_in_array);
     tcase_add_test(t, test_misuse_key_twice);
     tcase_add_test(t, test_misuse_end_with_value_due);

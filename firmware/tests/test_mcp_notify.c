@@ -131,6 +131,19 @@ START_TEST(test_pin_mode_change_is_an_update)
 }
 END_TEST
 
+/* Reading a pin's resource learns its level (a state change like any other): observe, which
+   compares only the pins written since its last look, sees it. */
+START_TEST(test_resource_read_learns_a_level)
+{
+    call_in(&a, "resources/subscribe", "{\"uri\":\"pin://led\"}");
+    call_in(&b, "resources/read", "{\"uri\":\"pin://led\"}");
+    ck_assert_uint_eq(drain(&a), 1);
+    assert_updated(0, "pin://led");
+    call_in(&b, "resources/read", "{\"uri\":\"pin://led\"}");
+    ck_assert_uint_eq(drain(&a), 0); /* the same level again */
+}
+END_TEST
+
 /* device://info shows constant facts: subscribing is accepted and never fires. */
 START_TEST(test_device_subscription_never_fires)
 {
@@ -438,6 +451,7 @@ Suite *mcp_notify_suite(void)
     tcase_add_test(t, test_sampled_pin_updates);
     tcase_add_test(t, test_change_undone_in_a_batch_is_seen);
     tcase_add_test(t, test_pin_mode_change_is_an_update);
+    tcase_add_test(t, test_resource_read_learns_a_level);
     tcase_add_test(t, test_device_subscription_never_fires);
     tcase_add_test(t, test_new_session_starts_at_present);
     suite_add_tcase(s, t);

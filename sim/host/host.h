@@ -87,16 +87,6 @@ void host_out_sent(host_t *h, size_t n);
 size_t host_out_share(const host_t *h);
 bool host_out_over_hard(const host_t *h, size_t held);
 
-/*
- * Turns: once one loop iteration has spent HOST_TURN_MS handling input (since its poll
- * returned), or handed on 64 messages, a WebSocket client hands on one message per iteration
- * and the rest of its input waits for the next one, so clients that pipeline hundreds of
- * costly requests take turns and a client with one request is answered within about one turn
- * plus one request per client. (TCP does not take turns yet.)
- */
-#define HOST_TURN_MS 10u
-bool host_turn_over(const uv_loop_t *loop);
-
 /* Runs the loop until host_stop (SIGINT/SIGTERM). */
 void host_run(host_t *h);
 

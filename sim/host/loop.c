@@ -318,12 +318,6 @@ size_t host_out_share(const host_t *h)
     return share < HOST_OUT_SHARE_MIN ? HOST_OUT_SHARE_MIN : share;
 }
 
-bool host_turn_over(const uv_loop_t *loop)
-{
-    /* uv_now: the loop's time, updated when the iteration's poll returned */
-    return uv_hrtime() / 1000000u >= uv_now(loop) + HOST_TURN_MS;
-}
-
 bool host_out_over_hard(const host_t *h, size_t held)
 {
     return h->out_total > h->out_budget && held > 2 * host_out_share(h);

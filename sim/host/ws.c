@@ -260,20 +260,11 @@ static int open_client_vhost(host_ws_t *ws)
     return ws->client ? 0 : -1;
 }
 
-static void on_turn(uv_check_t *t)
-{
-    ws_conn_next_turn(t->data);
-}
-
 int host_ws_open(host_t *h, const host_ws_config_t *cfg, char *url, size_t cap)
 {
     host_ws_t *ws = calloc(1, sizeof *ws);
     if (!ws) abort();
     ws->h = h;
-    uv_check_init(&h->loop, &ws->turn);
-    ws->turn.data = ws;
-    uv_check_start(&ws->turn, on_turn);
-    uv_unref((uv_handle_t *)&ws->turn); /* keeps no loop alive */
     ws->cfg = *cfg;
     h->ws = ws; /* from here on host_stop/host_close take it down, whatever fails */
     if (url && cap) url[0] = 0;
@@ -287,7 +278,6 @@ void host_ws_stop(host_ws_t *ws)
 {
     if (ws->stopping) return;
     ws->stopping = true;
-    uv_close((uv_handle_t *)&ws->turn, NULL);
     if (ws->link) ws_link_stop(ws->link);
     /* On a foreign loop this only starts: lws closes its handles through the loop. */
     if (ws->ctx) lws_context_destroy(ws->ctx);

@@ -275,38 +275,6 @@ static int refuse(ws_conn_t *c, enum lws_close_status code, const char *reason)
     return -1;
 }
 
-/* Messages of all connections in one loop iteration past which it is busy as when it took
-   HOST_TURN_MS (host_turn_over). */
-#define WS_TURN_MSGS 64u
-
-/* Turns: once the loop iteration is busy, a connection hands on one message per iteration;
-   past it its input waits for the next iteration (lws keeps what it read), so clients that
-   pipeline hundreds of requests take turns with the others instead of holding the loop while
-   they wait. */
-static void count_turn(ws_conn_t *c)
-{
-    host_ws_t *ws = c->ws;
-    ws->iter_msgs++;
-    if (c->throttled || c->dead || !c->open) return;
-    if (ws->iter_msgs < WS_TURN_MSGS && !host_turn_over(&ws->h->loop)) return;
-    c->throttled = true;
-    c->throttle_next = ws->throttled;
-    ws->throttled = c;
-    lws_rx_flow_control(c->wsi, 0);
-}
-
-void ws_conn_next_turn(host_ws_t *ws)
-{
-    ws->iter_msgs = 0;
-    while (ws->throttled) {
-        ws_conn_t *c = ws->throttled;
-        ws->throttled = c->throttle_next;
-        c->throttle_next = NULL;
-        c->throttled = false;
-        if (!c->dead && !c->paused && c->open) lws_rx_flow_control(c->wsi, 1);
-    }
-}
-
 int ws_conn_receive(ws_conn_t *c, const char *data, size_t len)
 {
     if (c->dead) return 0;
@@ -320,7 +288,6 @@ int ws_conn_receive(ws_conn_t *c, const char *data, size_t len)
         if (ends_inside_utf8(data, len))
             return refuse(c, LWS_CLOSE_STATUS_INVALID_PAYLOAD, "text is not valid UTF-8");
         handle_message(c, data, len);
-        count_turn(c);
         return 0;
     }
     host_buf_append(&c->in, data, len);
@@ -331,7 +298,6 @@ int ws_conn_receive(ws_conn_t *c, const char *data, size_t len)
         }
         handle_message(c, c->in.data, c->in.len);
         c->in.len = 0;
-        count_turn(c);
     }
     return 0;
 }
@@ -391,12 +357,6 @@ void ws_conn_close(ws_conn_t *c)
 {
     if (!c->open) return;
     if (c->ws->calling == c) c->ws->calling = NULL;
-    for (ws_conn_t **p = &c->ws->throttled; *p; p = &(*p)->throttle_next)
-        if (*p == c) {
-            *p = c->throttle_next;
-            break;
-        }
-    c->throttled = false;
     host_device_forget(c->h, c);
     host_device_release(c->h, &c->session); /* its listen streams end */
     if (c->prev)

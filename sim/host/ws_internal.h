@@ -47,10 +47,6 @@ typedef struct ws_conn {
     bool envelope;
     char *session_id; /* JSON text of the last envelope's session_id (malloc'd), or NULL */
     unsigned long msgs_in, msgs_out; /* messages handed to the device, and sent (replies, hello) */
-    /* Turns: once the loop iteration is over its time (host_turn_over), its input waits
-       (throttled, in ws->throttled) for the next. */
-    bool throttled;
-    struct ws_conn *throttle_next;
 } ws_conn_t;
 
 struct host_ws {
@@ -62,9 +58,6 @@ struct host_ws {
     struct lws_vhost *client; /* the vhost of the dial-out link, or NULL */
     ws_conn_t *conns;         /* every open connection */
     ws_conn_t *calling;       /* the connection whose message the device handles now */
-    uv_check_t turn;          /* after each loop iteration's I/O: the throttled read again */
-    ws_conn_t *throttled;     /* connections that used their turn (ws_conn_t.throttle_next) */
-    unsigned iter_msgs;       /* messages of all connections handed on in this iteration */
     ws_link_t *link;
     char bound[300]; /* the listener's host as it appears in its URL ("[::1]" for IPv6) */
     int port;
@@ -83,9 +76,6 @@ void ws_conn_open_device(ws_conn_t *c, host_ws_t *ws, host_t *h, struct lws *wsi
 
 /* LWS_CALLBACK_(CLIENT_)RECEIVE. Returns 0, or -1 to close (the close code already set). */
 int ws_conn_receive(ws_conn_t *c, const char *data, size_t len);
-
-/* After each loop iteration's I/O: the connections that used their turn read again. */
-void ws_conn_next_turn(host_ws_t *ws);
 
 /* LWS_CALLBACK_(SERVER|CLIENT)_WRITEABLE: sends the next frame. 0, or -1 to close. */
 int ws_conn_writable(ws_conn_t *c);

@@ -161,9 +161,8 @@ START_TEST(every_reply_is_one_text_frame_without_newline)
 }
 END_TEST
 
-/* A client that sends hundreds of requests at once (written at once or queued, its input held
-   while the loop is busy: host_turn_over): another client is answered meanwhile, and every one
-   of its answers comes, once, in order. */
+/* A client that sends hundreds of requests at once (each answer written at once or queued):
+   another client is answered meanwhile, and every one of its answers comes, once, in order. */
 START_TEST(a_pipelining_client_loses_nothing_and_another_is_answered)
 {
     enum { N = 300 };

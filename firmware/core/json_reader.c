@@ -236,6 +236,11 @@ fw_err_t fw_json_parse(fw_json_doc_t *doc, const char *buf, size_t len, fw_json_
         return FW_ERR_JSON_NOMEM;
     }
 #endif
+    /* an empty text may come as NULL (an empty HTTP body): no arithmetic on a null pointer */
+    if (buf == NULL) {
+        buf = "";
+        len = 0;
+    }
     const uint8_t *const s = (const uint8_t *)buf;
     const uint8_t *const end = s + len;
     const uint8_t *p = s;

@@ -58,9 +58,10 @@ typedef struct fw_json_doc {
 
 /*
  * Parses exactly one JSON text (RFC 8259: any value at top level, whitespace around it) from
- * buf[0..len). Validates UTF-8, escapes (including surrogate pairs) and number grammar.
- * max_depth bounds nesting (1 = a scalar or a flat array/object). Returns FW_OK, or
- * FW_ERR_JSON_INVALID / FW_ERR_JSON_NOMEM / FW_ERR_JSON_DEPTH with doc->err_pos set.
+ * buf[0..len) (buf may be NULL: an empty text). Validates UTF-8, escapes (including surrogate
+ * pairs) and number grammar. max_depth bounds nesting (1 = a scalar or a flat array/object).
+ * Returns FW_OK, or FW_ERR_JSON_INVALID / FW_ERR_JSON_NOMEM / FW_ERR_JSON_DEPTH with
+ * doc->err_pos set.
  */
 fw_err_t fw_json_parse(fw_json_doc_t *doc, const char *buf, size_t len, fw_json_tok_t *toks,
                        uint32_t ntoks, unsigned max_depth);

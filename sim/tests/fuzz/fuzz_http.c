@@ -24,19 +24,16 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* memmem, strcasestr */
 #endif
-#include <arpa/inet.h>
 #include <errno.h>
 #include <jansson.h>
-#include <netinet/in.h>
-#include <poll.h>
 #include <stdbool.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "fuzz_net.h"
 #include "fuzz_sim.h"
 #include "host.h"
 #include "http.h"
@@ -68,11 +65,11 @@ static http_server_t servers[2];
 
 static void start(http_server_t *s, bool token)
 {
-    static const char *const plain[] = {"mcpsim", "--board", "esp32-demo", "--http",
-                                        "127.0.0.1:0", "--clock", "virtual", NULL};
-    static const char *const authed[] = {"mcpsim",  "--board", "esp32-demo", "--http",
-                                         "127.0.0.1:0", "--clock", "virtual", "--auth-token",
-                                         FUZZ_TOKEN, NULL};
+    static const char *const plain[] = {"mcpsim",      "--board", "esp32-demo", "--http",
+                                        "127.0.0.1:0", "--clock", "virtual",    NULL};
+    static const char *const authed[] = {"mcpsim",      "--board", "esp32-demo", "--http",
+                                         "127.0.0.1:0", "--clock", "virtual",    "--auth-token",
+                                         FUZZ_TOKEN,    NULL};
     const char *const *argv = token ? authed : plain;
     int argc = 0;
     while (argv[argc]) argc++;
@@ -110,62 +107,7 @@ static http_server_t *server(bool token)
 
 /* ---------------------------------------------------------------- the client */
 
-static uint64_t ms_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
-static int connect_to(const http_server_t *s)
-{
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    FUZZ_SIM_CHECK(fd >= 0, "socket failed");
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)s->port)};
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    int rc = connect(fd, (struct sockaddr *)&a, sizeof a);
-    FUZZ_SIM_CHECK(rc == 0 || errno == EINPROGRESS, "connect failed");
-    return fd;
-}
-
-/* Runs the server's loop once, after waiting up to wait_ms for it or the client's socket. */
-static void turn(http_server_t *s, int fd, int wait_ms)
-{
-    int t = uv_backend_timeout(&s->host.loop);
-    if (t < 0 || t > wait_ms) t = wait_ms;
-    struct pollfd p[2] = {{uv_backend_fd(&s->host.loop), POLLIN, 0}, {fd, POLLIN, 0}};
-    if (t > 0) (void)poll(p, fd >= 0 ? 2 : 1, t);
-    uv_run(&s->host.loop, UV_RUN_NOWAIT);
-}
-
-typedef struct rx {
-    char *data;
-    size_t len, cap;
-} rx_t;
-
-/* Reads what is there; true once the server closed (EOF or reset). */
-static bool drain(int fd, rx_t *r)
-{
-    for (;;) {
-        if (r->cap - r->len < 4096) {
-            r->cap = r->cap ? r->cap * 2 : 16384;
-            r->data = realloc(r->data, r->cap + 1);
-            FUZZ_SIM_CHECK(r->data != NULL, "out of memory");
-        }
-        ssize_t n = recv(fd, r->data + r->len, r->cap - r->len, 0);
-        if (n > 0) {
-            r->len += (size_t)n;
-            continue;
-        }
-        if (n == 0) return true;
-        if (errno == EINTR) continue;
-        if (errno == EAGAIN || errno == EWOULDBLOCK) return false;
-        return true; /* ECONNRESET: libmicrohttpd closed with unread input */
-    }
-}
-
-static size_t count_complete(const rx_t *r);
-
+static size_t count_complete(const fuzz_net_rx_t *r);
 
 /*
  * Writes data in pieces (the loop running in between) and runs the loop until the server
@@ -178,10 +120,10 @@ static size_t count_complete(const rx_t *r);
  * (0.9.75, epoll, edge-triggered) answers and then never notices the FIN, so the connection
  * stays until its timeout (docs/fuzzing.md); a reset is always noticed.
  */
-static bool exchange(http_server_t *s, const char *data, size_t len, unsigned pieces, rx_t *r,
-                     size_t want, int *keep)
+static bool exchange(http_server_t *s, const char *data, size_t len, unsigned pieces,
+                     fuzz_net_rx_t *r, size_t want, int *keep)
 {
-    int fd = keep && *keep >= 0 ? *keep : connect_to(s);
+    int fd = keep && *keep >= 0 ? *keep : fuzz_net_connect(s->port);
     size_t off = 0;
     bool closed = false;
     for (unsigned i = 0; i < pieces && !closed; i++) {
@@ -191,41 +133,40 @@ static bool exchange(http_server_t *s, const char *data, size_t len, unsigned pi
             if (n > 0) {
                 off += (size_t)n;
             } else if (n < 0 && (errno == EAGAIN || errno == EINTR || errno == ENOTCONN)) {
-                turn(s, fd, 10);
-                closed = drain(fd, r);
+                fuzz_net_turn(&s->host.loop, fd, 10);
+                closed = fuzz_net_drain(fd, r);
             } else {
                 closed = true; /* the server closed early (a refusal): the rest is not sent */
             }
         }
-        turn(s, fd, 0);
-        closed = closed || drain(fd, r);
+        fuzz_net_turn(&s->host.loop, fd, 0);
+        closed = closed || fuzz_net_drain(fd, r);
     }
-    uint64_t deadline = ms_now() + ANSWER_WAIT_MS;
+    uint64_t deadline = fuzz_net_ms_now() + ANSWER_WAIT_MS;
     unsigned quiet = 0;
     while (!closed && (want > 0 ? count_complete(r) < want : quiet < QUIET_TURNS)) {
-        if (ms_now() >= deadline) {
-            fprintf(stderr, "fuzz: no end after %d ms (%zu bytes came): %.300s\n",
-                    ANSWER_WAIT_MS, r->len, r->data ? r->data : "");
+        if (fuzz_net_ms_now() >= deadline) {
+            fprintf(stderr, "fuzz: no end after %d ms (%zu bytes came): %.300s\n", ANSWER_WAIT_MS,
+                    r->len, r->data ? (const char *)r->data : "");
             abort();
         }
         size_t before = r->len;
         /* the server answers within the turn that reads the request: quiet turns need not
            sleep, but the last waits a little for anything still on its way */
-        turn(s, fd, want > 0 ? 2 : quiet + 1 < QUIET_TURNS ? 0 : 1);
-        closed = drain(fd, r);
+        fuzz_net_turn(&s->host.loop, fd, want > 0 ? 2 : quiet + 1 < QUIET_TURNS ? 0 : 1);
+        closed = fuzz_net_drain(fd, r);
         quiet = r->len == before ? quiet + 1 : 0;
     }
     if (keep && !closed) { /* kept for the next good requests */
         *keep = fd;
-        if (r->data) r->data[r->len] = 0;
         return closed;
     }
     if (keep) *keep = -1;
     struct linger lg = {1, 0};
     (void)setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof lg);
     close(fd);
-    for (int i = 0; i < 4; i++) turn(s, -1, 0); /* the server sees the reset, closes its end */
-    if (r->data) r->data[r->len] = 0;
+    for (int i = 0; i < 4; i++)
+        fuzz_net_turn(&s->host.loop, -1, 0); /* the server sees the reset, closes its end */
     return closed;
 }
 
@@ -410,9 +351,9 @@ static bool next_ok(const char *p, const char *end)
 /* Every byte in r is a well-formed response (when the client cut the connection, the last may
    be cut short); returns how many whole ones there were. With head_sent (a HEAD request may be
    among those sent) a response may also be a HEAD answer: headers only. */
-static size_t check_responses(const rx_t *r, bool head_sent, bool server_closed)
+static size_t check_responses(const fuzz_net_rx_t *r, bool head_sent, bool server_closed)
 {
-    const char *p = r->data, *end = r->data + r->len;
+    const char *p = (const char *)r->data, *end = p + r->len;
     size_t n = 0;
     while (r->len > 0 && p < end) {
         response_t resp;
@@ -432,8 +373,7 @@ static size_t check_responses(const rx_t *r, bool head_sent, bool server_closed)
         }
         if (!ok) {
             if (!server_closed && cut_short(what, at, end)) break;
-            fprintf(stderr, "fuzz: response %zu: not well-formed (%s): %.300s\n", n + 1, what,
-                    at);
+            fprintf(stderr, "fuzz: response %zu: not well-formed (%s): %.300s\n", n + 1, what, at);
             abort();
         }
         n++;
@@ -442,9 +382,9 @@ static size_t check_responses(const rx_t *r, bool head_sent, bool server_closed)
 }
 
 /* How many whole responses r holds (one with a body to the close is not whole yet). */
-static size_t count_complete(const rx_t *r)
+static size_t count_complete(const fuzz_net_rx_t *r)
 {
-    const char *p = r->data, *end = r->data + r->len;
+    const char *p = (const char *)r->data, *end = p + r->len;
     size_t n = 0;
     while (r->len > 0 && p < end) {
         response_t resp;
@@ -459,8 +399,7 @@ static size_t count_complete(const rx_t *r)
 
 static bool tchar(char c)
 {
-    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || is_digit(c) || c == '-' ||
-           c == '_';
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || is_digit(c) || c == '-' || c == '_';
 }
 
 /*
@@ -559,16 +498,16 @@ static void check_good_request(http_server_t *s, bool token)
         n += snprintf(req + n, sizeof req - (size_t)n,
                       "DELETE /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n%sMcp-Session-Id: %s\r\n\r\n",
                       auth, s->sid);
-    rx_t r = {0};
+    fuzz_net_rx_t r = {0};
     bool closed = exchange(s, req, (size_t)n, 1, &r, s->sid[0] ? 2 : 1, &s->good_fd);
     size_t count = check_responses(&r, false, closed);
     FUZZ_SIM_CHECK(count == (s->sid[0] ? 2u : 1u), "the good requests were not all answered");
-    const char *p = r.data;
+    const char *p = (const char *)r.data;
     response_t init;
     const char *what;
-    (void)parse_response(&p, r.data + r.len, false, &init, &what);
+    (void)parse_response(&p, (const char *)r.data + r.len, false, &init, &what);
     if (init.status != 200) {
-        fprintf(stderr, "fuzz: initialize after the input: %.400s\n", r.data);
+        fprintf(stderr, "fuzz: initialize after the input: %.400s\n", (const char *)r.data);
         abort();
     }
     json_t *doc = json_loadb(init.body, init.body_len, 0, NULL);
@@ -581,7 +520,7 @@ static void check_good_request(http_server_t *s, bool token)
     FUZZ_SIM_CHECK(sl > 0 && sl < sizeof s->sid, "initialize after the input: a bad session id");
     if (s->sid[0]) {
         response_t del;
-        (void)parse_response(&p, r.data + r.len, false, &del, &what);
+        (void)parse_response(&p, (const char *)r.data + r.len, false, &del, &what);
         FUZZ_SIM_CHECK(del.status == 200 || del.status == 204 || del.status == 404,
                        "DELETE of the previous session: neither ended nor unknown");
     }
@@ -601,7 +540,7 @@ int fuzz_sim_http(const uint8_t *data, size_t size)
     if (!s->sid[0]) check_good_request(s, token);
     size_t len;
     char *req = substitute(data + 1, size - 1, s->sid, &len);
-    rx_t r = {0};
+    fuzz_net_rx_t r = {0};
     bool closed = exchange(s, req, len, pieces, &r, 0, NULL);
     bool head_sent = strncmp(req, "HEAD ", 5) == 0 || memmem(req, len, "\nHEAD ", 6) != NULL;
     (void)check_responses(&r, head_sent, closed);

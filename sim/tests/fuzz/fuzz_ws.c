@@ -23,17 +23,14 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* memmem */
 #endif
-#include <arpa/inet.h>
 #include <errno.h>
 #include <jansson.h>
-#include <netinet/in.h>
-#include <poll.h>
 #include <stdbool.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "fuzz_net.h"
 #include "fuzz_sim.h"
 #include "host.h"
 #include "log.h"
@@ -82,50 +79,7 @@ static ws_server_t *ws_the_server(void)
 
 /* ---------------------------------------------------------------- the client */
 
-static uint64_t ws_ms_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
-static void ws_turn(ws_server_t *s, int fd, int wait_ms)
-{
-    int t = uv_backend_timeout(&s->host.loop);
-    if (t < 0 || t > wait_ms) t = wait_ms;
-    struct pollfd p[2] = {{uv_backend_fd(&s->host.loop), POLLIN, 0}, {fd, POLLIN, 0}};
-    if (t > 0) (void)poll(p, fd >= 0 ? 2 : 1, t);
-    uv_run(&s->host.loop, UV_RUN_NOWAIT);
-}
-
-typedef struct ws_rx {
-    uint8_t *data;
-    size_t len, cap;
-    bool closed; /* EOF or reset */
-} ws_rx_t;
-
-static void ws_drain(int fd, ws_rx_t *r)
-{
-    while (!r->closed) {
-        if (r->cap - r->len < 4096) {
-            r->cap = r->cap ? r->cap * 2 : 16384;
-            r->data = realloc(r->data, r->cap);
-            FUZZ_SIM_CHECK(r->data != NULL, "out of memory");
-        }
-        ssize_t n = recv(fd, r->data + r->len, r->cap - r->len, 0);
-        if (n > 0) {
-            r->len += (size_t)n;
-        } else if (n < 0 && errno == EINTR) {
-            continue;
-        } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-            return;
-        } else {
-            r->closed = true;
-        }
-    }
-}
-
-static void ws_send_all(ws_server_t *s, int fd, const uint8_t *d, size_t len, ws_rx_t *r)
+static void ws_send_all(ws_server_t *s, int fd, const uint8_t *d, size_t len, fuzz_net_rx_t *r)
 {
     size_t off = 0;
     while (off < len && !r->closed) {
@@ -133,34 +87,30 @@ static void ws_send_all(ws_server_t *s, int fd, const uint8_t *d, size_t len, ws
         if (n > 0) {
             off += (size_t)n;
         } else if (n < 0 && (errno == EAGAIN || errno == EINTR || errno == ENOTCONN)) {
-            ws_turn(s, fd, 10);
-            ws_drain(fd, r);
+            fuzz_net_turn(&s->host.loop, fd, 10);
+            (void)fuzz_net_drain(fd, r);
         } else {
             return; /* the server closed: the rest is not sent */
         }
     }
 }
 
-static const char ws_upgrade[] = "GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
-                              "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
-                              "Sec-WebSocket-Version: 13\r\n\r\n";
+static const char ws_upgrade[] =
+    "GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
+    "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+    "Sec-WebSocket-Version: 13\r\n\r\n";
 
 /* A new WebSocket connection, upgraded; r is left holding what followed the 101's headers. */
-static int ws_connect(ws_server_t *s, ws_rx_t *r)
+static int ws_connect(ws_server_t *s, fuzz_net_rx_t *r)
 {
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    FUZZ_SIM_CHECK(fd >= 0, "socket failed");
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)s->port)};
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    int rc = connect(fd, (struct sockaddr *)&a, sizeof a);
-    FUZZ_SIM_CHECK(rc == 0 || errno == EINPROGRESS, "connect failed");
+    int fd = fuzz_net_connect(s->port);
     ws_send_all(s, fd, (const uint8_t *)ws_upgrade, sizeof ws_upgrade - 1, r);
-    uint64_t deadline = ws_ms_now() + WS_WAIT_MS;
+    uint64_t deadline = fuzz_net_ms_now() + WS_WAIT_MS;
     const uint8_t *end = NULL;
     while (!(end = r->len ? memmem(r->data, r->len, "\r\n\r\n", 4) : NULL)) {
-        FUZZ_SIM_CHECK(!r->closed && ws_ms_now() < deadline, "the upgrade got no answer");
-        ws_turn(s, fd, 2);
-        ws_drain(fd, r);
+        FUZZ_SIM_CHECK(!r->closed && fuzz_net_ms_now() < deadline, "the upgrade got no answer");
+        fuzz_net_turn(&s->host.loop, fd, 2);
+        (void)fuzz_net_drain(fd, r);
     }
     FUZZ_SIM_CHECK(r->len >= 12 && memcmp(r->data, "HTTP/1.1 101", 12) == 0,
                    "the upgrade was refused");
@@ -171,7 +121,7 @@ static int ws_connect(ws_server_t *s, ws_rx_t *r)
 }
 
 /* Appends one masked client frame to out. */
-static void ws_put_frame(ws_rx_t *out, uint8_t b0, const uint8_t *payload, size_t len)
+static void ws_put_frame(fuzz_net_rx_t *out, uint8_t b0, const uint8_t *payload, size_t len)
 {
     static const uint8_t key[4] = {0x37, 0xfa, 0x21, 0x3d};
     size_t need = out->len + 14 + len;
@@ -198,8 +148,8 @@ static void ws_put_frame(ws_rx_t *out, uint8_t b0, const uint8_t *payload, size_
 /* ---------------------------------------------------------------- UTF-8, streaming */
 
 typedef struct ws_utf8 {
-    unsigned need;         /* continuation bytes still due */
-    uint8_t lo, hi;        /* the range of the next continuation byte */
+    unsigned need;  /* continuation bytes still due */
+    uint8_t lo, hi; /* the range of the next continuation byte */
 } ws_utf8_t;
 
 /* False at the first byte that makes the text invalid UTF-8 (RFC 3629's table: no overlong
@@ -243,7 +193,7 @@ typedef struct out_frames {
 } out_frames_t;
 
 /* Parses the server's bytes (all but a cut-short last frame when the server did not close). */
-static void parse_server(const ws_rx_t *r, out_frames_t *o)
+static void parse_server(const fuzz_net_rx_t *r, out_frames_t *o)
 {
     size_t i = 0;
     uint8_t *msg = NULL;
@@ -344,7 +294,7 @@ typedef enum ending {
 typedef struct model {
     ending_t end;
     bool in_msg;   /* a text message is open */
-    ws_utf8_t u;      /* its UTF-8 so far */
+    ws_utf8_t u;   /* its UTF-8 so far */
     uint8_t *text; /* its bytes */
     size_t text_len;
     json_t *expect; /* ids of the ping and tools/list requests that must be answered */
@@ -357,8 +307,7 @@ static void model_message(model_t *m)
     json_t *msg = doc;
     const json_t *type = json_object_get(doc, "type");
     if (json_is_string(type) && !json_object_get(doc, "jsonrpc")) {
-        msg = strcmp(json_string_value(type), "mcp") == 0 ? json_object_get(doc, "payload")
-                                                          : NULL;
+        msg = strcmp(json_string_value(type), "mcp") == 0 ? json_object_get(doc, "payload") : NULL;
     }
     const json_t *v = json_object_get(msg, "jsonrpc");
     const json_t *method = json_object_get(msg, "method");
@@ -420,20 +369,21 @@ static const char sentinel_msg[] = "{\"jsonrpc\":\"2.0\",\"id\":\"sentinel\",\"m
 
 /* Runs the loop until the sentinel's answer or the close came (sentinel_sent), or until the
    server closed (expect_close), or until it has been quiet. */
-static void ws_wait_for(ws_server_t *s, int fd, ws_rx_t *r, bool sentinel_sent, bool expect_close)
+static void ws_wait_for(ws_server_t *s, int fd, fuzz_net_rx_t *r, bool sentinel_sent,
+                        bool expect_close)
 {
-    uint64_t deadline = ws_ms_now() + WS_WAIT_MS;
+    uint64_t deadline = fuzz_net_ms_now() + WS_WAIT_MS;
     unsigned quiet = 0;
     bool acked = false;
     for (;;) {
-        ws_drain(fd, r);
+        (void)fuzz_net_drain(fd, r);
         if (r->closed) return;
         if (!acked) { /* the server's close is answered, as a client must: then it hangs up */
             out_frames_t o = {client_closed, json_array(), -1, false};
             parse_server(r, &o);
             json_decref(o.texts);
             if (o.close_code >= 0) {
-                ws_rx_t f = {0};
+                fuzz_net_rx_t f = {0};
                 uint8_t code[2] = {(uint8_t)(o.close_code >> 8), (uint8_t)o.close_code};
                 ws_put_frame(&f, 0x88, code, o.close_code > 0 ? 2 : 0);
                 ws_send_all(s, fd, f.data, f.len, r);
@@ -452,7 +402,7 @@ static void ws_wait_for(ws_server_t *s, int fd, ws_rx_t *r, bool sentinel_sent, 
         } else if (!expect_close && quiet >= WS_QUIET_TURNS) {
             return;
         }
-        if (ws_ms_now() >= deadline) {
+        if (fuzz_net_ms_now() >= deadline) {
             out_frames_t o = {client_closed, json_array(), -1, false};
             parse_server(r, &o);
             fprintf(stderr, "fuzz: %zu bytes, %zu texts, close code %d\n", r->len,
@@ -465,8 +415,11 @@ static void ws_wait_for(ws_server_t *s, int fd, ws_rx_t *r, bool sentinel_sent, 
             abort();
         }
         size_t before = r->len;
-        ws_turn(s, fd, sentinel_sent || expect_close ? 2 : quiet + 1 < WS_QUIET_TURNS ? 0 : 1);
-        ws_drain(fd, r);
+        fuzz_net_turn(&s->host.loop, fd,
+                      sentinel_sent || expect_close ? 2
+                      : quiet + 1 < WS_QUIET_TURNS  ? 0
+                                                    : 1);
+        (void)fuzz_net_drain(fd, r);
         quiet = r->len == before ? quiet + 1 : 0;
     }
 }
@@ -476,16 +429,16 @@ static void ws_hang_up(ws_server_t *s, int fd)
     struct linger lg = {1, 0};
     (void)setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof lg);
     close(fd);
-    for (int i = 0; i < 4; i++) ws_turn(s, -1, 0);
+    for (int i = 0; i < 4; i++) fuzz_net_turn(&s->host.loop, -1, 0);
 }
 
 /* A ping on a new connection is answered. */
 static void ws_check_fresh(ws_server_t *s)
 {
     client_closed = false;
-    ws_rx_t r = {0};
+    fuzz_net_rx_t r = {0};
     int fd = ws_connect(s, &r);
-    ws_rx_t f = {0};
+    fuzz_net_rx_t f = {0};
     ws_put_frame(&f, 0x81, (const uint8_t *)sentinel_msg, sizeof sentinel_msg - 1);
     ws_send_all(s, fd, f.data, f.len, &r);
     ws_wait_for(s, fd, &r, true, false);
@@ -502,7 +455,7 @@ int fuzz_sim_ws(const uint8_t *data, size_t size)
 {
     if (size > 16384) return 0;
     ws_server_t *s = ws_the_server();
-    ws_rx_t r = {0}, frames = {0};
+    fuzz_net_rx_t r = {0}, frames = {0};
     model_t m = {END_NONE, false, {0}, NULL, 0, json_array()};
     client_closed = false;
     for (size_t i = 0; i + 1 < size;) {
@@ -521,7 +474,7 @@ int fuzz_sim_ws(const uint8_t *data, size_t size)
     ws_send_all(s, fd, frames.data, frames.len, &r);
     bool usable = m.end == END_NONE && !m.in_msg;
     if (usable) {
-        ws_rx_t f = {0};
+        fuzz_net_rx_t f = {0};
         ws_put_frame(&f, 0x81, (const uint8_t *)sentinel_msg, sizeof sentinel_msg - 1);
         ws_send_all(s, fd, f.data, f.len, &r);
         free(f.data);
@@ -541,13 +494,13 @@ int fuzz_sim_ws(const uint8_t *data, size_t size)
     /* once the connection ends, answers still queued may be dropped (RFC 6455 5.5.1): the
        requests must be answered when nothing ended it */
     if (m.end == END_NONE) json_array_foreach(m.expect, k, id)
-    {
-        if (!ws_answered(o.texts, id)) {
-            char *t = json_dumps(id, JSON_ENCODE_ANY);
-            fprintf(stderr, "fuzz: the request with id %s got no response\n", t ? t : "?");
-            abort();
+        {
+            if (!ws_answered(o.texts, id)) {
+                char *t = json_dumps(id, JSON_ENCODE_ANY);
+                fprintf(stderr, "fuzz: the request with id %s got no response\n", t ? t : "?");
+                abort();
+            }
         }
-    }
     if (usable) FUZZ_SIM_CHECK(o.saw_sentinel, "the ping after the input was not answered");
     json_decref(o.texts);
     ws_hang_up(s, fd);

@@ -312,8 +312,10 @@ static void check_response(const json_t *r, const char *what)
 
 /*
  * The device echoes a request's id byte for byte, and JSON allows numbers jansson cannot hold
- * (1e400, or integers beyond 64 bits): such numbers (located with the core's reader) are blanked
- * to "0" and spaces, keeping every offset, before jansson checks the text again.
+ * (1e400, or integers beyond 64 bits): such numbers are blanked to "0" and spaces, keeping every
+ * offset, before jansson checks the text again. The numbers are found by a lexical scan (strings
+ * skipped with their escapes), not by the core's reader: a reply may be longer than FW_MSG_MAX,
+ * the most the reader takes (a batch of list_tools answers runs to tens of kilobytes).
  */
 static bool beyond_jansson(const char *num, bool integer)
 {
@@ -326,26 +328,45 @@ static bool beyond_jansson(const char *num, bool integer)
     return v - v != 0.0; /* overflow to inf; underflow jansson accepts */
 }
 
+static bool number_byte(char c)
+{
+    return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
+}
+
 static char *blank_huge_numbers(const char *text, size_t len)
 {
-    fw_json_doc_t doc;
-    fw_json_tok_t *toks = calloc(len + 1, sizeof *toks);
     char *copy = fuzz_exact_copy((const uint8_t *)text, len);
-    FUZZ_CHECK(toks != NULL, "out of memory");
-    if (fw_json_parse(&doc, copy, len, toks, (uint32_t)len + 1, (unsigned)len + 1) == FW_OK) {
-        for (uint32_t i = 0; i < doc.count; i++) {
-            const fw_json_tok_t *t = &toks[i];
-            char num[400];
-            size_t n = t->end - t->start;
-            if (t->type != FW_JSON_NUMBER || n >= sizeof num) continue;
-            memcpy(num, copy + t->start, n);
-            num[n] = 0;
-            if (!beyond_jansson(num, (t->flags & FW_JSON_F_INTEGER) != 0)) continue;
-            copy[t->start] = '0';
-            memset(copy + t->start + 1, ' ', n - 1);
+    size_t i = 0;
+    while (i < len) {
+        char c = copy[i];
+        if (c == '"') { /* skip the string */
+            for (i++; i < len && copy[i] != '"'; i++) {
+                if (copy[i] == '\\') i++;
+            }
+            i++;
+            continue;
         }
+        if (c != '-' && !(c >= '0' && c <= '9')) {
+            i++;
+            continue;
+        }
+        size_t start = i;
+        bool integer = true;
+        while (i < len && number_byte(copy[i])) {
+            if (copy[i] == '.' || copy[i] == 'e' || copy[i] == 'E') integer = false;
+            i++;
+        }
+        size_t n = i - start;
+        char *num = malloc(n + 1);
+        FUZZ_CHECK(num != NULL, "out of memory");
+        memcpy(num, copy + start, n);
+        num[n] = 0;
+        if (beyond_jansson(num, integer)) {
+            copy[start] = '0';
+            memset(copy + start + 1, ' ', n - 1);
+        }
+        free(num);
     }
-    free(toks);
     return copy;
 }
 

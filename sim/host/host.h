@@ -38,6 +38,7 @@ typedef struct host {
     sim_clock_mode_t clock;
     uint64_t start_ns;      /* uv_hrtime() when simulated time was 0 */
     uv_timer_t clock_timer; /* real-time mode: wakes at the sim's next event */
+    uv_timer_t trim_timer;  /* gives freed memory back (malloc_trim) shortly after frees */
     uv_signal_t sig_int, sig_term;
     host_pty_t *pty;
     host_server_t *tcp;
@@ -77,7 +78,8 @@ int host_init(host_t *h, sim_t *sim);
  * client's share is the budget divided among the clients (at least HOST_OUT_SHARE_MIN): over its
  * share it stops being read until it has sent half of it (back-pressure); host_out_over_hard
  * says when it must go: the total is over the budget and the client holds over twice its share.
- * Memory freed after a peak goes back to the system (malloc_trim).
+ * Memory freed after a peak, or by a client leaving, goes back to the system (malloc_trim, at
+ * most once per 100 ms).
  */
 #define HOST_OUT_SHARE_MIN (64u << 10)
 #define HOST_OUT_BUDGET_DEFAULT (32u << 20)

@@ -291,9 +291,26 @@ void host_clock_rearm(host_t *h)
 
 /* ---------------------------------------------------------------- the output budget */
 
+static void on_trim(uv_timer_t *t)
+{
+    host_t *h = t->data;
+    malloc_trim(0);
+    h->out_high = h->out_total;
+}
+
+/* The freed heap goes back to the system shortly, once for many frees close together (300
+   clients leaving at once cost one malloc_trim, not 300). */
+static void mem_release_soon(host_t *h)
+{
+    if (h->stopping || uv_is_active((uv_handle_t *)&h->trim_timer)) return;
+    uv_timer_start(&h->trim_timer, on_trim, 100, 0);
+}
+
+/* A client leaving frees its state and its queues, whatever they held: given back soon. */
 void host_out_conn(host_t *h, int delta)
 {
     h->out_conns = (unsigned)((int)h->out_conns + delta);
+    if (delta < 0) mem_release_soon(h);
 }
 
 void host_out_queued(host_t *h, size_t n)
@@ -306,10 +323,7 @@ void host_out_queued(host_t *h, size_t n)
 void host_out_sent(host_t *h, size_t n)
 {
     h->out_total -= n < h->out_total ? n : h->out_total;
-    if (h->out_high >= (4u << 20) && h->out_total <= h->out_high / 4) {
-        malloc_trim(0);
-        h->out_high = h->out_total;
-    }
+    if (h->out_high >= (4u << 20) && h->out_total <= h->out_high / 4) mem_release_soon(h);
 }
 
 size_t host_out_share(const host_t *h)
@@ -350,6 +364,8 @@ int host_init(host_t *h, sim_t *sim)
 
     uv_timer_init(&h->loop, &h->clock_timer);
     h->clock_timer.data = h;
+    uv_timer_init(&h->loop, &h->trim_timer);
+    h->trim_timer.data = h;
     uv_signal_init(&h->loop, &h->sig_int);
     uv_signal_init(&h->loop, &h->sig_term);
     h->sig_int.data = h->sig_term.data = h;
@@ -383,6 +399,7 @@ void host_stop(host_t *h)
     if (h->dashboard) host_dashboard_close(h->dashboard);
     h->dashboard = NULL;
     close_handle((uv_handle_t *)&h->clock_timer);
+    close_handle((uv_handle_t *)&h->trim_timer);
     close_handle((uv_handle_t *)&h->sig_int);
     close_handle((uv_handle_t *)&h->sig_term);
     if (h->pty) host_pty_close(h->pty);
@@ -439,6 +456,8 @@ void host_init_device(host_t *h, sim_t *sim, host_t *owner)
     host_tap_init(&h->tap);
     uv_timer_init(&owner->loop, &h->clock_timer);
     h->clock_timer.data = h;
+    uv_timer_init(&owner->loop, &h->trim_timer);
+    h->trim_timer.data = h;
     h->start_ns = owner->start_ns;
     clock_arm(h, 0);
 }
@@ -448,6 +467,7 @@ void host_stop_device(host_t *h)
     if (h->stopping) return;
     h->stopping = true;
     close_handle((uv_handle_t *)&h->clock_timer);
+    close_handle((uv_handle_t *)&h->trim_timer);
 }
 
 void host_free_device(host_t *h)

@@ -18,6 +18,8 @@ struct host_server {
     uint64_t fd_warned_ms; /* loop time of the last warning about the open-files limit */
     host_conn_t *conns;      /* live connections, doubly linked */
     host_conn_t *current;    /* the connection in ops->data now (host_server_current) */
+    host_conn_t *turns;      /* connections whose turn ended with input held (conn_yield) */
+    uv_idle_t turn;          /* runs while `turns` is not empty: their next turns */
     unsigned refs;           /* the listener + every connection not yet freed */
     char readbuf[64 * 1024]; /* reads are handled synchronously, so one buffer serves all */
 };
@@ -38,7 +40,11 @@ struct host_conn {
     bool closing;
     bool counted;    /* in the host's output budget (ops->budgeted) */
     bool paused;     /* over its share: not read until it sent half of it */
-    host_buf_t held; /* input received but not handed on yet (paused mid-read) */
+    bool yielded;    /* its turn ended with input held: in srv->turns, not read meanwhile */
+    host_buf_t held; /* input received but not handed on yet (paused or yielded mid-read) */
+    uint64_t written;  /* bytes of output accepted so far (host_conn_write) */
+    size_t line_out;   /* estimate of the output of one line of its input (bytes) */
+    host_conn_t *turn_next; /* in srv->turns */
     char peer[64];
     host_conn_t *prev, *next;
 };
@@ -78,6 +84,11 @@ static void on_conn_closed(uv_handle_t *handle)
         host_out_sent(srv->host, c->pending.len + c->inflight.len);
     }
     host_buf_free(&c->held);
+    if (c->yielded) {
+        host_conn_t **p = &srv->turns;
+        while (*p != c) p = &(*p)->turn_next;
+        *p = c->turn_next;
+    }
     if (c->prev)
         c->prev->next = c->next;
     else
@@ -177,6 +188,7 @@ void host_conn_write(host_conn_t *c, const char *data, size_t len)
         return;
     }
     host_buf_append(&c->pending, data, len);
+    c->written += len;
     if (c->counted) host_out_queued(c->srv->host, len);
 }
 
@@ -252,42 +264,82 @@ static void on_alloc(uv_handle_t *handle, size_t suggested, uv_buf_t *buf)
     *buf = uv_buf_init(c->srv->readbuf, sizeof c->srv->readbuf);
 }
 
-/* Lines handed on in one call while a client holds under a quarter of its share. */
-#define CONSUME_LINES 16u
+/*
+ * Turns. A budgeted client's input is handed on a turn at a time: up to TURN_LINES lines, and
+ * no more once they produced TURN_OUT bytes of answers. What is left waits in c->held with
+ * reading stopped, and the connection joins srv->turns; the loop's idle handle gives each of
+ * them its next turn after the loop has polled every socket again. So 300 clients that each
+ * pipeline 150 requests with long answers cost another client one turn of each, not all of
+ * their requests, before its own request is read; a pipelined client with short answers still
+ * has a whole read (up to TURN_LINES lines) handled in one turn.
+ */
+#define TURN_LINES 16u
+#define TURN_OUT (16u << 10)
+
+static void on_turn(uv_idle_t *idle);
+
+static void conn_yield(host_conn_t *c)
+{
+    if (c->yielded) return;
+    c->yielded = true;
+    uv_read_stop((uv_stream_t *)&c->tcp);
+    c->turn_next = c->srv->turns;
+    c->srv->turns = c;
+    if (!uv_is_active((uv_handle_t *)&c->srv->turn)) uv_idle_start(&c->srv->turn, on_turn);
+}
 
 /*
- * Hands input to the transport. A budgeted client's input goes a few lines at a time, and only
- * while it holds less than its share of the output budget: the rest waits in c->held, unread
+ * Hands one turn of input to the transport. A budgeted client's input goes a few lines at a
+ * time (as many as the output of its recent lines lets fit in the turn), and only while it
+ * holds less than its share of the output budget: over it, the rest waits in c->held, unread
  * input stays in the kernel (reading stops), until it has sent half of its share
- * (conn_resume). So one read full of requests with long answers cannot queue more than
- * CONSUME_LINES answers past a quarter of the share, or one answer past the share.
+ * (conn_resume). Near the share, one line at a time: one read full of requests with long
+ * answers cannot queue more than one answer past the share.
  */
 static void conn_consume(host_conn_t *c, const char *data, size_t len)
 {
     host_t *h = c->srv->host;
+    size_t lines_left = TURN_LINES;
+    uint64_t turn_start = c->written;
+    bool yield = false;
     while (len > 0 && !c->closing && !c->over_limit) {
-        size_t n = len;
+        size_t n = len, lines = 0;
+        uint64_t before = c->written;
         if (c->counted) {
             size_t queued = conn_queued(c), share = host_out_share(h);
+            size_t turn_out = (size_t)(c->written - turn_start);
             if (queued >= share) break;
-            /* far below the share, up to CONSUME_LINES lines per call (a pipelined client
-               costs one call per read, as before); near it, one line at a time */
-            size_t lines = queued < share / 4 ? CONSUME_LINES : 1;
+            if (lines_left == 0 || turn_out >= TURN_OUT) {
+                yield = true;
+                break;
+            }
+            size_t per_line = c->line_out ? c->line_out : 1;
+            lines = (TURN_OUT - turn_out) / per_line;
+            if (lines < 1 || queued >= share / 4) lines = 1;
+            if (lines > lines_left) lines = lines_left;
             n = 0;
-            for (size_t k = 0; k < lines && n < len; k++) {
+            size_t k = 0;
+            while (k < lines && n < len) {
                 const char *nl = memchr(data + n, '\n', len - n);
                 n = nl ? (size_t)(nl - data) + 1 : len;
+                k++;
             }
+            lines = k;
+            lines_left -= k;
         }
         c->srv->current = c;
         c->srv->ops->data(c, c->state, data, n);
         c->srv->current = NULL;
+        if (lines > 0) /* an average over the recent chunks: halves towards the latest */
+            c->line_out = (c->line_out + (size_t)(c->written - before) / lines + 1) / 2;
         data += n;
         len -= n;
     }
     if (len == 0 || c->closing || c->over_limit) return;
     host_buf_append(&c->held, data, len);
-    if (!c->paused) {
+    if (yield) {
+        conn_yield(c);
+    } else if (!c->paused) {
         c->paused = true;
         uv_read_stop((uv_stream_t *)&c->tcp);
         host_log(HOST_LOG_DEBUG, "%s: %s holds %zu bytes of replies (share %zu): not read until it reads",
@@ -297,18 +349,38 @@ static void conn_consume(host_conn_t *c, const char *data, size_t len)
 
 static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf);
 
-/* The client sent enough: its held input is handed on, then reading goes on (unless it paused
-   again). */
-static void conn_resume(host_conn_t *c)
+/* The next turn of the held input, then reading goes on (unless it paused or yielded again). */
+static void conn_continue(host_conn_t *c)
 {
     host_buf_t in = c->held;
     memset(&c->held, 0, sizeof c->held);
-    c->paused = false;
     conn_consume(c, in.data, in.len);
     host_buf_free(&in);
     host_conn_flush(c);
-    if (!c->paused && !c->closing && !c->eof)
+    if (!c->paused && !c->yielded && !c->closing && !c->eof)
         uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
+}
+
+/* The client sent enough: its held input is handed on (unless its turn is still to come). */
+static void conn_resume(host_conn_t *c)
+{
+    c->paused = false;
+    if (!c->yielded) conn_continue(c);
+}
+
+/* The next turn of every connection whose turn ended with input held. */
+static void on_turn(uv_idle_t *idle)
+{
+    host_server_t *srv = idle->data;
+    host_conn_t *list = srv->turns;
+    srv->turns = NULL;
+    while (list) {
+        host_conn_t *c = list;
+        list = c->turn_next;
+        c->yielded = false;
+        if (!c->closing && !c->paused) conn_continue(c);
+    }
+    if (!srv->turns) uv_idle_stop(idle);
 }
 
 static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
@@ -420,6 +492,7 @@ static int listen_on(host_server_t *srv, const host_endpoint_t *ep, char *err, s
     return 0;
 }
 
+/* The listener's or the turn handle's close: one reference of the server each. */
 static void on_listener_closed(uv_handle_t *handle)
 {
     srv_unref(handle->data);
@@ -435,14 +508,17 @@ host_server_t *host_server_open(host_t *h, const char *name, const host_endpoint
     snprintf(srv->name, sizeof srv->name, "%s", name);
     srv->ops = ops;
     srv->out_max = out_max;
-    srv->refs = 1;
+    srv->refs = 2; /* the listener and the turn handle */
     srv->listener.data = srv;
+    srv->turn.data = srv;
     uv_tcp_init(&h->loop, &srv->listener);
+    uv_idle_init(&h->loop, &srv->turn);
     char err[128];
     if (listen_on(srv, ep, err, sizeof err) != 0) {
         host_log(HOST_LOG_ERROR, "%s: cannot listen on %s:%u: %s", name, ep->host,
                  (unsigned)ep->port, err);
         uv_close((uv_handle_t *)&srv->listener, on_listener_closed);
+        uv_close((uv_handle_t *)&srv->turn, on_listener_closed);
         return NULL;
     }
     struct sockaddr_storage ss;
@@ -457,4 +533,5 @@ void host_server_close(host_server_t *srv)
 {
     for (host_conn_t *c = srv->conns; c; c = c->next) conn_close(c);
     uv_close((uv_handle_t *)&srv->listener, on_listener_closed);
+    uv_close((uv_handle_t *)&srv->turn, on_listener_closed);
 }

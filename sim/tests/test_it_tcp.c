@@ -248,6 +248,39 @@ START_TEST(a_client_over_its_output_share_is_not_read_until_it_reads)
 }
 END_TEST
 
+/* Requests with long answers are handled a turn at a time per client (net.c): two clients
+   that pipeline 300 list_tools each at once, and a third that asks in between, all get every
+   answer, each client's in the order it asked. */
+START_TEST(pipelined_long_answers_come_whole_and_in_order_turn_by_turn)
+{
+    start();
+    enum { N = 300 };
+    it_conn_t *a = it_tcp_connect(proc.tcp_port);
+    it_conn_t *b = it_tcp_connect(proc.tcp_port);
+    it_conn_t *c = it_tcp_connect(proc.tcp_port);
+    size_t cap = N * 64, used = 0;
+    char *batch = malloc(cap);
+    ck_assert_ptr_nonnull(batch);
+    for (int i = 1; i <= N; i++)
+        used += (size_t)snprintf(batch + used, cap - used,
+                                 "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"list_tools\"}\n", i);
+    it_send(a, batch);
+    it_send(b, batch);
+    free(batch);
+    json_t *r = it_call(c, 7, "get_info", NULL);
+    it_result(r);
+    json_decref(r);
+    for (int i = 1; i <= N; i++) {
+        expect_reply_id(a, i);
+        expect_reply_id(b, i);
+    }
+    it_conn_close(a);
+    it_conn_close(b);
+    it_conn_close(c);
+    stop();
+}
+END_TEST
+
 /* ---------------------------------------------------------------- MCP sessions and pushes */
 
 static const char initialize[] =
@@ -495,6 +528,7 @@ static Suite *it_tcp_suite(void)
     tcase_add_test(tc, clients_come_and_go);
     tcase_add_test(tc, a_client_that_does_not_read_is_disconnected_and_others_go_on);
     tcase_add_test(tc, a_client_over_its_output_share_is_not_read_until_it_reads);
+    tcase_add_test(tc, pipelined_long_answers_come_whole_and_in_order_turn_by_turn);
     tcase_add_test(tc, a_tcp_subscriber_is_told_and_other_clients_get_nothing_extra);
     tcase_add_test(tc, an_unsubscribed_tcp_client_is_no_longer_told);
     tcase_add_test(tc, a_change_made_by_one_tcp_client_is_pushed_to_another);

@@ -187,8 +187,10 @@ static int create_context(host_ws_t *ws)
     lws_set_log_level(host_log_enabled(HOST_LOG_DEBUG) ? LLL_ERR | LLL_WARN | LLL_NOTICE : LLL_ERR,
                       lws_log_line);
     ws->loops[0] = &ws->h->loop;
+    /* text is checked for UTF-8 by ws_conn_receive, not by lws (LWS_SERVER_OPTION_VALIDATE_UTF8
+       fails correct clients: ws_conn.c, utf8_feed) */
     info.options = LWS_SERVER_OPTION_LIBUV | LWS_SERVER_OPTION_EXPLICIT_VHOSTS |
-                   LWS_SERVER_OPTION_VALIDATE_UTF8 | LWS_SERVER_OPTION_UV_NO_SIGSEGV_SIGFPE_SPIN;
+                   LWS_SERVER_OPTION_UV_NO_SIGSEGV_SIGFPE_SPIN;
     info.foreign_loops = ws->loops; /* one loop: the host's, so lws and the device share a thread */
     info.port = CONTEXT_PORT_NO_LISTEN;
     info.user = ws;
@@ -227,7 +229,7 @@ static int open_server(host_ws_t *ws, char *url, size_t cap)
     vi.iface = numeric;
     vi.protocols = server_protocols;
     vi.vhost_name = "mcpsim-ws";
-    vi.options = LWS_SERVER_OPTION_VALIDATE_UTF8 | (v6 ? 0 : LWS_SERVER_OPTION_DISABLE_IPV6);
+    vi.options = v6 ? 0 : LWS_SERVER_OPTION_DISABLE_IPV6;
     ws->server = lws_create_vhost(ws->ctx, &vi);
     if (!ws->server) {
         host_log(HOST_LOG_ERROR, "ws: cannot listen on %s:%u (address in use or not available)",
@@ -254,7 +256,6 @@ static int open_client_vhost(host_ws_t *ws)
     vi.port = CONTEXT_PORT_NO_LISTEN;
     vi.protocols = ws_link_protocols();
     vi.vhost_name = "mcpsim-connect";
-    vi.options = LWS_SERVER_OPTION_VALIDATE_UTF8;
     ws->client = lws_create_vhost(ws->ctx, &vi);
     if (!ws->client) host_log(HOST_LOG_ERROR, "connect: cannot create the client vhost");
     return ws->client ? 0 : -1;

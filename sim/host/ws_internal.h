@@ -34,6 +34,9 @@ typedef struct ws_conn {
     bool open;
     fw_session_t session;
     host_buf_t in; /* a message arriving in fragments */
+    /* UTF-8 check of the text message arriving (utf8_feed): continuation bytes still due in
+       the current character, and the range the next one must be in */
+    uint8_t utf8_need, utf8_lo, utf8_hi;
     /* The message being written by the device: LWS_PRE bytes, the envelope's head when wrapped,
        the JSON-RPC text. */
     host_buf_t out;

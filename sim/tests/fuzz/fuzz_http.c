@@ -542,7 +542,9 @@ int fuzz_sim_http(const uint8_t *data, size_t size)
     char *req = substitute(data + 1, size - 1, s->sid, &len);
     fuzz_net_rx_t r = {0};
     bool closed = exchange(s, req, len, pieces, &r, 0, NULL);
-    bool head_sent = strncmp(req, "HEAD ", 5) == 0 || memmem(req, len, "\nHEAD ", 6) != NULL;
+    /* a request may start anywhere, right after a body too (its last bytes need not be a
+       line's end): any "HEAD " may be one */
+    bool head_sent = memmem(req, len, "HEAD ", 5) != NULL;
     (void)check_responses(&r, head_sent, closed);
     if (complete_request(req, len) && r.len == 0) {
         fprintf(stderr, "fuzz: a complete request got no response: %.300s\n", req);

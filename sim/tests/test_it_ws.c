@@ -542,6 +542,36 @@ START_TEST(a_fragmented_message_is_reassembled)
 }
 END_TEST
 
+/* UTF-8 is checked across a message's fragments, and only on its own bytes: a character cut
+   between two fragments is whole text, a pong with a binary payload between fragments is not
+   part of the text (libwebsockets 4.1.6's own check closed this with 1007), and an overlong
+   form cut between fragments is refused. */
+START_TEST(utf8_is_checked_across_fragments_and_not_on_control_frames)
+{
+#define FRAME(op, fin, text) ws_peer_send_frame(p, op, fin, text, sizeof text - 1)
+    start();
+    ws_peer_t *p = ws_peer_open(ws_port);
+    FRAME(WS_OP_TEXT, false, "{\"jsonrpc\":\"2.0\",\"id\":\"\xc3");
+    FRAME(WS_OP_PONG, true, "\x89\x02\xff\xc0"); /* not UTF-8, and need not be */
+    FRAME(WS_OP_CONT, false, "\xa9\xe2\x82");     /* the end of an e-acute, the start of a euro */
+    FRAME(WS_OP_PING, true, "\xfe");
+    FRAME(WS_OP_CONT, true, "\xac\",\"method\":\"ping\"}");
+    json_t *r = next_response(p);
+    ck_assert_str_eq(json_string_value(json_object_get(r, "id")), "\xc3\xa9\xe2\x82\xac");
+    it_result(r);
+    json_decref(r);
+    FRAME(WS_OP_TEXT, false, "{\"a\":\"\xe0"); /* E0 then 80..9F: an overlong form */
+    FRAME(WS_OP_CONT, true, "\x9f\xbf\"}");
+    int code = 0;
+    char *data = NULL;
+    ck_assert_int_eq(ws_peer_recv(p, IT_TIMEOUT, &data, NULL, &code), WS_OP_CLOSE);
+    ck_assert_int_eq(code, 1007);
+    ws_peer_close(p);
+    stop();
+#undef FRAME
+}
+END_TEST
+
 START_TEST(a_message_over_1_mib_closes_the_connection_with_1009)
 {
     start();
@@ -778,6 +808,7 @@ static Suite *it_ws_suite(void)
     tcase_add_test(tc, a_binary_frame_closes_the_connection_with_1003);
     tcase_add_test(tc, text_that_is_not_utf8_closes_the_connection_with_1007);
     tcase_add_test(tc, a_fragmented_message_is_reassembled);
+    tcase_add_test(tc, utf8_is_checked_across_fragments_and_not_on_control_frames);
     tcase_add_test(tc, a_message_over_1_mib_closes_the_connection_with_1009);
     tcase_add_test(tc, a_client_that_does_not_read_is_disconnected);
     tcase_add_test(tc, the_device_dials_out_says_hello_serves_envelopes_and_reconnects);

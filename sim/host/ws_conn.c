@@ -103,7 +103,7 @@ static void begin_message(ws_conn_t *c)
 static void out_write(void *ctx, const char *data, size_t len)
 {
     ws_conn_t *c = ctx;
-    if (c->dead) return;
+    if (c->dead || c->failing) return;
     if (c->out.len == 0) begin_message(c);
     host_buf_append(&c->out, data, len);
 }
@@ -112,7 +112,7 @@ static void out_write(void *ctx, const char *data, size_t len)
 static void out_end(void *ctx)
 {
     ws_conn_t *c = ctx;
-    if (c->dead) return;
+    if (c->dead || c->failing) return;
     if (c->out.len == 0) begin_message(c);
     if (c->out_wrap) host_buf_append(&c->out, "}", 1);
     enqueue(c, c->out_direct);
@@ -144,10 +144,36 @@ void ws_conn_drain(ws_conn_t *c, host_t *h)
 /* Writes queued frames while the socket takes them whole (lws_partial_buffered: it kept part
    of the last one), so a backlog costs one writable round trip per socket buffer, not one per
    frame. */
+/* lws_write's opcode for a close frame: 4 in libwebsockets' ABI (lws-write.h leaves it out of
+   the enum: "handled by lws_close_reason()") */
+#define WS_WRITE_CLOSE ((enum lws_write_protocol)4)
+
+/* The close frame of a connection its input failed, once everything before it is out: written
+   here, on a writable socket (lws_close_reason + -1 from the writable callback ended the
+   connection without it). */
+static int fail_now(ws_conn_t *c)
+{
+    unsigned char frame[LWS_PRE + 125];
+    size_t n = strlen(c->fail_reason);
+    if (n > 123) n = 123;
+    frame[LWS_PRE] = (unsigned char)(c->fail_code >> 8);
+    frame[LWS_PRE + 1] = (unsigned char)c->fail_code;
+    memcpy(frame + LWS_PRE + 2, c->fail_reason, n);
+    host_log(HOST_LOG_DEBUG, "%s: %s: sending the close frame (%u)", c->label, c->peer,
+             (unsigned)c->fail_code);
+    lws_write(c->wsi, frame + LWS_PRE, n + 2, WS_WRITE_CLOSE);
+    return -1;
+}
+
 int ws_conn_writable(ws_conn_t *c)
 {
     if (c->dead) return -1;
-    if (!c->head) return 0;
+    if (!c->head) {
+        if (!c->failing) return 0;
+        if (!lws_partial_buffered(c->wsi)) return fail_now(c);
+        lws_callback_on_writable(c->wsi); /* after lws sent what it holds */
+        return 0;
+    }
     do {
         ws_frame_t *f = c->head;
         int n = lws_write(c->wsi, (unsigned char *)f->buf + LWS_PRE, f->len, LWS_WRITE_TEXT);
@@ -162,7 +188,7 @@ int ws_conn_writable(ws_conn_t *c)
         free(f->buf);
         free(f);
     } while (c->head && !lws_partial_buffered(c->wsi));
-    if (c->head) lws_callback_on_writable(c->wsi);
+    if (c->head || c->failing) lws_callback_on_writable(c->wsi);
     if (c->paused && c->queued <= host_out_share(c->ws->h) / 2) {
         c->paused = false;
         lws_rx_flow_control(c->wsi, 1);
@@ -297,28 +323,38 @@ static bool utf8_feed(ws_conn_t *c, const unsigned char *p, size_t n)
     return true;
 }
 
-/* Closes with code and a reason the peer can read. */
+/*
+ * Fails the connection with code and a reason the peer can read (a static string). With
+ * nothing waiting to be sent, at once; otherwise no more input is taken, and the answers already
+ * queued go out first, then the close frame (ws_conn_writable): closed at once, the frame used
+ * to be lost behind them when the client was paused for back-pressure or slow to read
+ * (test_it_ws invalid_utf8_held_behind_back_pressure_still_closes_with_1007).
+ */
 static int refuse(ws_conn_t *c, enum lws_close_status code, const char *reason)
 {
     host_log(HOST_LOG_WARN, "%s: %s: %s: closing (%d)", c->label, c->peer, reason, (int)code);
-    lws_close_reason(c->wsi, code, (unsigned char *)reason, strlen(reason));
-    return -1;
+    c->failing = true;
+    c->fail_code = (uint16_t)code;
+    c->fail_reason = reason;
+    c->in.len = 0;
+    if (!c->head && !lws_partial_buffered(c->wsi)) return fail_now(c);
+    lws_callback_on_writable(c->wsi);
+    /* a client that does not read them is not kept waiting for: gone after 10 s */
+    lws_set_timeout(c->wsi, PENDING_TIMEOUT_USER_OK, 10);
+    return 0;
 }
 
 int ws_conn_receive(ws_conn_t *c, const char *data, size_t len)
 {
-    if (c->dead) return 0;
+    if (c->dead || c->failing) return 0;
     if (lws_frame_is_binary(c->wsi))
         return refuse(c, LWS_CLOSE_STATUS_UNACCEPTABLE_OPCODE,
                       "binary frames are not accepted: send JSON-RPC as text");
     if (c->in.len + len > HOST_WS_MSG_MAX)
         return refuse(c, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE, "message longer than 1048576 bytes");
     bool final = lws_is_final_fragment(c->wsi);
-    if (!utf8_feed(c, (const unsigned char *)data, len) || (final && c->utf8_need > 0)) {
-        c->in.len = 0;
-        c->utf8_need = 0;
+    if (!utf8_feed(c, (const unsigned char *)data, len) || (final && c->utf8_need > 0))
         return refuse(c, LWS_CLOSE_STATUS_INVALID_PAYLOAD, "text is not valid UTF-8");
-    }
     if (final && c->in.len == 0) { /* the usual case: a whole message in one piece */
         handle_message(c, data, len);
         return 0;

@@ -45,6 +45,11 @@ typedef struct ws_conn {
     ws_frame_t *head, *tail;
     size_t queued; /* text bytes in the frames */
     bool dead;     /* over its output limit: killed, output dropped */
+    /* Failed by its input (refuse): no more input is taken, the answers already queued go out,
+       then the close frame with fail_code and fail_reason (ws_conn_writable). */
+    bool failing;
+    uint16_t fail_code;
+    const char *fail_reason; /* a static string */
     bool paused;   /* over its share of the output budget: not read (lws_rx_flow_control) */
     /* The form of the last message received: notifications are sent the same way. */
     bool envelope;

@@ -592,6 +592,47 @@ START_TEST(a_message_over_1_mib_closes_the_connection_with_1009)
 END_TEST
 
 /* A client that sends without reading is cut off once 1 MiB of answers wait for it. */
+/* A client over its share of the output budget is not read (lws_rx_flow_control); input held
+   behind that pause is judged when reading resumes: the requests are answered in order, and text
+   that is not UTF-8 still closes with 1007 (a close frame, not a bare hang-up). */
+START_TEST(invalid_utf8_held_behind_back_pressure_still_closes_with_1007)
+{
+    const char *extra[] = {"--ws", "0", "--output-budget", "1", NULL};
+    ck_assert(start_with(extra));
+    ws_peer_t *idle[15]; /* 16 clients: a share of 64 KiB, the least there is */
+    for (int i = 0; i < 15; i++) idle[i] = ws_peer_open(ws_port);
+    ws_peer_t *p = ws_peer_open(ws_port);
+    int small = 4096;
+    setsockopt(p->fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
+    enum { N = 200 };
+    char req[96];
+    for (int i = 1; i <= N; i++) {
+        int n = snprintf(req, sizeof req, "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/list\"}", i);
+        ws_peer_send_frame(p, WS_OP_TEXT, true, req, (size_t)n);
+    }
+    ws_peer_send_frame(p, WS_OP_TEXT, true, "{\"a\":\"\xc0\xaf\"}", 10);
+    usleep(300 * 1000); /* it has been paused, with the rest waiting, before it reads */
+    int next = 1, op, code = 0;
+    for (;;) {
+        char *data = NULL;
+        op = ws_peer_recv(p, IT_TIMEOUT, &data, NULL, &code);
+        if (op != WS_OP_TEXT) break;
+        json_t *m = json_loads(data, 0, NULL);
+        free(data);
+        ck_assert_ptr_nonnull(m);
+        ck_assert_int_eq(json_integer_value(json_object_get(m, "id")), next);
+        json_decref(m);
+        next++;
+    }
+    ck_assert_msg(op == WS_OP_CLOSE, "after %d answers: %d, not a close frame", next - 1, op);
+    ck_assert_int_eq(code, 1007);
+    ck_assert_int_gt(next, 20); /* answers past the share came: it was paused, then read on */
+    ws_peer_close(p);
+    for (int i = 0; i < 15; i++) ws_peer_close(idle[i]);
+    stop();
+}
+END_TEST
+
 START_TEST(a_client_that_does_not_read_is_disconnected)
 {
     start();
@@ -811,6 +852,7 @@ static Suite *it_ws_suite(void)
     tcase_add_test(tc, utf8_is_checked_across_fragments_and_not_on_control_frames);
     tcase_add_test(tc, a_message_over_1_mib_closes_the_connection_with_1009);
     tcase_add_test(tc, a_client_that_does_not_read_is_disconnected);
+    tcase_add_test(tc, invalid_utf8_held_behind_back_pressure_still_closes_with_1007);
     tcase_add_test(tc, the_device_dials_out_says_hello_serves_envelopes_and_reconnects);
     tcase_add_test(tc, dial_out_backs_off_exponentially_while_the_backend_is_away_or_refuses);
     tcase_add_test(tc, bad_dial_out_flags_are_usage_errors);

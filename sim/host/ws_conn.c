@@ -189,7 +189,7 @@ int ws_conn_writable(ws_conn_t *c)
         free(f);
     } while (c->head && !lws_partial_buffered(c->wsi));
     if (c->head || c->failing) lws_callback_on_writable(c->wsi);
-    if (c->paused && c->queued <= host_out_share(c->ws->h) / 2) {
+    if (c->paused && !c->failing && c->queued <= host_out_share(c->ws->h) / 2) {
         c->paused = false;
         lws_rx_flow_control(c->wsi, 1);
     }
@@ -338,6 +338,10 @@ static int refuse(ws_conn_t *c, enum lws_close_status code, const char *reason)
     c->fail_reason = reason;
     c->in.len = 0;
     if (!c->head && !lws_partial_buffered(c->wsi)) return fail_now(c);
+    /* what follows is not parsed (a protocol error there would end the connection first,
+       without this close frame): lws holds the rest of its read */
+    if (!c->paused) lws_rx_flow_control(c->wsi, 0);
+    c->paused = true;
     lws_callback_on_writable(c->wsi);
     /* a client that does not read them is not kept waiting for: gone after 10 s */
     lws_set_timeout(c->wsi, PENDING_TIMEOUT_USER_OK, 10);

@@ -48,6 +48,7 @@ typedef struct ws_conn {
     /* Failed by its input (refuse): no more input is taken, the answers already queued go out,
        then the close frame with fail_code and fail_reason (ws_conn_writable). */
     bool failing;
+    bool close_sent; /* fail_now wrote the close frame: waiting for the client to go */
     uint16_t fail_code;
     const char *fail_reason; /* a static string */
     bool paused;   /* over its share of the output budget: not read (lws_rx_flow_control) */

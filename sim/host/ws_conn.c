@@ -141,9 +141,6 @@ void ws_conn_drain(ws_conn_t *c, host_t *h)
     if (!c->dead && c->h == h) host_device_drain(h, &c->session, conn_sink(c, c->envelope));
 }
 
-/* Writes queued frames while the socket takes them whole (lws_partial_buffered: it kept part
-   of the last one), so a backlog costs one writable round trip per socket buffer, not one per
-   frame. */
 /* lws_write's opcode for a close frame: 4 in libwebsockets' ABI (lws-write.h leaves it out of
    the enum: "handled by lws_close_reason()") */
 #define WS_WRITE_CLOSE ((enum lws_write_protocol)4)
@@ -171,6 +168,10 @@ static int fail_now(ws_conn_t *c)
     return 0;
 }
 
+/* Writes queued frames while the socket takes them whole (lws_partial_buffered: it kept part
+   of the last one), so a backlog costs one writable round trip per socket buffer, not one per
+   frame.
+   A connection its input failed sends its close frame once they are all out. */
 int ws_conn_writable(ws_conn_t *c)
 {
     if (c->dead) return -1;

@@ -62,6 +62,15 @@ static bool log_has(const char *text)
 }
 
 /* The JSON-RPC message of m: its payload when m is an envelope. Borrowed. */
+/* The next message is a close frame with code (pings answered, pongs skipped on the way). */
+static void expect_close(ws_peer_t *p, int code)
+{
+    int got = 0;
+    char *data = NULL;
+    ck_assert_int_eq(ws_peer_recv(p, IT_TIMEOUT, &data, NULL, &got), WS_OP_CLOSE);
+    ck_assert_int_eq(got, code);
+}
+
 static json_t *body_of(json_t *m)
 {
     return json_is_string(json_object_get(m, "type")) ? json_object_get(m, "payload") : m;
@@ -498,10 +507,7 @@ START_TEST(a_binary_frame_closes_the_connection_with_1003)
     ws_peer_t *p = ws_peer_open(ws_port), *other = ws_peer_open(ws_port);
     static const char msg[] = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}";
     ws_peer_send_frame(p, WS_OP_BINARY, true, msg, sizeof msg - 1);
-    int code = 0;
-    char *data = NULL;
-    ck_assert_int_eq(ws_peer_recv(p, IT_TIMEOUT, &data, NULL, &code), WS_OP_CLOSE);
-    ck_assert_int_eq(code, 1003);
+    expect_close(p, 1003);
     json_t *r = rpc(other, msg); /* the others go on */
     ck_assert_int_eq(json_integer_value(json_object_get(r, "id")), 1);
     json_decref(r);
@@ -516,10 +522,7 @@ START_TEST(text_that_is_not_utf8_closes_the_connection_with_1007)
     start();
     ws_peer_t *p = ws_peer_open(ws_port);
     ws_peer_send_frame(p, WS_OP_TEXT, true, "{\"a\":\"\xff\"}", 8);
-    int code = 0;
-    char *data = NULL;
-    ck_assert_int_eq(ws_peer_recv(p, IT_TIMEOUT, &data, NULL, &code), WS_OP_CLOSE);
-    ck_assert_int_eq(code, 1007);
+    expect_close(p, 1007);
     ws_peer_close(p);
     stop();
 }
@@ -562,10 +565,7 @@ START_TEST(utf8_is_checked_across_fragments_and_not_on_control_frames)
     json_decref(r);
     FRAME(WS_OP_TEXT, false, "{\"a\":\"\xe0"); /* E0 then 80..9F: an overlong form */
     FRAME(WS_OP_CONT, true, "\x9f\xbf\"}");
-    int code = 0;
-    char *data = NULL;
-    ck_assert_int_eq(ws_peer_recv(p, IT_TIMEOUT, &data, NULL, &code), WS_OP_CLOSE);
-    ck_assert_int_eq(code, 1007);
+    expect_close(p, 1007);
     ws_peer_close(p);
     stop();
 #undef FRAME
@@ -582,16 +582,12 @@ START_TEST(a_message_over_1_mib_closes_the_connection_with_1009)
     ws_peer_send_frame(p, WS_OP_TEXT, false, spaces, half);
     ws_peer_send_frame(p, WS_OP_CONT, true, spaces, half + 1);
     free(spaces);
-    int code = 0;
-    char *data = NULL;
-    ck_assert_int_eq(ws_peer_recv(p, IT_TIMEOUT, &data, NULL, &code), WS_OP_CLOSE);
-    ck_assert_int_eq(code, 1009);
+    expect_close(p, 1009);
     ws_peer_close(p);
     stop();
 }
 END_TEST
 
-/* A client that sends without reading is cut off once 1 MiB of answers wait for it. */
 /* A client over its share of the output budget is not read (lws_rx_flow_control); input held
    behind that pause is judged when reading resumes: the requests are answered in order, and text
    that is not UTF-8 still closes with 1007 (a close frame, not a bare hang-up). */
@@ -633,6 +629,7 @@ START_TEST(invalid_utf8_held_behind_back_pressure_still_closes_with_1007)
 }
 END_TEST
 
+/* A client that sends without reading is cut off once 1 MiB of answers wait for it. */
 START_TEST(a_client_that_does_not_read_is_disconnected)
 {
     start();

@@ -42,6 +42,14 @@
 
 /* Wall-clock ms an exchange may take (generous under the sanitizers). */
 #define WS_WAIT_MS 5000
+/* The harness's own reading of the server's bytes is left out of libFuzzer's coverage: it is
+   not what is fuzzed. With the parse once per arrival (ws_wait_for), the corpus's replay takes
+   16 % less CPU (docs/fuzzing.md). */
+#if defined(__clang__)
+#define WS_UNTRACED __attribute__((no_sanitize("coverage")))
+#else
+#define WS_UNTRACED
+#endif
 /* Quiet loop turns (the last waiting up to 1 ms) that end waiting when nothing more is
    expected. */
 #define WS_QUIET_TURNS 3
@@ -154,7 +162,7 @@ typedef struct ws_utf8 {
 
 /* False at the first byte that makes the text invalid UTF-8 (RFC 3629's table: no overlong
    forms, no surrogates, nothing past U+10FFFF); u->need > 0 at the end: a sequence cut short. */
-static bool ws_utf8_feed(ws_utf8_t *u, const uint8_t *p, size_t n)
+WS_UNTRACED static bool ws_utf8_feed(ws_utf8_t *u, const uint8_t *p, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         uint8_t c = p[i];
@@ -193,7 +201,7 @@ typedef struct out_frames {
 } out_frames_t;
 
 /* Parses the server's bytes (all but a cut-short last frame when the server did not close). */
-static void parse_server(const fuzz_net_rx_t *r, out_frames_t *o)
+WS_UNTRACED static void parse_server(const fuzz_net_rx_t *r, out_frames_t *o)
 {
     size_t i = 0;
     uint8_t *msg = NULL;
@@ -265,7 +273,7 @@ static void parse_server(const fuzz_net_rx_t *r, out_frames_t *o)
 }
 
 /* Whether a response to the request with this id (JSON) is among the texts. */
-static bool ws_answered(const json_t *texts, const json_t *id)
+WS_UNTRACED static bool ws_answered(const json_t *texts, const json_t *id)
 {
     size_t k;
     json_t *t;
@@ -374,34 +382,29 @@ static void ws_wait_for(ws_server_t *s, int fd, fuzz_net_rx_t *r, bool sentinel_
 {
     uint64_t deadline = fuzz_net_ms_now() + WS_WAIT_MS;
     unsigned quiet = 0;
-    bool acked = false;
+    size_t seen = SIZE_MAX; /* how many bytes were parsed last */
     for (;;) {
         (void)fuzz_net_drain(fd, r);
         if (r->closed) return;
-        if (!acked) { /* the server's close is answered, as a client must: then it hangs up */
+        if (r->len != seen) { /* parsed once per arrival, not once per turn */
+            seen = r->len;
             out_frames_t o = {client_closed, json_array(), -1, false};
             parse_server(r, &o);
             json_decref(o.texts);
-            if (o.close_code >= 0) {
+            if (o.close_code >= 0) { /* the server's close is answered, as a client must: then
+                                        it hangs up */
                 fuzz_net_rx_t f = {0};
                 uint8_t code[2] = {(uint8_t)(o.close_code >> 8), (uint8_t)o.close_code};
                 ws_put_frame(&f, 0x88, code, o.close_code > 0 ? 2 : 0);
                 ws_send_all(s, fd, f.data, f.len, r);
                 free(f.data);
-                acked = true;
+                /* a close frame ends it: libwebsockets may wait for the client's close (RFC
+                   6455 5.5.1) behind frames it no longer parses, up to its close-ack timeout */
+                return;
             }
+            if (sentinel_sent && o.saw_sentinel) return;
         }
-        /* a close frame ends it: libwebsockets may wait for the client's close (RFC 6455
-           5.5.1) behind frames it no longer parses, up to its close-ack timeout */
-        if (acked) return;
-        if (sentinel_sent) {
-            out_frames_t o = {client_closed, json_array(), -1, false};
-            parse_server(r, &o);
-            json_decref(o.texts);
-            if (o.saw_sentinel) return;
-        } else if (!expect_close && quiet >= WS_QUIET_TURNS) {
-            return;
-        }
+        if (!sentinel_sent && !expect_close && quiet >= WS_QUIET_TURNS) return;
         if (fuzz_net_ms_now() >= deadline) {
             out_frames_t o = {client_closed, json_array(), -1, false};
             parse_server(r, &o);

@@ -38,6 +38,7 @@ typedef enum opt_id {
     OPT_HTTP_SESSIONS_PER_CLIENT,
     OPT_HTTP_PER_ADDRESS,
     OPT_OUTPUT_BUDGET,
+    OPT_INPUT_BUDGET,
     OPT_ALLOW_HOST,
     OPT_ALLOW_ORIGIN,
     OPT_AUTH_TOKEN,
@@ -81,6 +82,7 @@ static const opt_t opts[] = {
     {"--http-sessions-per-client", "N (1 to 1024)", OPT_HTTP_SESSIONS_PER_CLIENT},
     {"--http-per-address", "N (1 to 65535)", OPT_HTTP_PER_ADDRESS},
     {"--output-budget", "MB (1 to 4096)", OPT_OUTPUT_BUDGET},
+    {"--input-budget", "MB (1 to 4096)", OPT_INPUT_BUDGET},
     {"--allow-host", "HOST[:PORT]|*", OPT_ALLOW_HOST},
     {"--allow-origin", "SCHEME://HOST[:PORT]|*", OPT_ALLOW_ORIGIN},
     {"--auth-token", "TOKEN", OPT_AUTH_TOKEN},
@@ -298,6 +300,8 @@ static int apply(host_options_t *o, const opt_t *op, const char *val, char *err,
         return parse_connect(o, val, err, cap);
     case OPT_OUTPUT_BUDGET:
         return parse_uint(op, val, 1, 4096, &o->output_budget_mb, err, cap);
+    case OPT_INPUT_BUDGET:
+        return parse_uint(op, val, 1, 4096, &o->input_budget_mb, err, cap);
     case OPT_CONNECT_HEADER:
         return add_connect_header(o, val, err, cap);
     case OPT_HTTP:
@@ -454,6 +458,7 @@ int host_cli_parse(int argc, char *const argv[], host_options_t *o, char *err, s
     o->http_max_sessions = HOST_HTTP_MAX_SESSIONS_DEFAULT;
     o->pty_reset_on_open = -1;
     o->output_budget_mb = HOST_OUTPUT_BUDGET_MB_DEFAULT;
+    o->input_budget_mb = HOST_INPUT_BUDGET_MB_DEFAULT;
     o->fleet = 1;
     o->fleet_stagger_ms = HOST_FLEET_STAGGER_DEFAULT;
     for (int i = 1; i < argc; i++) {
@@ -743,6 +748,10 @@ void host_cli_usage(FILE *f)
           "                      (default 32): a client over its share is not read until it\n"
           "                      reads; over twice its share, it is disconnected.\n"
           "                      e.g. --output-budget 64\n"
+          "  --input-budget MB   Unfinished messages (WebSocket fragments, HTTP bodies) all\n"
+          "                      clients may hold together (default 32; each may always hold\n"
+          "                      64 KiB): a message that would go over it is refused\n"
+          "                      (WebSocket close 1013, HTTP 503).  e.g. --input-budget 64\n"
           "  --allow-host H      Also accept HTTP requests whose Host header is H (a name, or\n"
           "                      name:port; * for any); only localhost, 127.0.0.1 and [::1] by\n"
           "                      default (DNS rebinding protection). Repeatable.\n"

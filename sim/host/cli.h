@@ -28,6 +28,8 @@
 #define HOST_HTTP_MAX_SESSIONS_DEFAULT 32u
 /* Default of --output-budget (MB of unsent replies of all TCP and WebSocket clients). */
 #define HOST_OUTPUT_BUDGET_MB_DEFAULT 32u
+/* Default of --input-budget (MB of unfinished WebSocket messages and HTTP bodies). */
+#define HOST_INPUT_BUDGET_MB_DEFAULT 32u
 
 /* A TCP endpoint from the command line; host is a name or numeric address, never empty. */
 typedef struct host_endpoint {
@@ -64,6 +66,7 @@ typedef struct host_options {
     unsigned http_sessions_per_client;       /* --http-sessions-per-client N (0: half the max) */
     unsigned http_per_address;               /* --http-per-address N (0: http_guard's default) */
     unsigned output_budget_mb;               /* --output-budget MB: TCP and WS unsent output */
+    unsigned input_budget_mb;                /* --input-budget MB: unfinished WS and HTTP input */
     const char *allow_hosts[HOST_ALLOW_MAX]; /* --allow-host H: Host headers besides localhost */
     size_t allow_host_count;
     const char *allow_origins[HOST_ALLOW_MAX]; /* --allow-origin O: Origins besides localhost */

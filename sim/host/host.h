@@ -65,6 +65,11 @@ typedef struct host {
     size_t out_total;      /* bytes they hold now */
     size_t out_high;       /* the most held since memory was last given back (malloc_trim) */
     unsigned out_conns;    /* clients counted */
+    /* The input budget (host_in_*): messages still arriving (WebSocket fragments, HTTP
+       bodies). */
+    size_t in_budget; /* bytes all clients' unfinished messages may hold together */
+    size_t in_total;  /* bytes they hold now */
+    size_t in_high;   /* the most held since memory was last given back */
     bool stopping;
 } host_t;
 
@@ -88,6 +93,20 @@ void host_out_queued(host_t *h, size_t n);
 void host_out_sent(host_t *h, size_t n);
 size_t host_out_share(const host_t *h);
 bool host_out_over_hard(const host_t *h, size_t held);
+
+/*
+ * The input budget, loop thread only: what clients' unfinished messages hold (a WebSocket
+ * message reassembled from its fragments, an HTTP request body). Every client may always hold
+ * HOST_IN_SHARE_MIN; past that, all together hold at most the budget (--input-budget): a
+ * message that would go over it is refused (WebSocket close 1013, HTTP 503 with Retry-After).
+ * Without it, 300 WebSocket clients each sending 1 MB of a message they never finish held
+ * 297 MB (and HTTP bodies alike). host_in_take counts n more bytes for a client holding
+ * `held` already, or returns false; host_in_release gives them back.
+ */
+#define HOST_IN_SHARE_MIN (64u << 10)
+#define HOST_IN_BUDGET_DEFAULT (32u << 20)
+bool host_in_take(host_t *h, size_t held, size_t n);
+void host_in_release(host_t *h, size_t n);
 
 /* Runs the loop until host_stop (SIGINT/SIGTERM). */
 void host_run(host_t *h);

@@ -74,6 +74,7 @@ typedef struct collector {
 typedef struct http_req {
     host_buf_t body;
     bool too_large;
+    bool over_budget; /* the input budget refused the body: 503 */
     bool waiting;  /* the device answers later: the connection is parked */
     bool answered; /* the late answer came */
     host_mhd_park_t *park;
@@ -94,6 +95,7 @@ typedef struct http_err {
     const char *allow; /* 405: the Allow header */
     bool challenge;    /* 401: WWW-Authenticate */
     bool token_given;  /* 401: a token was sent, and it was wrong */
+    bool retry_after;  /* 503: Retry-After: 1 */
     char requested[104]; /* -32022: the version asked for (data.requested, data.supported) */
 } http_err_t;
 
@@ -260,6 +262,7 @@ static enum MHD_Result send_error(const host_http_t *http, struct MHD_Connection
     }
     MHD_add_response_header(r, "Content-Type", "application/json");
     if (e->allow) MHD_add_response_header(r, "Allow", e->allow);
+    if (e->retry_after) MHD_add_response_header(r, "Retry-After", "1");
     if (e->challenge)
         MHD_add_response_header(r, "WWW-Authenticate",
                                 e->token_given ? "Bearer realm=\"mcpsim\", error=\"invalid_token\""
@@ -1157,6 +1160,13 @@ static enum MHD_Result handle_post(host_http_t *http, struct MHD_Connection *c, 
              HOST_HTTP_BODY_MAX);
         return send_error(http, c, "POST", "/mcp", &e);
     }
+    if (req->over_budget) {
+        fail(&e, 503, FW_RPC_TRANSPORT_ERROR,
+             "request body refused for now: the server holds too much unfinished input "
+             "(input budget); retry later");
+        e.retry_after = true;
+        return send_error(http, c, "POST", "/mcp", &e);
+    }
     /* the envelope, read as the device reads it (the core's reader and limits): the same bytes
        get the same verdict on every transport */
     fw_json_tok_t toks[FW_JSON_TOKENS_MAX];
@@ -1174,12 +1184,23 @@ static enum MHD_Result handle_post(host_http_t *http, struct MHD_Connection *c, 
     return run_post(http, c, req, s, created, requests);
 }
 
-/* Collects the body as it arrives; beyond the limit it is dropped and the answer is 413. */
-static void receive(http_req_t *req, const char *data, size_t len)
+/* Collects the body as it arrives (counted in the input budget until the request ends);
+   beyond the limit it is dropped and the answer is 413, beyond the budget 503. */
+static void receive(host_http_t *http, http_req_t *req, const char *data, size_t len)
 {
-    if (req->too_large) return;
-    if (req->body.len + len > HOST_HTTP_BODY_MAX) {
-        req->too_large = true;
+    if (req->too_large || req->over_budget) return;
+    bool over = req->body.len + len > HOST_HTTP_BODY_MAX;
+    if (over || !host_in_take(http->host, req->body.len, len)) {
+        if (over) {
+            req->too_large = true;
+        } else {
+            req->over_budget = true;
+            host_log(HOST_LOG_WARN,
+                     "http: a request body goes over the input budget (unfinished messages "
+                     "hold %zu of %zu bytes): refused with 503",
+                     http->host->in_total, http->host->in_budget);
+        }
+        host_in_release(http->host, req->body.len);
         host_buf_free(&req->body);
         return;
     }
@@ -1270,7 +1291,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         return req->stateless ? finish_stateless(cls, c, req) : finish_post(cls, c, req);
     }
     if (*upload_size > 0) {
-        receive(req, upload, *upload_size);
+        receive(cls, req, upload, *upload_size);
         *upload_size = 0;
         return MHD_YES;
     }
@@ -1290,6 +1311,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
     if (req->s) host_session_release(&http->sessions, req->s);
     host_mhd_park_free(req->park);
     col_free(&req->col);
+    host_in_release(http->host, req->body.len);
     host_buf_free(&req->body);
     free(req);
     *con_cls = NULL;

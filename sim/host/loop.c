@@ -289,13 +289,14 @@ void host_clock_rearm(host_t *h)
     clock_arm(h, next);
 }
 
-/* ---------------------------------------------------------------- the output budget */
+/* ---------------------------------------------------------------- the output and input budgets */
 
 static void on_trim(uv_timer_t *t)
 {
     host_t *h = t->data;
     malloc_trim(0);
     h->out_high = h->out_total;
+    h->in_high = h->in_total;
 }
 
 /* The freed heap goes back to the system shortly, once for many frees close together (300
@@ -337,6 +338,20 @@ bool host_out_over_hard(const host_t *h, size_t held)
     return h->out_total > h->out_budget && held > 2 * host_out_share(h);
 }
 
+bool host_in_take(host_t *h, size_t held, size_t n)
+{
+    if (held + n > HOST_IN_SHARE_MIN && h->in_total + n > h->in_budget) return false;
+    h->in_total += n;
+    if (h->in_total > h->in_high) h->in_high = h->in_total;
+    return true;
+}
+
+void host_in_release(host_t *h, size_t n)
+{
+    h->in_total -= n < h->in_total ? n : h->in_total;
+    if (h->in_high >= (4u << 20) && h->in_total <= h->in_high / 4) mem_release_soon(h);
+}
+
 static void on_signal(uv_signal_t *s, int signum)
 {
     host_log(HOST_LOG_INFO, "%s received, shutting down", signum == SIGINT ? "SIGINT" : "SIGTERM");
@@ -349,6 +364,7 @@ int host_init(host_t *h, sim_t *sim)
     h->sim = sim;
     h->clock = sim_clock_mode(sim);
     h->out_budget = HOST_OUT_BUDGET_DEFAULT;
+    h->in_budget = HOST_IN_BUDGET_DEFAULT;
     host_tap_init(&h->tap);
     int rc = uv_loop_init(&h->loop);
     if (rc != 0) {

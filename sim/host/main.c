@@ -236,6 +236,7 @@ int main(int argc, char **argv)
         return 1;
     }
     h.out_budget = (size_t)o.output_budget_mb << 20;
+    h.in_budget = (size_t)o.input_budget_mb << 20;
     int rc = open_endpoints(&h, &o);
     if (rc == 0) host_run(&h);
     host_close(&h);

@@ -346,7 +346,8 @@ static int refuse(ws_conn_t *c, enum lws_close_status code, const char *reason)
     c->failing = true;
     c->fail_code = (uint16_t)code;
     c->fail_reason = reason;
-    c->in.len = 0;
+    host_in_release(c->ws->h, c->in.len);
+    host_buf_free(&c->in); /* its room too: a refused client keeps nothing */
     if (!lws_partial_buffered(c->wsi)) { /* lws sends the close frame, awaits the client's */
         lws_close_reason(c->wsi, code, (unsigned char *)reason, strlen(reason));
         return -1;
@@ -361,6 +362,9 @@ static int refuse(ws_conn_t *c, enum lws_close_status code, const char *reason)
     lws_set_timeout(c->wsi, PENDING_TIMEOUT_USER_OK, 10);
     return 0;
 }
+
+/* 1013 Try Again Later (IANA's WebSocket close code registry; not in lws's enum) */
+#define WS_CLOSE_TRY_AGAIN_LATER ((enum lws_close_status)1013)
 
 int ws_conn_receive(ws_conn_t *c, const char *data, size_t len)
 {
@@ -377,10 +381,18 @@ int ws_conn_receive(ws_conn_t *c, const char *data, size_t len)
         handle_message(c, data, len);
         return 0;
     }
+    if (!host_in_take(c->ws->h, c->in.len, len))
+        return refuse(c, WS_CLOSE_TRY_AGAIN_LATER,
+                      "message refused for now: the server holds too much unfinished input "
+                      "(input budget)");
     host_buf_append(&c->in, data, len);
     if (final) {
         handle_message(c, c->in.data, c->in.len);
-        c->in.len = 0;
+        host_in_release(c->ws->h, c->in.len);
+        if (c->in.cap > HOST_IN_SHARE_MIN)
+            host_buf_free(&c->in); /* the room of a long message is not kept, uncounted */
+        else
+            c->in.len = 0;
     }
     return 0;
 }
@@ -450,6 +462,7 @@ void ws_conn_close(ws_conn_t *c)
     c->prev = c->next = NULL;
     host_out_conn(c->ws->h, -1);
     free_frames(c);
+    host_in_release(c->ws->h, c->in.len);
     host_buf_free(&c->in);
     host_buf_free(&c->out);
     free(c->session_id);

@@ -3,6 +3,7 @@
 #include <check.h>
 #include <curl/curl.h>
 #include <pthread.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -463,6 +464,86 @@ START_TEST(a_body_over_1_mib_gets_413)
     free(big);
     ck_assert_int_eq(post_chunked(2u << 20), 413); /* no Content-Length: counted as it comes */
     char *sid = initialize();                      /* the server is fine afterwards */
+    free(sid);
+    stop();
+}
+END_TEST
+
+/* Everything c receives until the server closes (what its line reader holds first). */
+static char *read_rest(it_conn_t *c)
+{
+    size_t len = c->len, cap = c->len + 4096;
+    char *out = malloc(cap + 1);
+    ck_assert_ptr_nonnull(out);
+    memcpy(out, c->buf, c->len);
+    double deadline = it_now() + IT_TIMEOUT;
+    for (;;) {
+        struct pollfd p = {c->fd, POLLIN, 0};
+        int left = (int)((deadline - it_now()) * 1000);
+        ck_assert_msg(left > 0 && poll(&p, 1, left) == 1, "the server did not close");
+        if (cap - len < 4096) out = realloc(out, (cap *= 2) + 1);
+        ssize_t n = read(c->fd, out + len, cap - len);
+        if (n <= 0) break;
+        len += (size_t)n;
+    }
+    out[len] = 0;
+    return out;
+}
+
+/* Request bodies still arriving share the input budget (--input-budget 1: 1 MiB). Four clients
+   each send all but the last byte of a 300 KiB body: three fit, the fourth goes over (whichever
+   is read last) and its bytes are given back at once; when its last byte comes it gets 503 with
+   Retry-After. The three are answered as usual. */
+START_TEST(bodies_beyond_the_input_budget_get_503_with_retry_after)
+{
+    const char *extra[] = {"--input-budget", "1", NULL};
+    start_with("esp32-demo", extra);
+    size_t len = 300u << 10;
+    char *body = malloc(len);
+    memset(body, ' ', len);
+    memcpy(body, INIT_BODY, strlen(INIT_BODY));
+    it_conn_t *c[4];
+    for (int i = 0; i < 4; i++) {
+        c[i] = it_tcp_connect(http_port);
+        char head[512];
+        snprintf(head, sizeof head,
+                 "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n%s\r\n%s\r\nContent-Length: %zu\r\n"
+                 "Connection: close\r\n\r\n",
+                 CT_JSON, ACCEPT_BOTH, len);
+        it_send(c[i], head);
+        ck_assert(write(c[i]->fd, body, len - 1) == (ssize_t)(len - 1));
+    }
+    /* the budget is judged as the bytes arrive: the refusal is logged then */
+    double deadline = it_now() + IT_TIMEOUT;
+    for (bool seen = false; !seen && it_now() < deadline; usleep(20000)) {
+        char *err = it_stderr(&proc);
+        seen = strstr(err, "goes over the input budget") != NULL;
+        free(err);
+    }
+    int refused = 0;
+    for (int i = 0; i < 4; i++) {
+        ck_assert(write(c[i]->fd, " ", 1) == 1);
+        char *status = it_read_line(c[i], IT_TIMEOUT);
+        ck_assert_ptr_nonnull(status);
+        if (strstr(status, " 503 ")) {
+            refused++;
+            char *rest = read_rest(c[i]);
+            ck_assert_msg(strstr(rest, "Retry-After: 1\r\n") && strstr(rest, "(input budget)"),
+                          "%s", rest);
+            free(rest);
+        } else { /* taken whole and answered as usual: the device's error for a request this
+                    long (over FW_MSG_MAX) */
+            ck_assert_msg(strncmp(status, "HTTP/1.1 200", 12) == 0, "%s", status);
+            char *rest = read_rest(c[i]);
+            ck_assert_msg(strstr(rest, "over FW_MSG_MAX") != NULL, "%s", rest);
+            free(rest);
+        }
+        free(status);
+        it_conn_close(c[i]);
+    }
+    ck_assert_int_eq(refused, 1);
+    free(body);
+    char *sid = initialize(); /* and the server is fine afterwards */
     free(sid);
     stop();
 }
@@ -1215,6 +1296,7 @@ static Suite *it_http_suite(void)
     tcase_add_test(tc, malformed_json_gets_400_with_a_parse_error);
     tcase_add_test(tc, post_needs_json_content_and_an_accept_of_json_and_sse);
     tcase_add_test(tc, a_body_over_1_mib_gets_413);
+    tcase_add_test(tc, bodies_beyond_the_input_budget_get_503_with_retry_after);
     tcase_add_test(tc, a_foreign_host_header_gets_403_unless_allowed);
     tcase_add_test(tc, two_host_headers_get_400);
     tcase_add_test(tc, a_foreign_origin_gets_403_unless_allowed);

@@ -588,6 +588,94 @@ START_TEST(a_message_over_1_mib_closes_the_connection_with_1009)
 }
 END_TEST
 
+/* Unfinished messages share the input budget (--input-budget 1: 1 MiB). Four clients each
+   hold 300 KiB of a message they have not finished: three fit, the fourth goes over and is
+   closed with 1013 (whichever is read last), its bytes given back. A short message still goes
+   through, a long one does not while the three hold their bytes, and does once they left (the
+   host hands it whole to the core, which refuses it for its own limit, FW_MSG_MAX). */
+START_TEST(unfinished_messages_beyond_the_input_budget_are_closed_with_1013)
+{
+    const char *extra[] = {"--ws", "0", "--input-budget", "1", NULL};
+    ck_assert_msg(start_with(extra), "mcpsim did not start (exit %d)", proc.status);
+    ck_assert_int_gt(ws_port, 0);
+    size_t part = 300u << 10;
+    char *spaces = malloc(2 * part);
+    memset(spaces, ' ', 2 * part);
+    static const char head[] = "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"ping\"";
+    ws_peer_t *hog[4];
+    for (int i = 0; i < 4; i++) {
+        hog[i] = ws_peer_open(ws_port);
+        ws_peer_send_frame(hog[i], WS_OP_TEXT, false, head, sizeof head - 1);
+        ws_peer_send_frame(hog[i], WS_OP_CONT, false, spaces, part);
+    }
+    int refused = -1, closes = 0;
+    double deadline = it_now() + IT_TIMEOUT;
+    while (closes == 0 && it_now() < deadline) {
+        for (int i = 0; i < 4; i++) {
+            int code = 0;
+            char *data = NULL;
+            int op = ws_peer_recv(hog[i], 0.05, &data, NULL, &code);
+            free(data);
+            if (op == WS_OP_CLOSE) {
+                ck_assert_int_eq(code, 1013);
+                refused = i;
+                closes++;
+            } else {
+                ck_assert_int_eq(op, WS_NOTHING);
+            }
+        }
+    }
+    ck_assert_int_eq(closes, 1);
+    for (int i = 0; i < 4; i++)
+        if (i != refused) ck_assert(ws_peer_quiet(hog[i], 0.2)); /* the three still open */
+    ck_assert(log_has("(input budget): closing (1013)"));
+    ws_peer_close(hog[refused]);
+
+    ws_peer_t *p = ws_peer_open(ws_port); /* a short message: no budget needed */
+    json_t *r = rpc(p, "{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"ping\"}");
+    it_result(r);
+    json_decref(r);
+    ws_peer_send_frame(p, WS_OP_TEXT, false, head, sizeof head - 1); /* a long one: over */
+    ws_peer_send_frame(p, WS_OP_CONT, false, spaces, 2 * part);
+    expect_close(p, 1013);
+    ws_peer_close(p);
+
+    for (int i = 0; i < 4; i++) /* the three leave: their bytes are given back */
+        if (i != refused) ws_peer_close(hog[i]);
+    bool answered = false;
+    for (int attempt = 0; attempt < 50 && !answered; attempt++) {
+        p = ws_peer_open(ws_port);
+        ws_peer_send_frame(p, WS_OP_TEXT, false, head, sizeof head - 1);
+        ws_peer_send_frame(p, WS_OP_CONT, false, spaces, 2 * part);
+        ws_peer_send_frame(p, WS_OP_CONT, true, "}", 1);
+        char *data = NULL;
+        int code = 0;
+        int op = ws_peer_recv(p, IT_TIMEOUT, &data, NULL, &code);
+        answered = op == WS_OP_TEXT;
+        if (answered) {
+            json_t *doc = json_loads(data, 0, NULL);
+            ck_assert_ptr_nonnull(doc);
+            /* taken whole: the core answers (it reads at most FW_MSG_MAX bytes) */
+            char whole[64];
+            snprintf(whole, sizeof whole, "request of %zu bytes", sizeof head - 1 + 2 * part + 1);
+            json_t *e = json_object_get(doc, "error");
+            ck_assert_int_eq(json_integer_value(json_object_get(e, "code")), -32600);
+            ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(e, "message")), whole));
+            json_decref(doc);
+        } else { /* the server has not seen them leave yet */
+            ck_assert_int_eq(op, WS_OP_CLOSE);
+            ck_assert_int_eq(code, 1013);
+            usleep(100000);
+        }
+        free(data);
+        ws_peer_close(p);
+    }
+    ck_assert(answered);
+    free(spaces);
+    stop();
+}
+END_TEST
+
 /* A client over its share of the output budget is not read (lws_rx_flow_control); input held
    behind that pause is judged when reading resumes: the requests are answered in order, and text
    that is not UTF-8 still closes with 1007 (a close frame, not a bare hang-up). */
@@ -848,6 +936,7 @@ static Suite *it_ws_suite(void)
     tcase_add_test(tc, a_fragmented_message_is_reassembled);
     tcase_add_test(tc, utf8_is_checked_across_fragments_and_not_on_control_frames);
     tcase_add_test(tc, a_message_over_1_mib_closes_the_connection_with_1009);
+    tcase_add_test(tc, unfinished_messages_beyond_the_input_budget_are_closed_with_1013);
     tcase_add_test(tc, a_client_that_does_not_read_is_disconnected);
     tcase_add_test(tc, invalid_utf8_held_behind_back_pressure_still_closes_with_1007);
     tcase_add_test(tc, the_device_dials_out_says_hello_serves_envelopes_and_reconnects);

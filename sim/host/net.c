@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "http_guard.h"
 #include "log.h"
 
 struct host_server {
@@ -16,6 +17,9 @@ struct host_server {
     const host_server_ops_t *ops;
     size_t out_max;
     uint64_t fd_warned_ms; /* loop time of the last warning about the open-files limit */
+    unsigned live, limit;  /* connections open, and the most served at once */
+    unsigned refused;      /* past the limit, since the last warning */
+    uint64_t refused_ms;   /* loop time of that warning */
     host_conn_t *conns;      /* live connections, doubly linked */
     host_conn_t *current;    /* the connection in ops->data now (host_server_current) */
     host_conn_t *turns;      /* connections whose turn ended with input held (conn_yield) */
@@ -38,6 +42,7 @@ struct host_conn {
     bool eof;        /* the client finished sending: close once the output is flushed */
     bool over_limit; /* output beyond out_max: disconnect after the current input */
     bool closing;
+    bool refused; /* past the listener's limit: closed as it came */
     bool counted;    /* in the host's output budget (ops->budgeted) */
     bool paused;     /* over its share: not read until it sent half of it */
     bool yielded;    /* its turn ended with input held: in srv->turns, not read meanwhile */
@@ -78,7 +83,7 @@ static void on_conn_closed(uv_handle_t *handle)
     host_conn_t *c = handle->data;
     host_server_t *srv = c->srv;
     srv->ops->close(c, c->state);
-    host_log(HOST_LOG_INFO, "%s: %s disconnected", srv->name, c->peer);
+    if (!c->refused) host_log(HOST_LOG_INFO, "%s: %s disconnected", srv->name, c->peer);
     if (c->counted) {
         host_out_conn(srv->host, -1);
         host_out_sent(srv->host, c->pending.len + c->inflight.len);
@@ -97,6 +102,7 @@ static void on_conn_closed(uv_handle_t *handle)
     host_buf_free(&c->pending);
     host_buf_free(&c->inflight);
     free(c);
+    srv->live--;
     srv_unref(srv);
 }
 
@@ -419,6 +425,26 @@ static void warn_near_fd_limit(host_server_t *srv, host_conn_t *c)
              srv->name, c->peer, (int)fd, (unsigned long long)rl.rlim_cur);
 }
 
+/* A connection past the listener's limit is closed at once; the refusals are logged once a
+   second at most, with their count. */
+static bool over_limit(host_server_t *srv, host_conn_t *c)
+{
+    if (srv->live <= srv->limit) return false;
+    srv->refused++;
+    uint64_t now = uv_now(&srv->host->loop);
+    if (srv->refused_ms == 0 || now - srv->refused_ms >= 1000) {
+        host_log(HOST_LOG_WARN,
+                 "%s: refused %u connection%s past the limit of %u open at once (the latest "
+                 "from %s): close idle clients",
+                 srv->name, srv->refused, srv->refused == 1 ? "" : "s", srv->limit, c->peer);
+        srv->refused = 0;
+        srv->refused_ms = now;
+    }
+    c->refused = true;
+    conn_close(c);
+    return true;
+}
+
 static void on_connection(uv_stream_t *listener, int status)
 {
     host_server_t *srv = listener->data;
@@ -439,6 +465,7 @@ static void on_connection(uv_stream_t *listener, int status)
     c->tcp.data = c;
     uv_tcp_init(listener->loop, &c->tcp);
     srv->refs++;
+    srv->live++;
     c->next = srv->conns;
     if (srv->conns) srv->conns->prev = c;
     srv->conns = c;
@@ -452,6 +479,7 @@ static void on_connection(uv_stream_t *listener, int status)
     int len = sizeof ss;
     if (uv_tcp_getpeername(&c->tcp, (struct sockaddr *)&ss, &len) == 0)
         format_addr(&ss, c->peer, sizeof c->peer);
+    if (over_limit(srv, c)) return;
     uv_tcp_nodelay(&c->tcp, 1); /* one reply per request: do not wait to fill a segment */
     warn_near_fd_limit(srv, c);
     host_log(HOST_LOG_INFO, "%s: %s connected", srv->name, c->peer);
@@ -509,6 +537,7 @@ host_server_t *host_server_open(host_t *h, const char *name, const host_endpoint
     srv->ops = ops;
     srv->out_max = out_max;
     srv->refs = 2; /* the listener and the turn handle */
+    srv->limit = http_guard_conn_limit(); /* as for HTTP: half the open-files limit, at most 2048 */
     srv->listener.data = srv;
     srv->turn.data = srv;
     uv_tcp_init(&h->loop, &srv->listener);

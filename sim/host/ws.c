@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 
 #include "http_check.h"
+#include "http_guard.h"
 #include "log.h"
 #include "ws_internal.h"
 
@@ -74,9 +75,28 @@ static bool subprotocol_ok(struct lws *wsi)
     return false;
 }
 
+/* Past the listener's limit an upgrade gets 503; the refusals are logged once a second at most,
+   with their count. */
+static int refuse_over_limit(host_ws_t *ws, struct lws *wsi)
+{
+    ws->refused++;
+    uint64_t now = uv_now(&ws->h->loop);
+    if (ws->refused_ms == 0 || now - ws->refused_ms >= 1000) {
+        char peer[64] = "?";
+        lws_get_peer_simple(wsi, peer, sizeof peer);
+        host_log(HOST_LOG_WARN,
+                 "ws: refused %u upgrade%s past the limit of %u connections open at once (the "
+                 "latest from %s): close idle clients",
+                 ws->refused, ws->refused == 1 ? "" : "s", ws->limit, peer);
+        ws->refused = 0;
+        ws->refused_ms = now;
+    }
+    return http_reply(wsi, 503, "too many WebSocket connections open: try again later\n", false);
+}
+
 /* LWS_CALLBACK_HTTP_CONFIRM_UPGRADE: the path, Host, Origin and token, before any frame.
    0 lets the upgrade proceed; 1 means refused with an HTTP answer. */
-static int check_upgrade(const host_ws_t *ws, struct lws *wsi)
+static int check_upgrade(host_ws_t *ws, struct lws *wsi)
 {
     char path[512] = "", host[512] = "", origin[512] = "", why[700];
     lws_hdr_copy(wsi, path, sizeof path, WSI_TOKEN_GET_URI);
@@ -108,6 +128,7 @@ static int check_upgrade(const host_ws_t *ws, struct lws *wsi)
                  origin);
         return refuse_upgrade(wsi, 403, why, false);
     }
+    if (ws->live >= ws->limit) return refuse_over_limit(ws, wsi);
     if (!ws->cfg.auth_token) return 0;
     /* The header's own length: a long token works as it does on --http. */
     int alen = lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_AUTHORIZATION);
@@ -148,6 +169,7 @@ static int server_cb(struct lws *wsi, enum lws_callback_reasons reason, void *us
     case LWS_CALLBACK_HTTP:
         return plain_http(wsi, in);
     case LWS_CALLBACK_ESTABLISHED:
+        ws->live++;
         ws_conn_open(c, ws, wsi, "ws", false);
         host_log(HOST_LOG_INFO, "ws: %s connected", c->peer);
         return 0;
@@ -156,7 +178,10 @@ static int server_cb(struct lws *wsi, enum lws_callback_reasons reason, void *us
     case LWS_CALLBACK_SERVER_WRITEABLE:
         return ws_conn_writable(c);
     case LWS_CALLBACK_CLOSED:
-        if (c && c->open) host_log(HOST_LOG_INFO, "ws: %s disconnected", c->peer);
+        if (c && c->open) {
+            host_log(HOST_LOG_INFO, "ws: %s disconnected", c->peer);
+            ws->live--;
+        }
         if (c) ws_conn_close(c);
         return 0;
     default:
@@ -267,6 +292,7 @@ int host_ws_open(host_t *h, const host_ws_config_t *cfg, char *url, size_t cap)
     if (!ws) abort();
     ws->h = h;
     ws->cfg = *cfg;
+    ws->limit = http_guard_conn_limit(); /* as for HTTP: half the open-files limit, at most 2048 */
     h->ws = ws; /* from here on host_stop/host_close take it down, whatever fails */
     if (url && cap) url[0] = 0;
     if (create_context(ws) != 0) return -1;

@@ -71,6 +71,9 @@ struct host_ws {
     char bound[300]; /* the listener's host as it appears in its URL ("[::1]" for IPv6) */
     int port;
     bool stopping;
+    unsigned live, limit; /* the listener's open connections, and the most served at once */
+    unsigned refused;     /* upgrades refused past the limit since the last warning */
+    uint64_t refused_ms;  /* loop time of that warning */
 };
 
 /* ---------------------------------------------------------------- ws_conn.c */

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -192,6 +193,68 @@ START_TEST(a_client_that_does_not_read_is_disconnected_and_others_go_on)
     it_conn_close(hog);
     it_conn_close(good);
     stop();
+}
+END_TEST
+
+/* Whether the server has closed c (its end of input, or a reset), without waiting. */
+static bool closed_by_server(it_conn_t *c)
+{
+    char b;
+    ssize_t n = recv(c->fd, &b, 1, MSG_PEEK | MSG_DONTWAIT);
+    return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK);
+}
+
+/* A listener serves at most half the open-files limit at once, as HTTP does: past it a
+   connection is closed as it comes, with a warning, and the others go on; one leaving makes
+   room. The limit here: 100 descriptors (set before mcpsim starts, which raises its soft limit
+   to the hard one), so 50 connections. */
+START_TEST(connections_past_the_listener_limit_are_closed_with_a_warning)
+{
+    struct rlimit rl = {100, 100};
+    ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
+    const char *args[] = {"--board", "esp32-demo", "--tcp",       "0",     "--clock",
+                          "virtual", "--log-level", "debug", NULL};
+    ck_assert(it_start(&proc, args));
+    enum { N = 60, LIMIT = 50 };
+    it_conn_t *c[N];
+    for (int i = 0; i < N; i++) c[i] = it_tcp_connect(proc.tcp_port);
+    double deadline = it_now() + IT_TIMEOUT;
+    int closed = 0;
+    while (it_now() < deadline) { /* until the server has seen them all */
+        closed = 0;
+        for (int i = 0; i < N; i++) closed += closed_by_server(c[i]);
+        if (closed >= N - LIMIT) break;
+        usleep(20000);
+    }
+    usleep(200000); /* and no more than those */
+    closed = 0;
+    for (int i = 0; i < N; i++) closed += closed_by_server(c[i]);
+    ck_assert_int_eq(closed, N - LIMIT);
+    for (int i = 0; i < LIMIT; i++) ck_assert_msg(!closed_by_server(c[i]), "connection %d", i);
+    json_t *r = it_call(c[LIMIT - 1], 1, "get_info", NULL); /* the served ones go on */
+    it_result(r);
+    json_decref(r);
+    char *log = it_stderr(&proc);
+    ck_assert_msg(strstr(log, "past the limit of 50 open at once") != NULL, "%s", log);
+    free(log);
+    it_conn_close(c[0]); /* one leaves: room for one more */
+    it_conn_t *late = NULL;
+    for (int attempt = 0; attempt < 50 && !late; attempt++) {
+        usleep(100000);
+        late = it_tcp_connect(proc.tcp_port);
+        usleep(100000);
+        if (closed_by_server(late)) {
+            it_conn_close(late);
+            late = NULL;
+        }
+    }
+    ck_assert_ptr_nonnull(late);
+    r = it_call(late, 2, "get_info", NULL);
+    it_result(r);
+    json_decref(r);
+    it_conn_close(late);
+    for (int i = 1; i < N; i++) it_conn_close(c[i]);
+    ck_assert_int_eq(it_stop(&proc, SIGTERM, NULL), 0);
 }
 END_TEST
 
@@ -528,6 +591,7 @@ static Suite *it_tcp_suite(void)
     tcase_add_test(tc, clients_come_and_go);
     tcase_add_test(tc, a_client_that_does_not_read_is_disconnected_and_others_go_on);
     tcase_add_test(tc, a_client_over_its_output_share_is_not_read_until_it_reads);
+    tcase_add_test(tc, connections_past_the_listener_limit_are_closed_with_a_warning);
     tcase_add_test(tc, pipelined_long_answers_come_whole_and_in_order_turn_by_turn);
     tcase_add_test(tc, a_tcp_subscriber_is_told_and_other_clients_get_nothing_extra);
     tcase_add_test(tc, an_unsubscribed_tcp_client_is_no_longer_told);

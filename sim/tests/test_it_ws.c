@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -588,6 +589,47 @@ START_TEST(a_message_over_1_mib_closes_the_connection_with_1009)
 }
 END_TEST
 
+/* The listener serves at most half the open-files limit at once, as HTTP does: past it an
+   upgrade gets 503, with a warning, and the others go on; one leaving makes room. The limit here:
+   100 descriptors (set before mcpsim starts, which raises its soft limit to the hard one), so
+   50 connections. */
+START_TEST(upgrades_past_the_listener_limit_get_503)
+{
+    struct rlimit rl = {100, 100};
+    ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
+    start();
+    enum { N = 60, LIMIT = 50 };
+    ws_peer_t *p[N];
+    int refused = 0;
+    for (int i = 0; i < N; i++) {
+        char response[512];
+        int status = ws_peer_connect(ws_port, "/mcp", NULL, NULL, &p[i], response, sizeof response);
+        if (i < LIMIT) {
+            ck_assert_int_eq(status, 101);
+        } else {
+            ck_assert_msg(status == 503, "%d: %s", status, response);
+            refused++;
+        }
+    }
+    ck_assert_int_eq(refused, N - LIMIT);
+    json_t *r = rpc(p[LIMIT - 1], "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\"}");
+    it_result(r); /* the served ones go on */
+    json_decref(r);
+    ck_assert(log_has("past the limit of 50 connections open at once"));
+    ws_peer_close(p[0]); /* one leaves: room for one more */
+    bool upgraded = false;
+    for (int attempt = 0; attempt < 50 && !upgraded; attempt++) {
+        usleep(100000);
+        ws_peer_t *late = NULL;
+        upgraded = ws_peer_connect(ws_port, "/mcp", NULL, NULL, &late, NULL, 0) == 101;
+        if (late) ws_peer_close(late);
+    }
+    ck_assert(upgraded);
+    for (int i = 1; i < LIMIT; i++) ws_peer_close(p[i]);
+    stop();
+}
+END_TEST
+
 /* Unfinished messages share the input budget (--input-budget 1: 1 MiB). Four clients each
    hold 300 KiB of a message they have not finished: three fit, the fourth goes over and is
    closed with 1013 (whichever is read last), its bytes given back. A short message still goes
@@ -937,6 +979,7 @@ static Suite *it_ws_suite(void)
     tcase_add_test(tc, utf8_is_checked_across_fragments_and_not_on_control_frames);
     tcase_add_test(tc, a_message_over_1_mib_closes_the_connection_with_1009);
     tcase_add_test(tc, unfinished_messages_beyond_the_input_budget_are_closed_with_1013);
+    tcase_add_test(tc, upgrades_past_the_listener_limit_get_503);
     tcase_add_test(tc, a_client_that_does_not_read_is_disconnected);
     tcase_add_test(tc, invalid_utf8_held_behind_back_pressure_still_closes_with_1007);
     tcase_add_test(tc, the_device_dials_out_says_hello_serves_envelopes_and_reconnects);

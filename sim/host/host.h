@@ -68,6 +68,7 @@ typedef struct host {
     /* The input budget (host_in_*): messages still arriving (WebSocket fragments, HTTP
        bodies). */
     size_t in_budget; /* bytes all clients' unfinished messages may hold together */
+    size_t in_share;  /* bytes any client may hold whatever the others do (HOST_IN_SHARE_MIN) */
     size_t in_total;  /* bytes they hold now */
     size_t in_high;   /* the most held since memory was last given back */
     bool stopping;
@@ -101,7 +102,8 @@ bool host_out_over_hard(const host_t *h, size_t held);
  * message that would go over it is refused (WebSocket close 1013, HTTP 503 with Retry-After).
  * Without it, 300 WebSocket clients each sending 1 MB of a message they never finish held
  * 297 MB (and HTTP bodies alike). host_in_take counts n more bytes for a client holding
- * `held` already, or returns false; host_in_release gives them back.
+ * `held` already, or returns false; host_in_release gives them back. (h->in_share is
+ * HOST_IN_SHARE_MIN; the WebSocket fuzz harness makes it small to reach the refusals.)
  */
 #define HOST_IN_SHARE_MIN (64u << 10)
 #define HOST_IN_BUDGET_DEFAULT (32u << 20)

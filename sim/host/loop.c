@@ -340,7 +340,7 @@ bool host_out_over_hard(const host_t *h, size_t held)
 
 bool host_in_take(host_t *h, size_t held, size_t n)
 {
-    if (held + n > HOST_IN_SHARE_MIN && h->in_total + n > h->in_budget) return false;
+    if (held + n > h->in_share && h->in_total + n > h->in_budget) return false;
     h->in_total += n;
     if (h->in_total > h->in_high) h->in_high = h->in_total;
     return true;
@@ -365,6 +365,7 @@ int host_init(host_t *h, sim_t *sim)
     h->clock = sim_clock_mode(sim);
     h->out_budget = HOST_OUT_BUDGET_DEFAULT;
     h->in_budget = HOST_IN_BUDGET_DEFAULT;
+    h->in_share = HOST_IN_SHARE_MIN;
     host_tap_init(&h->tap);
     int rc = uv_loop_init(&h->loop);
     if (rc != 0) {

@@ -389,7 +389,7 @@ int ws_conn_receive(ws_conn_t *c, const char *data, size_t len)
     if (final) {
         handle_message(c, c->in.data, c->in.len);
         host_in_release(c->ws->h, c->in.len);
-        if (c->in.cap > HOST_IN_SHARE_MIN)
+        if (c->in.cap > c->ws->h->in_share)
             host_buf_free(&c->in); /* the room of a long message is not kept, uncounted */
         else
             c->in.len = 0;

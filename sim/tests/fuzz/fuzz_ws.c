@@ -50,6 +50,10 @@
 #else
 #define WS_UNTRACED
 #endif
+/* The input budget of the server under test (host_in_take): any message longer than this that
+   arrives in more than one piece is refused with 1013, so that the refusal is fuzzed too (the
+   default, 64 KiB per client, is past what an input holds). */
+#define WS_IN_BUDGET 1024u
 /* Quiet loop turns (the last waiting up to 1 ms) that end waiting when nothing more is
    expected. */
 #define WS_QUIET_TURNS 3
@@ -73,6 +77,8 @@ static ws_server_t *ws_the_server(void)
     FUZZ_SIM_CHECK(sim != NULL, "the esp32-demo board does not boot");
     FUZZ_SIM_CHECK(host_init(&s.host, sim) == 0, "host_init failed");
     s.host.out_budget = (size_t)HOST_OUTPUT_BUDGET_MB_DEFAULT << 20;
+    s.host.in_budget = WS_IN_BUDGET;
+    s.host.in_share = WS_IN_BUDGET;
     host_ws_config_t cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.listen.enabled = true;
@@ -301,6 +307,8 @@ typedef enum ending {
 
 typedef struct model {
     ending_t end;
+    bool over_budget; /* before any ending, a text message grew past WS_IN_BUDGET: the server
+                         may have refused it (1013), as when it came in pieces */
     bool in_msg;   /* a text message is open */
     ws_utf8_t u;   /* its UTF-8 so far */
     uint8_t *text; /* its bytes */
@@ -357,6 +365,8 @@ static void model_frame(model_t *m, uint8_t b0, const uint8_t *p, size_t len)
         memset(&m->u, 0, sizeof m->u);
         m->text_len = 0;
     }
+    /* (before the UTF-8 check: the server may refuse the bytes before it reaches a bad one) */
+    if (m->text_len + len > WS_IN_BUDGET) m->over_budget = true;
     if (!ws_utf8_feed(&m->u, p, len) || (fin && m->u.need)) {
         m->end = END_UTF8;
         return;
@@ -459,7 +469,7 @@ int fuzz_sim_ws(const uint8_t *data, size_t size)
     if (size > 16384) return 0;
     ws_server_t *s = ws_the_server();
     fuzz_net_rx_t r = {0}, frames = {0};
-    model_t m = {END_NONE, false, {0}, NULL, 0, json_array()};
+    model_t m = {END_NONE, false, false, {0}, NULL, 0, json_array()};
     client_closed = false;
     for (size_t i = 0; i + 1 < size;) {
         uint8_t b0 = data[i++];
@@ -485,7 +495,16 @@ int fuzz_sim_ws(const uint8_t *data, size_t size)
     ws_wait_for(s, fd, &r, usable, m.end != END_NONE);
     out_frames_t o = {client_closed, json_array(), -1, false};
     parse_server(&r, &o);
-    if (m.end == END_UTF8 && o.close_code != 1007) {
+    /* a message past the input budget may have been refused: the connection ended there (a
+       1013 can also be the echo of the client's own close frame) */
+    bool refused = o.close_code == 1013 && m.over_budget;
+    if (o.close_code == 1013 && !m.over_budget && !client_closed) {
+        fprintf(stderr, "fuzz: closed with 1013 (input budget) though no message went past %u "
+                        "bytes\n",
+                WS_IN_BUDGET);
+        abort();
+    }
+    if (m.end == END_UTF8 && !refused && o.close_code != 1007) {
         fprintf(stderr, "fuzz: invalid UTF-8 in a text message: closed with %d, not 1007\n",
                 o.close_code);
         abort();
@@ -496,7 +515,7 @@ int fuzz_sim_ws(const uint8_t *data, size_t size)
     json_t *id;
     /* once the connection ends, answers still queued may be dropped (RFC 6455 5.5.1): the
        requests must be answered when nothing ended it */
-    if (m.end == END_NONE) json_array_foreach(m.expect, k, id)
+    if (m.end == END_NONE && !refused) json_array_foreach(m.expect, k, id)
         {
             if (!ws_answered(o.texts, id)) {
                 char *t = json_dumps(id, JSON_ENCODE_ANY);
@@ -504,10 +523,11 @@ int fuzz_sim_ws(const uint8_t *data, size_t size)
                 abort();
             }
         }
-    if (usable) FUZZ_SIM_CHECK(o.saw_sentinel, "the ping after the input was not answered");
+    if (usable && !refused)
+        FUZZ_SIM_CHECK(o.saw_sentinel, "the ping after the input was not answered");
     json_decref(o.texts);
     ws_hang_up(s, fd);
-    if (!usable) ws_check_fresh(s);
+    if (!usable || refused) ws_check_fresh(s);
     json_decref(m.expect);
     free(m.text);
     free(frames.data);

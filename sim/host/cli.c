@@ -693,7 +693,7 @@ void host_cli_usage(FILE *f)
         "              [--mqtt URL --mqtt-publish TOPIC --mqtt-subscribe TOPIC]\n"
         "              [--fleet N [--fleet-stagger MS]] [--device-id ID]\n"
         "              [--control [HOST:]PORT] [--dashboard [HOST:]PORT]\n"
-        "              [--clock realtime|virtual]\n"
+        "              [--clock realtime|virtual] [--output-budget MB] [--input-budget MB]\n"
         "              [--log-level error|warn|info|debug] [--help] [--version]\n"
         "       mcpsim --device URL [--device URL]... [--stdio] [--tcp ..] [--http ..] [--ws ..]\n"
         "       mcpsim --list-boards\n"

@@ -8,6 +8,7 @@
 #include "apps.h"
 #include "at24c.h"
 #include "fuzz.h"
+#include "fuzz_numbers.h"
 #include "fw_builtins.h"
 #include "tmp102.h"
 
@@ -310,76 +311,11 @@ static void check_response(const json_t *r, const char *what)
     }
 }
 
-/*
- * The device echoes a request's id byte for byte, and JSON allows numbers jansson cannot hold
- * (1e400, or integers beyond 64 bits): such numbers are blanked to "0" and spaces, keeping every
- * offset, before jansson checks the text again. The numbers are found by a lexical scan (strings
- * skipped with their escapes), not by the core's reader: a reply may be longer than FW_MSG_MAX,
- * the most the reader takes (a batch of list_tools answers runs to tens of kilobytes).
- */
-static bool beyond_jansson(const char *num, bool integer)
-{
-    errno = 0;
-    if (integer) {
-        (void)strtoll(num, NULL, 10);
-        return errno == ERANGE;
-    }
-    double v = strtod(num, NULL);
-    return v - v != 0.0; /* overflow to inf; underflow jansson accepts */
-}
-
-static bool number_byte(char c)
-{
-    return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
-}
-
-static char *blank_huge_numbers(const char *text, size_t len)
-{
-    char *copy = fuzz_exact_copy((const uint8_t *)text, len);
-    size_t i = 0;
-    while (i < len) {
-        char c = copy[i];
-        if (c == '"') { /* skip the string */
-            for (i++; i < len && copy[i] != '"'; i++) {
-                if (copy[i] == '\\') i++;
-            }
-            i++;
-            continue;
-        }
-        if (c != '-' && !(c >= '0' && c <= '9')) {
-            i++;
-            continue;
-        }
-        size_t start = i;
-        bool integer = true;
-        while (i < len && number_byte(copy[i])) {
-            if (copy[i] == '.' || copy[i] == 'e' || copy[i] == 'E') integer = false;
-            i++;
-        }
-        size_t n = i - start;
-        char *num = malloc(n + 1);
-        FUZZ_CHECK(num != NULL, "out of memory");
-        memcpy(num, copy + start, n);
-        num[n] = 0;
-        if (beyond_jansson(num, integer)) {
-            copy[start] = '0';
-            memset(copy + start + 1, ' ', n - 1);
-        }
-        free(num);
-    }
-    return copy;
-}
-
 static json_t *load_message(const char *text, size_t len, const char *what)
 {
     const size_t flags = JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL;
     json_error_t err;
-    json_t *msg = json_loadb(text, len, flags, &err);
-    if (msg == NULL && json_error_code(&err) == json_error_numeric_overflow) {
-        char *blanked = blank_huge_numbers(text, len);
-        msg = json_loadb(blanked, len, flags, &err);
-        free(blanked);
-    }
+    json_t *msg = fuzz_json_loadb(text, len, flags, &err); /* numbers jansson cannot hold */
     if (msg == NULL) {
         fuzz_fail("%s: not valid JSON (%s at byte %d): %.*s", what, err.text, err.position,
                   (int)(len > 400 ? 400 : len), text);

@@ -88,7 +88,7 @@ START_TEST(defaults_and_every_flag)
     ck_assert_uint_eq(o.output_budget_mb, HOST_OUTPUT_BUDGET_MB_DEFAULT);
     ck_assert_uint_eq(o.input_budget_mb, HOST_INPUT_BUDGET_MB_DEFAULT);
 
-    const char *a3[] = {"--board", "b", "--ws", "0", "--output-budget", "8", "--input-budget=4096",
+    const char *a3[] = {"--board", "b", "--tcp", "0", "--output-budget", "8", "--input-budget=4096",
                         NULL};
     ck_assert_int_eq(parse(a3), 0);
     ck_assert_uint_eq(o.output_budget_mb, 8);
@@ -146,8 +146,8 @@ START_TEST(usage_errors)
         {{"--board", "x", "--pty", "--clock", "slow"}, "--clock 'slow': expected realtime|virtual"},
         {{"--board", "x", "--pty", "--log-level", "loud"}, "expected error|warn|info|debug"},
         {{"--board", "x", "--tcp", "7000", "--control", "7000"}, "cannot share 127.0.0.1:7000"},
-        {{"--board", "x", "--ws", "0", "--input-budget", "0"}, "--input-budget"},
-        {{"--board", "x", "--ws", "0", "--input-budget", "4097"}, "--input-budget"},
+        {{"--board", "x", "--tcp", "0", "--input-budget", "0"}, "--input-budget"},
+        {{"--board", "x", "--tcp", "0", "--input-budget", "4097"}, "--input-budget"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         ck_assert_int_eq(parse(cases[i].args), -1);

@@ -110,6 +110,15 @@ bool host_out_over_hard(const host_t *h, size_t held);
 bool host_in_take(host_t *h, size_t held, size_t n);
 void host_in_release(host_t *h, size_t n);
 
+/* Refusals of a listener counted between its warnings, at most one warning a second. */
+typedef struct host_refusals {
+    unsigned count;   /* since the last warning */
+    uint64_t last_ms; /* loop time of that warning (0: none yet) */
+} host_refusals_t;
+
+/* Counts one refusal; returns how many the warning due now reports, 0 while none is due. */
+unsigned host_refusal(host_t *h, host_refusals_t *r);
+
 /* Runs the loop until host_stop (SIGINT/SIGTERM). */
 void host_run(host_t *h);
 

@@ -321,10 +321,15 @@ void host_out_queued(host_t *h, size_t n)
 }
 
 /* Past a high mark of a few MB, once three quarters of it are gone, the freed heap goes back. */
+static void release_after_peak(host_t *h, size_t total, size_t high)
+{
+    if (high >= (4u << 20) && total <= high / 4) mem_release_soon(h);
+}
+
 void host_out_sent(host_t *h, size_t n)
 {
     h->out_total -= n < h->out_total ? n : h->out_total;
-    if (h->out_high >= (4u << 20) && h->out_total <= h->out_high / 4) mem_release_soon(h);
+    release_after_peak(h, h->out_total, h->out_high);
 }
 
 size_t host_out_share(const host_t *h)
@@ -349,7 +354,18 @@ bool host_in_take(host_t *h, size_t held, size_t n)
 void host_in_release(host_t *h, size_t n)
 {
     h->in_total -= n < h->in_total ? n : h->in_total;
-    if (h->in_high >= (4u << 20) && h->in_total <= h->in_high / 4) mem_release_soon(h);
+    release_after_peak(h, h->in_total, h->in_high);
+}
+
+unsigned host_refusal(host_t *h, host_refusals_t *r)
+{
+    r->count++;
+    uint64_t now = uv_now(&h->loop);
+    if (r->last_ms != 0 && now - r->last_ms < 1000) return 0;
+    unsigned n = r->count;
+    r->count = 0;
+    r->last_ms = now;
+    return n;
 }
 
 static void on_signal(uv_signal_t *s, int signum)

@@ -18,8 +18,7 @@ struct host_server {
     size_t out_max;
     uint64_t fd_warned_ms; /* loop time of the last warning about the open-files limit */
     unsigned live, limit;  /* connections open, and the most served at once */
-    unsigned refused;      /* past the limit, since the last warning */
-    uint64_t refused_ms;   /* loop time of that warning */
+    host_refusals_t refused; /* past the limit */
     host_conn_t *conns;      /* live connections, doubly linked */
     host_conn_t *current;    /* the connection in ops->data now (host_server_current) */
     host_conn_t *turns;      /* connections whose turn ended with input held (conn_yield) */
@@ -430,16 +429,12 @@ static void warn_near_fd_limit(host_server_t *srv, host_conn_t *c)
 static bool over_limit(host_server_t *srv, host_conn_t *c)
 {
     if (srv->live <= srv->limit) return false;
-    srv->refused++;
-    uint64_t now = uv_now(&srv->host->loop);
-    if (srv->refused_ms == 0 || now - srv->refused_ms >= 1000) {
+    unsigned n = host_refusal(srv->host, &srv->refused);
+    if (n)
         host_log(HOST_LOG_WARN,
                  "%s: refused %u connection%s past the limit of %u open at once (the latest "
                  "from %s): close idle clients",
-                 srv->name, srv->refused, srv->refused == 1 ? "" : "s", srv->limit, c->peer);
-        srv->refused = 0;
-        srv->refused_ms = now;
-    }
+                 srv->name, n, n == 1 ? "" : "s", srv->limit, c->peer);
     c->refused = true;
     conn_close(c);
     return true;

@@ -79,17 +79,14 @@ static bool subprotocol_ok(struct lws *wsi)
    with their count. */
 static int refuse_over_limit(host_ws_t *ws, struct lws *wsi)
 {
-    ws->refused++;
-    uint64_t now = uv_now(&ws->h->loop);
-    if (ws->refused_ms == 0 || now - ws->refused_ms >= 1000) {
+    unsigned n = host_refusal(ws->h, &ws->refused);
+    if (n) {
         char peer[64] = "?";
         lws_get_peer_simple(wsi, peer, sizeof peer);
         host_log(HOST_LOG_WARN,
                  "ws: refused %u upgrade%s past the limit of %u connections open at once (the "
                  "latest from %s): close idle clients",
-                 ws->refused, ws->refused == 1 ? "" : "s", ws->limit, peer);
-        ws->refused = 0;
-        ws->refused_ms = now;
+                 n, n == 1 ? "" : "s", ws->limit, peer);
     }
     return http_reply(wsi, 503, "too many WebSocket connections open: try again later\n", false);
 }

@@ -71,9 +71,8 @@ struct host_ws {
     char bound[300]; /* the listener's host as it appears in its URL ("[::1]" for IPv6) */
     int port;
     bool stopping;
-    unsigned live, limit; /* the listener's open connections, and the most served at once */
-    unsigned refused;     /* upgrades refused past the limit since the last warning */
-    uint64_t refused_ms;  /* loop time of that warning */
+    unsigned live, limit;     /* the listener's open connections, and the most served at once */
+    host_refusals_t refused; /* upgrades refused past the limit */
 };
 
 /* ---------------------------------------------------------------- ws_conn.c */

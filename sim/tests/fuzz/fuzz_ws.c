@@ -59,6 +59,9 @@
    expected. */
 #define WS_QUIET_TURNS 3
 
+/* The input sent a close frame the model saw (reset per input). */
+static bool client_closed;
+
 typedef struct ws_server {
     host_t host;
     int port;
@@ -205,15 +208,32 @@ typedef struct out_frames {
     json_t *texts;     /* every text message, parsed */
     int close_code;    /* -1: no close frame; 0: one without a code */
     bool saw_sentinel; /* a response with id "sentinel" */
+    /* where the parse stands: the server's bytes only grow, so each frame is read once */
+    size_t at;    /* the first byte of the first frame not read yet */
+    uint8_t *msg; /* a fragmented text message so far */
+    size_t msg_len;
+    bool in_text;
 } out_frames_t;
 
-/* Parses the server's bytes (all but a cut-short last frame when the server did not close). */
+static void frames_init(out_frames_t *o)
+{
+    *o = (out_frames_t){client_closed, json_array(), -1, false, 0, NULL, 0, false};
+}
+
+static void frames_free(out_frames_t *o)
+{
+    json_decref(o->texts);
+    free(o->msg);
+}
+
+/* Parses the server's bytes that came since the last call with o (all but a cut-short last
+   frame when the server did not close): the same as parsing them all from the start. */
 WS_UNTRACED static void parse_server(const fuzz_net_rx_t *r, out_frames_t *o)
 {
-    size_t i = 0;
-    uint8_t *msg = NULL;
-    size_t msg_len = 0;
-    bool in_text = false;
+    size_t i = o->at;
+    uint8_t *msg = o->msg;
+    size_t msg_len = o->msg_len;
+    bool in_text = o->in_text;
     while (i < r->len) {
         if (r->len - i < 2) break;
         uint8_t b0 = r->data[i], b1 = r->data[i + 1];
@@ -277,7 +297,10 @@ WS_UNTRACED static void parse_server(const fuzz_net_rx_t *r, out_frames_t *o)
         }
         i += hl + (size_t)len;
     }
-    free(msg);
+    o->at = i;
+    o->msg = msg;
+    o->msg_len = msg_len;
+    o->in_text = in_text;
 }
 
 /* Whether a response to the request with this id (JSON) is among the texts. */
@@ -298,8 +321,6 @@ WS_UNTRACED static bool ws_answered(const json_t *texts, const json_t *id)
 
 /* ---------------------------------------------------------------- the model */
 
-/* The input sent a close frame the model saw (reset per input). */
-static bool client_closed;
 
 typedef enum ending {
     END_NONE,     /* nothing ended the connection */
@@ -389,8 +410,9 @@ static const char sentinel_msg[] = "{\"jsonrpc\":\"2.0\",\"id\":\"sentinel\",\"m
 
 /* Runs the loop until the sentinel's answer or the close came (sentinel_sent), or until the
    server closed (expect_close), or until it has been quiet. */
-static void ws_wait_for(ws_server_t *s, int fd, fuzz_net_rx_t *r, bool sentinel_sent,
-                        bool expect_close)
+/* Waits for what is expected; o (from frames_init) holds what the server sent so far. */
+static void ws_wait_for(ws_server_t *s, int fd, fuzz_net_rx_t *r, out_frames_t *o,
+                        bool sentinel_sent, bool expect_close)
 {
     uint64_t deadline = fuzz_net_ms_now() + WS_WAIT_MS;
     unsigned quiet = 0;
@@ -400,28 +422,25 @@ static void ws_wait_for(ws_server_t *s, int fd, fuzz_net_rx_t *r, bool sentinel_
         if (r->closed) return;
         if (r->len != seen) { /* parsed once per arrival, not once per turn */
             seen = r->len;
-            out_frames_t o = {client_closed, json_array(), -1, false};
-            parse_server(r, &o);
-            json_decref(o.texts);
-            if (o.close_code >= 0) { /* the server's close is answered, as a client must: then
+            parse_server(r, o);
+            if (o->close_code >= 0) { /* the server's close is answered, as a client must: then
                                         it hangs up */
                 fuzz_net_rx_t f = {0};
-                uint8_t code[2] = {(uint8_t)(o.close_code >> 8), (uint8_t)o.close_code};
-                ws_put_frame(&f, 0x88, code, o.close_code > 0 ? 2 : 0);
+                uint8_t code[2] = {(uint8_t)(o->close_code >> 8), (uint8_t)o->close_code};
+                ws_put_frame(&f, 0x88, code, o->close_code > 0 ? 2 : 0);
                 ws_send_all(s, fd, f.data, f.len, r);
                 free(f.data);
                 /* a close frame ends it: libwebsockets may wait for the client's close (RFC
                    6455 5.5.1) behind frames it no longer parses, up to its close-ack timeout */
                 return;
             }
-            if (sentinel_sent && o.saw_sentinel) return;
+            if (sentinel_sent && o->saw_sentinel) return;
         }
         if (!sentinel_sent && !expect_close && quiet >= WS_QUIET_TURNS) return;
         if (fuzz_net_ms_now() >= deadline) {
-            out_frames_t o = {client_closed, json_array(), -1, false};
-            parse_server(r, &o);
+            parse_server(r, o);
             fprintf(stderr, "fuzz: %zu bytes, %zu texts, close code %d\n", r->len,
-                    json_array_size(o.texts), o.close_code);
+                    json_array_size(o->texts), o->close_code);
             fprintf(stderr, "fuzz: %s after %d ms\n",
                     sentinel_sent  ? "no answer to the ping"
                     : expect_close ? "the server did not close the connection"
@@ -456,11 +475,12 @@ static void ws_check_fresh(ws_server_t *s)
     fuzz_net_rx_t f = {0};
     ws_put_frame(&f, 0x81, (const uint8_t *)sentinel_msg, sizeof sentinel_msg - 1);
     ws_send_all(s, fd, f.data, f.len, &r);
-    ws_wait_for(s, fd, &r, true, false);
-    out_frames_t o = {client_closed, json_array(), -1, false};
+    out_frames_t o;
+    frames_init(&o);
+    ws_wait_for(s, fd, &r, &o, true, false);
     parse_server(&r, &o);
     FUZZ_SIM_CHECK(o.saw_sentinel, "a ping on a new connection was not answered");
-    json_decref(o.texts);
+    frames_free(&o);
     ws_hang_up(s, fd);
     free(f.data);
     free(r.data);
@@ -494,8 +514,9 @@ int fuzz_sim_ws(const uint8_t *data, size_t size)
         ws_send_all(s, fd, f.data, f.len, &r);
         free(f.data);
     }
-    ws_wait_for(s, fd, &r, usable, m.end != END_NONE);
-    out_frames_t o = {client_closed, json_array(), -1, false};
+    out_frames_t o;
+    frames_init(&o);
+    ws_wait_for(s, fd, &r, &o, usable, m.end != END_NONE);
     parse_server(&r, &o);
     /* a message past the input budget may have been refused: the connection ended there (a
        1013 can also be the echo of the client's own close frame) */
@@ -527,7 +548,7 @@ int fuzz_sim_ws(const uint8_t *data, size_t size)
         }
     if (usable && !refused)
         FUZZ_SIM_CHECK(o.saw_sentinel, "the ping after the input was not answered");
-    json_decref(o.texts);
+    frames_free(&o);
     ws_hang_up(s, fd);
     if (!usable || refused) ws_check_fresh(s);
     json_decref(m.expect);

@@ -122,6 +122,89 @@ fw_jw_t *fw_resp_result(fw_device_t *dev, fw_resp_t *r);
 /* Closes whatever w has open down to depth (a handler may leave a key, string or container). */
 void fw_jw_close_to(fw_jw_t *w, uint8_t depth);
 
+#if FW_SPEED_PATHS >= 2
+/* memcpy for runs that are mostly short (names, keys, numbers, ids): up to 16 bytes by two
+   overlapping copies of constant size, which compile to loads and stores instead of a call;
+   longer runs by memcpy. */
+static inline void fw_copy_short(void *dst, const void *src, size_t n)
+{
+    unsigned char *d = dst;
+    const unsigned char *s = src;
+    if (n > 16) {
+        memcpy(d, s, n);
+    } else if (n >= 8) {
+        uint64_t a, b;
+        memcpy(&a, s, 8);
+        memcpy(&b, s + n - 8, 8);
+        memcpy(d, &a, 8);
+        memcpy(d + n - 8, &b, 8);
+    } else if (n >= 4) {
+        uint32_t a, b;
+        memcpy(&a, s, 4);
+        memcpy(&b, s + n - 4, 4);
+        memcpy(d, &a, 4);
+        memcpy(d + n - 4, &b, 4);
+    } else if (n > 0) {
+        unsigned char a = s[0], m = s[n / 2], z = s[n - 1];
+        d[0] = a;
+        d[n / 2] = m;
+        d[n - 1] = z;
+    }
+}
+#endif
+
+#if FW_SPEED_PATHS >= 2
+/*
+ * A response's head in one copy (inline, so that the constant parts' copies are too): where
+ * the writer is at a value of an array or at the top and the room is there, opens an object,
+ * writes `head` (JSON text ending with a key and its colon), `val` (that key's raw value) and
+ * `tail` (text beginning with `,` and ending with a key, its colon and `{`), and leaves the
+ * writer inside that inner object before its first member. false, having changed nothing,
+ * where it cannot: the caller then writes the same bytes call by call.
+ */
+static inline bool fw_jw_open2_raw(fw_jw_t *w, const char *head, size_t hn, const char *val,
+                                   size_t vn, const char *tail, size_t tn)
+{
+    if (hn + tn + 2u >= sizeof w->buf) return false; /* a small writer (known when inlined) */
+    fw_jw_mask_t bit = (fw_jw_mask_t)(1u << w->depth);
+    bool first = (w->first_mask & bit) != 0;
+    size_t n = (first ? 0u : 1u) + 1u + hn + vn + tn;
+    if (w->err != FW_OK || w->in_str || (w->obj_mask & bit) != 0 || (!first && w->depth == 0) ||
+        w->depth + 2u > FW_JW_DEPTH_MAX || n >= sizeof w->buf - w->used)
+        return false;
+    char *p = w->buf + w->used;
+    if (!first) *p++ = ',';
+    *p++ = '{';
+    memcpy(p, head, hn);
+    fw_copy_short(p + hn, val, vn);
+    memcpy(p + hn + vn, tail, tn);
+    w->used += n;
+    w->total += n;
+    fw_jw_mask_t outer = (fw_jw_mask_t)(bit << 1), inner = (fw_jw_mask_t)(bit << 2);
+    w->obj_mask |= (fw_jw_mask_t)(outer | inner);
+    w->first_mask = (fw_jw_mask_t)((w->first_mask & ~(bit | outer)) | inner);
+    w->depth = (uint8_t)(w->depth + 2u);
+    return true;
+}
+
+/* Closes every level above depth when all of them are objects and nothing is pending (a key
+   without its value, an open string): their `}` in one pass. false, having changed nothing,
+   otherwise. */
+static inline bool fw_jw_close_objs(fw_jw_t *w, uint8_t depth)
+{
+    if (w->err != FW_OK || w->in_str || w->want_value || w->depth <= depth) return false;
+    unsigned n = (unsigned)(w->depth - depth);
+    /* the levels depth + 1 .. w->depth, every one an object */
+    fw_jw_mask_t levels = (fw_jw_mask_t)((((fw_jw_mask_t)1u << n) - 1u) << (depth + 1u));
+    if ((w->obj_mask & levels) != levels || n >= sizeof w->buf - w->used) return false;
+    for (char *p = w->buf + w->used, *e = p + n; p < e; p++) *p = '}';
+    w->used += n;
+    w->total += n;
+    w->depth = depth;
+    return true;
+}
+#endif
+
 #if FW_WITH_MCP
 /*
  * Runs tool for an MCP tools/call on call (the tools/call request's own call: its tool and

@@ -37,7 +37,11 @@ static void put(fw_jw_t *w, const char *s, size_t n)
     w->total += n;
 #if FW_SPEED_PATHS
     if (n < sizeof w->buf - w->used) {
+#if FW_SPEED_PATHS >= 2 && !FW_ROM_SPLIT
+        fw_copy_short(w->buf + w->used, s, n);
+#else
         fw_rom_copy(w->buf + w->used, s, n);
+#endif
         w->used += n;
         return;
     }
@@ -542,6 +546,30 @@ size_t fw_i64_text(char out[21], int64_t v)
 {
     char tmp[20];
     uint64_t mag = v < 0 ? 0u - (uint64_t)v : (uint64_t)v;
+#if FW_SPEED_PATHS >= 2
+    if (mag <= UINT32_MAX) { /* ids, pins, codes: digits counted, then written in place */
+        uint32_t x = (uint32_t)mag;
+        size_t sign = v < 0 ? 1u : 0u;
+        size_t digits = x < 10u           ? 1u
+                        : x < 100u        ? 2u
+                        : x < 1000u       ? 3u
+                        : x < 10000u      ? 4u
+                        : x < 100000u     ? 5u
+                        : x < 1000000u    ? 6u
+                        : x < 10000000u   ? 7u
+                        : x < 100000000u  ? 8u
+                        : x < 1000000000u ? 9u
+                                          : 10u;
+        char *e = out + sign + digits;
+        out[0] = '-';
+        *e = '\0';
+        do {
+            *--e = (char)('0' + x % 10u);
+            x /= 10u;
+        } while (x != 0);
+        return sign + digits;
+    }
+#endif
     char *first = u64_digits(tmp + sizeof tmp, mag);
     size_t n = (size_t)(tmp + sizeof tmp - first), sign = v < 0 ? 1u : 0u;
     out[0] = '-';
@@ -871,8 +899,8 @@ static HOT_INLINE bool put_member(fw_jw_t *w, const char *member, size_t n, cons
     if (need < sizeof w->buf - w->used) {
         char *p = w->buf + w->used;
         p[0] = ',';
-        memcpy(p + comma, member, n);
-        if (vn > 0) memcpy(p + comma + n, value, vn);
+        fw_copy_short(p + comma, member, n);
+        fw_copy_short(p + comma + n, value, vn);
         w->first_mask &= (fw_jw_mask_t)~bit;
         w->used += need;
         w->total += need;

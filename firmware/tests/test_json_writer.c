@@ -344,6 +344,33 @@ START_TEST(test_integers)
 }
 END_TEST
 
+/* Every digit count on both sides of each power of ten and of 2^32, either sign: the same
+   text as printf's. */
+START_TEST(test_integer_digit_counts)
+{
+    int64_t p = 1;
+    for (int k = 0; k <= 18; k++, p *= 10) {
+        const int64_t vals[] = {p - 1, p, p + 1, -(p - 1), -p, -(p + 1)};
+        for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++) {
+            char want[32];
+            snprintf(want, sizeof want, "%lld", (long long)vals[i]);
+            start();
+            fw_jw_i64(&w, vals[i]);
+            ck_assert_str_eq(finish(), want);
+        }
+    }
+    const int64_t edges[] = {4294967295LL, 4294967296LL, -4294967295LL, -4294967296LL,
+                             2147483647LL, -2147483648LL};
+    for (size_t i = 0; i < sizeof edges / sizeof edges[0]; i++) {
+        char want[32];
+        snprintf(want, sizeof want, "%lld", (long long)edges[i]);
+        start();
+        fw_jw_i64(&w, edges[i]);
+        ck_assert_str_eq(finish(), want);
+    }
+}
+END_TEST
+
 /* ---------------------------------------------------------------- decimals from integers */
 
 typedef struct dec_case {
@@ -954,6 +981,7 @@ Suite *json_writer_suite(void)
     TCase *t = tcase_create("structure");
     tcase_add_test(t, test_nested_document);
     tcase_add_test(t, test_commas);
+    tcase_add_test(t, test_integer_digit_counts);
     tcase_add_test(t, test_scalar_document);
     tcase_add_test(t, test_depth_max_reached_exactly);
     suite_add_tcase(s, t);

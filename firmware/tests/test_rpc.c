@@ -627,6 +627,29 @@ START_TEST(test_batch_big_results_stream)
 }
 END_TEST
 
+/* A response's head lands at every offset of the writer's buffer, and is longer than it: the
+   bytes are the same whether the head goes in one copy or call by call (FW_SPEED_PATHS 2). */
+START_TEST(test_response_heads_at_every_buffer_offset)
+{
+    static char msg[4096], want[4096], id[2 * FW_JW_BUF_SIZE + 8];
+    for (size_t pad = 0; pad < 2 * FW_JW_BUF_SIZE; pad++) {
+        memset(id, 'x', pad);
+        id[pad] = '\0';
+        snprintf(msg, sizeof msg, "[" REQ("\"%s\"", "\"empty\"") "," REQ("7", "\"empty\"") ","
+                 REQ("\"%s\"", "\"empty\"") "]", id, id);
+        snprintf(want, sizeof want,
+                 "[{\"jsonrpc\":\"2.0\",\"id\":\"%s\",\"result\":{}},"
+                 "{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}},"
+                 "{\"jsonrpc\":\"2.0\",\"id\":\"%s\",\"result\":{}}]", id, id);
+        ck_assert_str_eq(rpc(msg), want);
+        snprintf(msg, sizeof msg, REQ("\"%s\"", "\"count\""), id);
+        snprintf(want, sizeof want, "{\"jsonrpc\":\"2.0\",\"id\":\"%s\",\"result\":{\"runs\":%u}}",
+                 id, runs + 1);
+        ck_assert_str_eq(rpc(msg), want);
+    }
+}
+END_TEST
+
 #else
 
 /* A build without batches answers an array with one -32600, running none of its requests. */
@@ -806,6 +829,7 @@ static Suite *rpc_suite(void)
     tcase_add_test(b, test_batch_all_notifications_writes_nothing);
     tcase_add_test(b, test_batch_nested_non_objects);
     tcase_add_test(b, test_batch_big_results_stream);
+    tcase_add_test(b, test_response_heads_at_every_buffer_offset);
 #else
     tcase_add_test(b, test_batches_refused);
 #endif

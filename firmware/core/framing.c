@@ -104,6 +104,23 @@ size_t fw_framer_push(fw_framer_t *fr, const uint8_t *data, size_t len, fw_frame
     }
     *ev = FW_FRAME_NONE;
     size_t i = 0;
+#if FW_SPEED_PATHS >= 2
+    /* the usual read: (the rest of) a line that fits, and its LF if it came */
+    if (!fr->discarding && fr->len <= FW_LINE_MAX) {
+        size_t run = scan_lf(data, len);
+        if (run <= FW_LINE_MAX - fr->len) {
+            if (run > 0) memcpy(fr->line + fr->len, data, run);
+            fr->len += run;
+            if (run == len) return len;
+            i = run + 1;
+            fw_frame_event_t e = end_line(fr);
+            if (e != FW_FRAME_NONE) {
+                *ev = e;
+                return i;
+            }
+        }
+    }
+#endif
     while (i < len) {
         size_t run = scan_lf(data + i, len - i);
         size_t lf = i + run < len ? 1u : 0u;

@@ -324,24 +324,6 @@ fw_err_t fw_rpc_run_tool(fw_call_t *call, const fw_tool_t *tool, const fw_json_d
 
 /* ---------------------------------------------------------------- one request */
 
-#if FW_SPEED_PATHS >= 2 && !FW_ROM_SPLIT
-bool fw_tok_is(const fw_json_doc_t *doc, uint32_t tok, const char *s)
-{
-    const fw_json_tok_t *t = &doc->toks[tok];
-    if (t->type != FW_JSON_STRING || (t->flags & FW_JSON_F_ESCAPED) != 0)
-        return (fw_json_str_eq)(doc, tok, s);
-    const char *p = doc->buf + t->start;
-    size_t n = (size_t)(t->end - t->start);
-    /* most mismatches show in the first two bytes: no call (s[1] is there once s[0] is not 0) */
-    if (n == 0 || s[0] != p[0]) return n == 0 && s[0] == '\0';
-    if (n == 1 || s[1] != p[1]) return n == 1 && s[1] == '\0';
-    /* names are short: a loop, no call. p holds no NUL (a raw JSON string has no control
-       byte), so s's NUL is a mismatch and nothing past it is read. */
-    for (size_t i = 2; i < n; i++)
-        if (s[i] != p[i]) return false;
-    return s[n] == '\0';
-}
-#endif
 
 /* The first raw byte of string token tok, or 0 when it is empty or escaped (no quick test). */
 static unsigned char first_byte(const fw_json_doc_t *doc, uint32_t tok)

@@ -261,13 +261,13 @@ typedef struct fw_msg {
     int32_t err_code;          /* the JSON-RPC code of the error response written, or 0 */
 #if FW_WITH_MCP
     /* MCP 2026-07-28: the request being run names that revision in params._meta (mcp_state.c) */
-    bool stateless;      /* served without a session: resultType on every result */
-    bool input_required; /* its result is an InputRequiredResult (fw_call_input_begin) */
-    bool cacheable;      /* its result carries ttlMs and cacheScope */
-    uint8_t need_caps;   /* FW_CLIENT_* the client lacked (FW_ERR_CLIENT_CAPABILITY) */
-    int32_t params;      /* the request's params token, or -1 */
-    const char *method;  /* the MCP method's name */
-    const char *state;   /* the verified payload of its requestState, or NULL */
+    bool stateless;        /* served without a session: resultType on every result */
+    bool input_required;   /* its result is an InputRequiredResult (fw_call_input_begin) */
+    bool cacheable;        /* its result carries ttlMs and cacheScope */
+    uint8_t need_caps;     /* FW_CLIENT_* the client lacked (FW_ERR_CLIENT_CAPABILITY) */
+    int32_t params;        /* the request's params token, or -1 */
+    const char *method;    /* the MCP method's name */
+    const char *state;     /* the verified payload of its requestState, or NULL */
     const char *requested; /* -32022: the protocol version asked for (in scratch) */
     bool ask_input;        /* fw_call_ask wrote the input request "ask" (mcp_ask.c) */
     bool task_created;     /* its result is a CreateTaskResult (mcp_tasks.c) */

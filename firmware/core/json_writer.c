@@ -86,7 +86,6 @@ static bool needs_escape(unsigned char c)
 
 static void put_escape(fw_jw_t *w, unsigned char c);
 
-
 #if FW_SPEED_PATHS == 1
 /* A NUL-terminated text (a key: short) escaped and quoted, followed by suffix (0: none), in one
    pass that copies byte by byte into the buffer: no length scan, no copy call per piece. */
@@ -386,7 +385,7 @@ void fw_jw_obj_begin_raw(fw_jw_t *w, const char *text, size_t n)
         return; /* refused (misuse or too deep) */
     }
     put(w, text, n);
-    w->first_mask &= (fw_jw_mask_t)~(1u << w->depth);
+    w->first_mask &= (fw_jw_mask_t) ~(1u << w->depth);
     w->want_value = true;
 }
 

@@ -324,7 +324,6 @@ fw_err_t fw_rpc_run_tool(fw_call_t *call, const fw_tool_t *tool, const fw_json_d
 
 /* ---------------------------------------------------------------- one request */
 
-
 /* The first raw byte of string token tok, or 0 when it is empty or escaped (no quick test). */
 static unsigned char first_byte(const fw_json_doc_t *doc, uint32_t tok)
 {
@@ -388,7 +387,6 @@ static unsigned env_member_slow(const fw_json_doc_t *doc, uint32_t k)
             return j;
     return ENV_COUNT;
 }
-
 
 #if FW_SPEED_PATHS >= 2 && !FW_ROM_SPLIT
 /* An unescaped key by its length, then its bytes (about 300 instructions less per request than
@@ -712,7 +710,10 @@ bool fw_rpc_handle(fw_device_t *dev, void *session, const char *msg, size_t len,
     }
     fw_jw_flush(&w);
     if (answered && framed)
-        fw_msg_sink_end(&out, m.batch ? FW_MSG_BATCH : m.err_code ? FW_MSG_ERROR : FW_MSG_RESULT,
+        fw_msg_sink_end(&out,
+                        m.batch      ? FW_MSG_BATCH
+                        : m.err_code ? FW_MSG_ERROR
+                                     : FW_MSG_RESULT,
                         m.batch ? 0 : m.err_code);
     if (layer != NULL && layer->msg_end != NULL) layer->msg_end(dev, &m);
     dev->msg = outer;

@@ -279,7 +279,8 @@ END_TEST
 START_TEST(test_keys_and_strings_at_every_offset)
 {
     static const char *const keys[] = {"k", "value", "inputSchema", "a\"b", "tab\there", ""};
-    static const char *const keys_json[] = {"k", "value", "inputSchema", "a\\\"b", "tab\\there", ""};
+    static const char *const keys_json[] = {"k",      "value",      "inputSchema",
+                                            "a\\\"b", "tab\\there", ""};
     char pad[FW_JW_BUF_SIZE + 8], want[4 * FW_JW_BUF_SIZE];
     for (size_t off = 0; off < FW_JW_BUF_SIZE + 4; off++) {
         for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
@@ -359,8 +360,8 @@ START_TEST(test_integer_digit_counts)
             ck_assert_str_eq(finish(), want);
         }
     }
-    const int64_t edges[] = {4294967295LL, 4294967296LL, -4294967295LL, -4294967296LL,
-                             2147483647LL, -2147483648LL};
+    const int64_t edges[] = {4294967295LL,  4294967296LL, -4294967295LL,
+                             -4294967296LL, 2147483647LL, -2147483648LL};
     for (size_t i = 0; i < sizeof edges / sizeof edges[0]; i++) {
         char want[32];
         snprintf(want, sizeof want, "%lld", (long long)edges[i]);

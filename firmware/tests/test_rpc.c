@@ -635,12 +635,15 @@ START_TEST(test_response_heads_at_every_buffer_offset)
     for (size_t pad = 0; pad < 2 * FW_JW_BUF_SIZE; pad++) {
         memset(id, 'x', pad);
         id[pad] = '\0';
-        snprintf(msg, sizeof msg, "[" REQ("\"%s\"", "\"empty\"") "," REQ("7", "\"empty\"") ","
-                 REQ("\"%s\"", "\"empty\"") "]", id, id);
+        snprintf(msg, sizeof msg,
+                 "[" REQ("\"%s\"", "\"empty\"") "," REQ("7", "\"empty\"") "," REQ("\"%s\"",
+                                                                                  "\"empty\"") "]",
+                 id, id);
         snprintf(want, sizeof want,
                  "[{\"jsonrpc\":\"2.0\",\"id\":\"%s\",\"result\":{}},"
                  "{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}},"
-                 "{\"jsonrpc\":\"2.0\",\"id\":\"%s\",\"result\":{}}]", id, id);
+                 "{\"jsonrpc\":\"2.0\",\"id\":\"%s\",\"result\":{}}]",
+                 id, id);
         ck_assert_str_eq(rpc(msg), want);
         snprintf(msg, sizeof msg, REQ("\"%s\"", "\"count\""), id);
         snprintf(want, sizeof want, "{\"jsonrpc\":\"2.0\",\"id\":\"%s\",\"result\":{\"runs\":%u}}",

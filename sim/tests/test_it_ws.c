@@ -557,7 +557,7 @@ START_TEST(utf8_is_checked_across_fragments_and_not_on_control_frames)
     ws_peer_t *p = ws_peer_open(ws_port);
     FRAME(WS_OP_TEXT, false, "{\"jsonrpc\":\"2.0\",\"id\":\"\xc3");
     FRAME(WS_OP_PONG, true, "\x89\x02\xff\xc0"); /* not UTF-8, and need not be */
-    FRAME(WS_OP_CONT, false, "\xa9\xe2\x82");     /* the end of an e-acute, the start of a euro */
+    FRAME(WS_OP_CONT, false, "\xa9\xe2\x82");    /* the end of an e-acute, the start of a euro */
     FRAME(WS_OP_PING, true, "\xfe");
     FRAME(WS_OP_CONT, true, "\xac\",\"method\":\"ping\"}");
     json_t *r = next_response(p);
@@ -733,7 +733,8 @@ START_TEST(invalid_utf8_held_behind_back_pressure_still_closes_with_1007)
     enum { N = 200 };
     char req[96];
     for (int i = 1; i <= N; i++) {
-        int n = snprintf(req, sizeof req, "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/list\"}", i);
+        int n = snprintf(req, sizeof req,
+                         "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/list\"}", i);
         ws_peer_send_frame(p, WS_OP_TEXT, true, req, (size_t)n);
     }
     ws_peer_send_frame(p, WS_OP_TEXT, true, "{\"a\":\"\xc0\xaf\"}", 10);
@@ -755,6 +756,53 @@ START_TEST(invalid_utf8_held_behind_back_pressure_still_closes_with_1007)
     ck_assert_int_gt(next, 20); /* answers past the share came: it was paused, then read on */
     ws_peer_close(p);
     for (int i = 0; i < 15; i++) ws_peer_close(idle[i]);
+    stop();
+}
+END_TEST
+
+/* Invalid UTF-8 with more frames behind it in the same write (a long message, a frame of a
+   reserved opcode, a ping): the 1007 close frame comes, and nothing after the refused message is
+   parsed (the reserved opcode would end the connection with libwebsockets' own 1002). */
+START_TEST(invalid_utf8_with_more_frames_behind_it_closes_with_1007)
+{
+    start();
+    /* the frames in one write, past libwebsockets' read size (4 KiB): the refused message, a
+       long one, a frame with a reserved opcode, a ping; masked with a zero key */
+    static unsigned char wire[8192];
+    static const char bad[] = "{\"a\":\"\xc0\xaf\"}",
+                      ping[] = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}";
+    static char filler[6000];
+    memset(filler, ' ', sizeof filler);
+    filler[0] = '1';
+    const struct {
+        unsigned char b0;
+        const char *p;
+        size_t len;
+    } frames[] = {{0x81, bad, sizeof bad - 1},
+                  {0x81, filler, sizeof filler},
+                  {0x83, "x", 1},
+                  {0x81, ping, sizeof ping - 1}};
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof frames / sizeof frames[0]; i++) {
+        wire[n++] = frames[i].b0;
+        if (frames[i].len < 126) {
+            wire[n++] = (unsigned char)(0x80 | frames[i].len);
+        } else {
+            wire[n++] = 0x80 | 126;
+            wire[n++] = (unsigned char)(frames[i].len >> 8);
+            wire[n++] = (unsigned char)frames[i].len;
+        }
+        memset(wire + n, 0, 4);
+        n += 4;
+        memcpy(wire + n, frames[i].p, frames[i].len);
+        n += frames[i].len;
+    }
+    for (int round = 0; round < 20; round++) {
+        ws_peer_t *p = ws_peer_open(ws_port);
+        ck_assert_int_eq(send(p->fd, wire, n, MSG_NOSIGNAL), (ssize_t)n);
+        expect_close(p, 1007);
+        ws_peer_close(p);
+    }
     stop();
 }
 END_TEST
@@ -982,6 +1030,7 @@ static Suite *it_ws_suite(void)
     tcase_add_test(tc, upgrades_past_the_listener_limit_get_503);
     tcase_add_test(tc, a_client_that_does_not_read_is_disconnected);
     tcase_add_test(tc, invalid_utf8_held_behind_back_pressure_still_closes_with_1007);
+    tcase_add_test(tc, invalid_utf8_with_more_frames_behind_it_closes_with_1007);
     tcase_add_test(tc, the_device_dials_out_says_hello_serves_envelopes_and_reconnects);
     tcase_add_test(tc, dial_out_backs_off_exponentially_while_the_backend_is_away_or_refuses);
     tcase_add_test(tc, bad_dial_out_flags_are_usage_errors);

@@ -24,6 +24,7 @@ typedef struct fuzz_net_rx {
     uint8_t *data;
     size_t len, cap;
     bool closed;
+    bool reset; /* closed by a reset (ECONNRESET), not an end of stream */
 } fuzz_net_rx_t;
 
 static inline uint64_t fuzz_net_ms_now(void)
@@ -75,6 +76,7 @@ static inline bool fuzz_net_drain(int fd, fuzz_net_rx_t *r)
             break;
         } else {
             r->closed = true;
+            r->reset = n < 0 && errno == ECONNRESET;
         }
     }
     return r->closed;

@@ -321,7 +321,6 @@ WS_UNTRACED static bool ws_answered(const json_t *texts, const json_t *id)
 
 /* ---------------------------------------------------------------- the model */
 
-
 typedef enum ending {
     END_NONE,     /* nothing ended the connection */
     END_PROTOCOL, /* a protocol error, a close frame, a binary message */
@@ -332,9 +331,9 @@ typedef struct model {
     ending_t end;
     bool over_budget; /* before any ending, a text message grew past WS_IN_BUDGET: the server
                          may have refused it (1013), as when it came in pieces */
-    bool in_msg;   /* a text message is open */
-    ws_utf8_t u;   /* its UTF-8 so far */
-    uint8_t *text; /* its bytes */
+    bool in_msg;      /* a text message is open */
+    ws_utf8_t u;      /* its UTF-8 so far */
+    uint8_t *text;    /* its bytes */
     size_t text_len;
     json_t *expect; /* ids of the ping and tools/list requests that must be answered */
 } model_t;
@@ -522,14 +521,20 @@ int fuzz_sim_ws(const uint8_t *data, size_t size)
        1013 can also be the echo of the client's own close frame) */
     bool refused = o.close_code == 1013 && m.over_budget;
     if (o.close_code == 1013 && !m.over_budget && !client_closed) {
-        fprintf(stderr, "fuzz: closed with 1013 (input budget) though no message went past %u "
-                        "bytes\n",
+        fprintf(stderr,
+                "fuzz: closed with 1013 (input budget) though no message went past %u "
+                "bytes\n",
                 WS_IN_BUDGET);
         abort();
     }
     if (m.end == END_UTF8 && !refused && o.close_code != 1007) {
-        fprintf(stderr, "fuzz: invalid UTF-8 in a text message: closed with %d, not 1007\n",
-                o.close_code);
+        fprintf(stderr,
+                "fuzz: invalid UTF-8 in a text message: closed with %d, not 1007 (%zu bytes "
+                "received, %s)\n",
+                o.close_code, r.len,
+                r.reset    ? "then a reset"
+                : r.closed ? "then end of stream"
+                           : "open");
         abort();
     }
     if (m.end != END_NONE)

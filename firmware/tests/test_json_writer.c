@@ -350,7 +350,7 @@ END_TEST
 START_TEST(test_integer_digit_counts)
 {
     int64_t p = 1;
-    for (int k = 0; k <= 18; k++, p *= 10) {
+    for (int k = 0; k <= 18; k++, p = k <= 18 ? p * 10 : p) { /* 10^0 .. 10^18 */
         const int64_t vals[] = {p - 1, p, p + 1, -(p - 1), -p, -(p + 1)};
         for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++) {
             char want[32];

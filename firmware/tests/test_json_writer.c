@@ -345,6 +345,16 @@ START_TEST(test_integers)
 }
 END_TEST
 
+/* fw_jw_i64 writes v as printf does. */
+static void check_i64_as_printf(int64_t v)
+{
+    char want[32];
+    snprintf(want, sizeof want, "%lld", (long long)v);
+    start();
+    fw_jw_i64(&w, v);
+    ck_assert_str_eq(finish(), want);
+}
+
 /* Every digit count on both sides of each power of ten and of 2^32, either sign: the same
    text as printf's. */
 START_TEST(test_integer_digit_counts)
@@ -352,23 +362,11 @@ START_TEST(test_integer_digit_counts)
     int64_t p = 1;
     for (int k = 0; k <= 18; k++, p = k <= 18 ? p * 10 : p) { /* 10^0 .. 10^18 */
         const int64_t vals[] = {p - 1, p, p + 1, -(p - 1), -p, -(p + 1)};
-        for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++) {
-            char want[32];
-            snprintf(want, sizeof want, "%lld", (long long)vals[i]);
-            start();
-            fw_jw_i64(&w, vals[i]);
-            ck_assert_str_eq(finish(), want);
-        }
+        for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++) check_i64_as_printf(vals[i]);
     }
     const int64_t edges[] = {4294967295LL,  4294967296LL, -4294967295LL,
                              -4294967296LL, 2147483647LL, -2147483648LL};
-    for (size_t i = 0; i < sizeof edges / sizeof edges[0]; i++) {
-        char want[32];
-        snprintf(want, sizeof want, "%lld", (long long)edges[i]);
-        start();
-        fw_jw_i64(&w, edges[i]);
-        ck_assert_str_eq(finish(), want);
-    }
+    for (size_t i = 0; i < sizeof edges / sizeof edges[0]; i++) check_i64_as_printf(edges[i]);
 }
 END_TEST
 

@@ -185,6 +185,9 @@ fw_err_t fw_device_add_tool(fw_device_t *dev, const fw_tool_t *rom_tool)
         return FW_ERR_EXISTS;
     if (dev->tool_count >= FW_TOOLS_MAX) return FW_ERR_NO_SPACE;
     dev->tools[dev->tool_count++] = rom_tool;
+#if FW_METHOD_INDEX
+    fw_method_index_add(dev, tool->name, fw_mcpu_method_count + dev->tool_count);
+#endif
 #if FW_WITH_LISTEN
     dev->list_gen[FW_LIST_TOOLS]++; /* listen streams that follow the list hear of it */
 #endif
@@ -307,6 +310,10 @@ fw_err_t fw_device_init(fw_device_t *dev, const fw_board_t *board, const hal_api
     dev->hal_ctx = hal_ctx;
 #if FW_WITH_MCP
     dev->layer = &fw_mcp_layer;
+#endif
+#if FW_METHOD_INDEX
+    for (size_t i = 0; i < fw_mcpu_method_count; i++)
+        fw_method_index_add(dev, fw_mcpu_methods[i].name, i + 1u);
 #endif
     err = add_toolsets(dev);
     if (err == FW_OK) err = add_drivers(dev);

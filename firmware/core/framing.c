@@ -72,6 +72,11 @@ static fw_frame_event_t take(fw_framer_t *fr, uint8_t b)
 static size_t scan_lf(const uint8_t *p, size_t n)
 {
 #if FW_FAST_LIBC
+    if (n <= 8) { /* a few bytes (a line's end, a slow link's read): cheaper than the call */
+        size_t i = 0;
+        while (i < n && p[i] != '\n') i++;
+        return i;
+    }
     const uint8_t *lf = memchr(p, '\n', n);
     return lf != NULL ? (size_t)(lf - p) : n;
 #else
@@ -96,31 +101,9 @@ static size_t scan_lf(const uint8_t *p, size_t n)
 
 /* Each run of bytes before a LF is scanned once and copied whole while the line has room;
    only the bytes at the line's limit and the LF itself go through take, one at a time. */
-size_t fw_framer_push(fw_framer_t *fr, const uint8_t *data, size_t len, fw_frame_event_t *ev)
+FW_COLD_L2 static size_t push_runs(fw_framer_t *fr, const uint8_t *data, size_t len, size_t i,
+                                   fw_frame_event_t *ev)
 {
-    if (fr->ready) {
-        fr->ready = false;
-        fr->len = 0;
-    }
-    *ev = FW_FRAME_NONE;
-    size_t i = 0;
-#if FW_SPEED_PATHS >= 2
-    /* the usual read: (the rest of) a line that fits, and its LF if it came */
-    if (!fr->discarding && fr->len <= FW_LINE_MAX) {
-        size_t run = scan_lf(data, len);
-        if (run <= FW_LINE_MAX - fr->len) {
-            if (run > 0) memcpy(fr->line + fr->len, data, run);
-            fr->len += run;
-            if (run == len) return len;
-            i = run + 1;
-            fw_frame_event_t e = end_line(fr);
-            if (e != FW_FRAME_NONE) {
-                *ev = e;
-                return i;
-            }
-        }
-    }
-#endif
     while (i < len) {
         size_t run = scan_lf(data + i, len - i);
         size_t lf = i + run < len ? 1u : 0u;
@@ -143,6 +126,35 @@ size_t fw_framer_push(fw_framer_t *fr, const uint8_t *data, size_t len, fw_frame
         }
     }
     return len;
+}
+
+size_t fw_framer_push(fw_framer_t *fr, const uint8_t *data, size_t len, fw_frame_event_t *ev)
+{
+    if (fr->ready) {
+        fr->ready = false;
+        fr->len = 0;
+    }
+    *ev = FW_FRAME_NONE;
+    size_t i = 0;
+#if FW_SPEED_PATHS >= 2
+    /* the usual read: (the rest of) a line that fits, and its LF if it came (the rest, out of
+       line, so that this path saves no registers for it) */
+    if (!fr->discarding && fr->len <= FW_LINE_MAX) {
+        size_t run = scan_lf(data, len);
+        if (run <= FW_LINE_MAX - fr->len) {
+            if (run > 0) memcpy(fr->line + fr->len, data, run);
+            fr->len += run;
+            if (run == len) return len;
+            i = run + 1;
+            fw_frame_event_t e = end_line(fr);
+            if (e != FW_FRAME_NONE) {
+                *ev = e;
+                return i;
+            }
+        }
+    }
+#endif
+    return push_runs(fr, data, len, i, ev);
 }
 #else
 /* Byte by byte (FW_SPEED_PATHS 0: the least code). */

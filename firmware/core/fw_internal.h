@@ -67,6 +67,15 @@ void fw_rom_copy(void *dst, const void *src, size_t n);
 #define FW_ROM_LOAD(type, name, src) const type *name = (src)
 #endif
 
+/* Keeps a rarely run function (an error's, a slow path's) out of its callers where speed is
+   asked for most, so that their fast paths neither save registers for it nor carry its locals;
+   elsewhere the compiler decides. */
+#if FW_SPEED_PATHS >= 2 && defined(__GNUC__)
+#define FW_COLD_L2 __attribute__((noinline, cold))
+#else
+#define FW_COLD_L2
+#endif
+
 /* Keeps a function out of its callers, so that its locals (a message buffer on an error path)
    are on the stack only while it runs, not in every caller's frame: where RAM is scarcest (a
    part whose constant data is apart, FW_ROM_SPLIT); elsewhere the compiler decides. */
@@ -259,6 +268,10 @@ typedef struct fw_msg {
     bool resumed;              /* a deferred call's response was written (not this message's own) */
     const fw_answer_t *answer; /* the client's answer while a deferred call runs again */
     int32_t err_code;          /* the JSON-RPC code of the error response written, or 0 */
+    bool cancels;     /* the layer noted a request cancelled in this message: take_cancelled is
+                         asked about every request after it (not before: nothing to take) */
+    bool result_hook; /* the layer has work when a result starts (result_begins,
+                         result_opened): set by the layer; the hooks are skipped while false */
 #if FW_WITH_MCP
     /* MCP 2026-07-28: the request being run names that revision in params._meta (mcp_state.c) */
     bool stateless;        /* served without a session: resultType on every result */
@@ -287,6 +300,9 @@ void fw_msg_sink_end(const fw_msg_sink_t *out, fw_msg_kind_t kind, int32_t code)
  * may be NULL.
  *   method_find   the layer's method named by string token tok (an opaque handle), or NULL;
  *                 tried before MCP/U's methods and the tools
+ *   method_firsts the first letters of its methods' names, one bit per lowercase letter: an
+ *                 unescaped name beginning with any other letter is none of them and
+ *                 method_find is not asked (0: it is asked for every name)
  *   method_named  true when name is one of its methods (no tool may take the name)
  *   run           runs a method found by method_find for call (tool NULL, response in
  *                 call->priv) with params token (-1 when absent)
@@ -309,6 +325,7 @@ void fw_msg_sink_end(const fw_msg_sink_t *out, fw_msg_kind_t kind, int32_t code)
  */
 typedef struct fw_rpc_layer {
     const void *(*method_find)(const fw_json_doc_t *doc, uint32_t tok);
+    uint32_t method_firsts;
     bool (*method_named)(const char *name);
     fw_err_t (*run)(const void *method, fw_call_t *call, const fw_json_doc_t *doc, int32_t params);
     void (*msg_begin)(fw_device_t *dev, fw_msg_t *m, void *session);
@@ -387,6 +404,21 @@ void fw_write_device_info(fw_jw_t *w, const fw_board_t *b);
  */
 extern const fw_tool_t fw_mcpu_methods[];
 extern const size_t fw_mcpu_method_count;
+
+#if FW_METHOD_INDEX
+/* The hash the method index files a name under: its length and three of its bytes (names of
+   methods and tools differ in one of those nearly always; a collision costs one more slot). */
+static inline uint32_t fw_method_hash(const char *p, size_t n)
+{
+    uint32_t h = (uint32_t)n;
+    if (n > 0)
+        h = ((h * 33u + (uint8_t)p[0]) * 33u + (uint8_t)p[n / 2u]) * 33u + (uint8_t)p[n - 1u];
+    return h ^ (h >> 7);
+}
+
+/* Files entry (1 + its index among the core methods and then the tools) under name. */
+void fw_method_index_add(fw_device_t *dev, const char *name, size_t entry);
+#endif
 
 /* Fills call->args from params token (object, array by position, or -1 for absent). On failure
    returns FW_ERR_INVALID_PARAMS with the message and issues recorded in the response. */

@@ -454,6 +454,7 @@ static fw_err_t cancelled(fw_mcp_req_t *q)
     if (len == 0 || len > sizeof s->cancelled) return FW_OK;
     memcpy(s->cancelled, raw, len);
     s->cancelled_len = (uint8_t)len;
+    q->msg->cancels = true;
     return FW_OK;
 }
 
@@ -509,16 +510,16 @@ static const fw_mcp_method_t methods[] = {
    other byte (MCP/U's gpio_write, adc_read, get_info...) is no MCP method, found without the
    loop. A method whose name starts with a letter not in it is never found: every method's
    tests would fail at once. */
-#define FIRST(c) (UINT32_C(1) << ((c) - 'a'))
-static const uint32_t method_firsts = FIRST('c') | FIRST('i') | FIRST('l') | FIRST('n') |
-                                      FIRST('p') | FIRST('r') | FIRST('s') | FIRST('t');
-#undef FIRST
+#define METHOD_FIRST(c) (UINT32_C(1) << ((c) - 'a'))
+#define METHOD_FIRSTS                                                                              \
+    (METHOD_FIRST('c') | METHOD_FIRST('i') | METHOD_FIRST('l') | METHOD_FIRST('n') |               \
+     METHOD_FIRST('p') | METHOD_FIRST('r') | METHOD_FIRST('s') | METHOD_FIRST('t'))
 
 static const void *method_find(const fw_json_doc_t *doc, uint32_t tok)
 {
     const fw_json_tok_t *t = &doc->toks[tok];
     char first = (t->flags & FW_JSON_F_ESCAPED) == 0 && t->end > t->start ? doc->buf[t->start] : 0;
-    if (first != 0 && (first < 'a' || first > 'z' || !((method_firsts >> (first - 'a')) & 1u)))
+    if (first != 0 && (first < 'a' || first > 'z' || !((METHOD_FIRSTS >> (first - 'a')) & 1u)))
         return NULL;
     for (size_t i = 0; i < FW_ARRAY_LEN(methods); i++)
         if ((first == 0 || methods[i].name[0] == first) && fw_tok_is(doc, tok, methods[i].name))
@@ -571,6 +572,7 @@ static void msg_end(fw_device_t *dev, fw_msg_t *m)
 
 const fw_rpc_layer_t fw_mcp_layer = {
     .method_find = method_find,
+    .method_firsts = METHOD_FIRSTS,
     .method_named = method_named,
     .run = mcp_run,
     .msg_begin = msg_begin,

@@ -119,6 +119,7 @@ fw_err_t fw_call_ask(fw_call_t *call, const char *method, fw_jw_t **params)
     m->asked = true;
     m->live = false; /* nothing may come between the request's members */
     m->ask_w = r->w;
+    m->result_hook = true; /* the request is ended when the result starts */
     fw_jw_obj_begin(r->w);
     fw_jw_kv_str(r->w, "jsonrpc", "2.0");
     fw_jw_key(r->w, "id");

@@ -255,6 +255,7 @@ fw_err_t fw_mcp_stateless_run(fw_mcp_req_t *q, const fw_mcp_method_t *m, int32_t
     msg->session = s;
     q->session = s;
     msg->stateless = true;
+    msg->result_hook = true; /* resultType and the caching members */
     msg->cacheable = (m->flags & FW_MCP_CACHEABLE) != 0;
     /* the answer to a fw_call_ask of the previous round (state "ask", inputResponses.ask) */
     fw_answer_t answer = {q->doc, -1, -1};

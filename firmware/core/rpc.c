@@ -185,7 +185,8 @@ static void result_begin(fw_device_t *dev, fw_resp_t *r)
 #endif
     r->result_started = true;
     const fw_rpc_layer_t *layer = FW_LAYER(dev);
-    if (layer != NULL && layer->result_opened != NULL) layer->result_opened(dev, r->w);
+    if (layer != NULL && layer->result_opened != NULL && dev->msg != NULL && dev->msg->result_hook)
+        layer->result_opened(dev, r->w);
 }
 
 fw_jw_t *fw_resp_result(fw_device_t *dev, fw_resp_t *r)
@@ -231,8 +232,10 @@ fw_jw_t *fw_call_result(fw_call_t *call)
     fw_resp_t *r = call->priv;
 #if FW_WITH_MCP
     const fw_rpc_layer_t *layer = FW_LAYER(call->dev);
-    if (layer != NULL && layer->result_begins != NULL) layer->result_begins(call->dev);
-    if (r->tool_w == NULL && call->dev->msg != NULL) call->dev->msg->live = false;
+    fw_msg_t *m = call->dev->msg;
+    if (layer != NULL && layer->result_begins != NULL && m != NULL && m->result_hook)
+        layer->result_begins(call->dev);
+    if (r->tool_w == NULL && m != NULL) m->live = false;
     if (r->tool_w != NULL) { /* a tool inside MCP's tools/call (fw_rpc_run_tool) */
         if (!r->tool_started) fw_jw_obj_begin(r->tool_w);
         r->tool_started = true;
@@ -332,10 +335,68 @@ static unsigned char first_byte(const fw_json_doc_t *doc, uint32_t tok)
     return (unsigned char)doc->buf[t->start];
 }
 
-/* The method or tool named by string token tok; the first byte rules out most entries before
+#if FW_METHOD_INDEX
+void fw_method_index_add(fw_device_t *dev, const char *name, size_t entry)
+{
+    size_t n = strlen(name);
+    uint32_t h = fw_method_hash(name, n);
+    while (dev->method_slot[h % FW_METHOD_SLOTS] != 0) h++;
+    dev->method_slot[h % FW_METHOD_SLOTS] = (uint32_t)(n < 0xFFFFu ? n : 0xFFFFu) << 16 | entry;
+}
+
+/* Whether p[0..n) and s[0..n) are the same bytes, both known to hold n bytes: for up to 16,
+   two overlapping loads of each instead of a loop (the names of methods and tools). */
+static bool same_bytes(const char *p, const char *s, size_t n)
+{
+    if (n >= 8 && n <= 16) {
+        uint64_t a, b, c, d;
+        memcpy(&a, p, 8);
+        memcpy(&b, s, 8);
+        memcpy(&c, p + n - 8, 8);
+        memcpy(&d, s + n - 8, 8);
+        return ((a ^ b) | (c ^ d)) == 0;
+    }
+    if (n >= 4 && n < 8) {
+        uint32_t a, b, c, d;
+        memcpy(&a, p, 4);
+        memcpy(&b, s, 4);
+        memcpy(&c, p + n - 4, 4);
+        memcpy(&d, s + n - 4, 4);
+        return ((a ^ b) | (c ^ d)) == 0;
+    }
+    return memcmp(p, s, n) == 0;
+}
+
+/* The core method or tool of index entry (as the index files it). */
+static const fw_tool_t *method_entry(const fw_device_t *dev, size_t entry)
+{
+    return entry <= fw_mcpu_method_count ? &fw_mcpu_methods[entry - 1u]
+                                         : dev->tools[entry - 1u - fw_mcpu_method_count];
+}
+#endif
+
+/* The method or tool named by string token tok: by the index where the build has it and the
+   name is unescaped (the slots from its hash on, until an empty one: the first filed, a core
+   method before the tools, wins as below); else the first byte rules out most entries before
    the full comparison. */
 static const fw_tool_t *find_method(const fw_device_t *dev, const fw_json_doc_t *doc, uint32_t tok)
 {
+#if FW_METHOD_INDEX
+    const fw_json_tok_t *t = &doc->toks[tok];
+    if ((t->flags & FW_JSON_F_ESCAPED) == 0) {
+        const char *p = doc->buf + t->start;
+        size_t n = (size_t)(t->end - t->start);
+        uint32_t len = n < 0xFFFFu ? (uint32_t)n : 0xFFFFu;
+        for (uint32_t h = fw_method_hash(p, n), e; (e = dev->method_slot[h % FW_METHOD_SLOTS]) != 0;
+             h++) {
+            if (e >> 16 != len) continue;
+            const fw_tool_t *m = method_entry(dev, e & 0xFFFFu);
+            /* a name of the same length has its n bytes and its NUL */
+            if (len < 0xFFFFu ? same_bytes(p, m->name, n) : fw_tok_is(doc, tok, m->name)) return m;
+        }
+        return NULL;
+    }
+#endif
     unsigned char first = first_byte(doc, tok);
     for (size_t i = 0; i < fw_mcpu_method_count; i++) {
         const char *name = fw_tool_name(&fw_mcpu_methods[i]);
@@ -426,6 +487,13 @@ static void read_envelope(const fw_json_doc_t *doc, uint32_t obj, envelope_t *en
     }
 }
 
+/* Whether string token tok may name one of the layer's methods (its method_firsts). */
+static bool layer_may_name(const fw_rpc_layer_t *layer, const fw_json_doc_t *doc, uint32_t tok)
+{
+    unsigned first = (unsigned)first_byte(doc, tok) - 'a';
+    return layer->method_firsts == 0 || first >= 26u || ((layer->method_firsts >> first) & 1u);
+}
+
 /* Not inlined: its buffer would sit in dispatch's frame under every call. */
 FW_NOINLINE static bool method_not_found(fw_device_t *dev, const fw_json_doc_t *doc,
                                          uint32_t method, fw_resp_t *r)
@@ -447,9 +515,10 @@ static bool dispatch(fw_device_t *dev, const fw_json_doc_t *doc, const envelope_
     int32_t method = env->m[ENV_METHOD];
     int32_t params = env->m[ENV_PARAMS];
     const fw_rpc_layer_t *layer = FW_LAYER(dev);
-    const void *lm = layer != NULL && layer->method_find != NULL
-                         ? layer->method_find(doc, (uint32_t)method)
-                         : NULL;
+    const void *lm =
+        layer != NULL && layer->method_find != NULL && layer_may_name(layer, doc, (uint32_t)method)
+            ? layer->method_find(doc, (uint32_t)method)
+            : NULL;
     const fw_tool_t *tool = lm != NULL ? NULL : find_method(dev, doc, (uint32_t)method);
     if (lm == NULL && tool == NULL) return method_not_found(dev, doc, (uint32_t)method, r);
     if (tool != NULL) tool = fw_tool_load(dev, tool); /* its descriptor, readable */
@@ -571,7 +640,7 @@ static bool handle_one(fw_device_t *dev, const fw_json_doc_t *doc, uint32_t req,
         return resp_error(dev, r, FW_ERR_INVALID_REQUEST);
     }
     const fw_rpc_layer_t *layer = FW_LAYER(dev);
-    if (id >= 0 && layer != NULL && layer->take_cancelled != NULL &&
+    if (id >= 0 && dev->msg->cancels && layer != NULL && layer->take_cancelled != NULL &&
         layer->take_cancelled(dev, r->id, r->id_len))
         return false; /* the layer cancelled it: a cancelled request gets no response */
     if (id >= 0) return dispatch(dev, doc, &env, r);
@@ -731,7 +800,7 @@ bool fw_device_handle(fw_device_t *dev, const char *msg, size_t len, fw_sink_t o
 /* ---------------------------------------------------------------- byte streams */
 
 /* Not inlined: its writer would sit in fw_rpc_feed's frame under every request's. */
-FW_NOINLINE static void write_overlong(fw_device_t *dev, const fw_msg_sink_t *out)
+FW_NOINLINE FW_COLD_L2 static void write_overlong(fw_device_t *dev, const fw_msg_sink_t *out)
 {
     fw_jw_t w;
     fw_jw_init(&w, (fw_sink_t){out->write, out->ctx});

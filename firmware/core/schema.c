@@ -452,6 +452,52 @@ static void unknown_member(bind_state_t *s, uint32_t key)
                                 FW_S("unknown parameter")));
 }
 
+#if FW_SPEED_PATHS >= 2
+/*
+ * The usual arguments bound in place, without the general path's context and calls: a boolean,
+ * an integer of up to 9 digits within its range, a pin given by a number of up to 4 digits that
+ * is on the board with a type the parameter takes. false, the argument then bound by
+ * bind_value (which writes every field again), for anything else: another type, or a value
+ * with something to report.
+ */
+static bool bind_quick(fw_call_t *call, const fw_json_doc_t *doc, size_t idx, uint32_t tok)
+{
+    const fw_param_t *p = &call->tool->params[idx];
+    const fw_json_tok_t *t = &doc->toks[tok];
+    fw_arg_t *a = &call->args[idx];
+    if (p->type == FW_PARAM_BOOLEAN) {
+        if (t->type != FW_JSON_TRUE && t->type != FW_JSON_FALSE) return false;
+        a->i = t->type == FW_JSON_TRUE;
+        a->present = true;
+        return true;
+    }
+    if (t->type != FW_JSON_NUMBER || (t->flags & FW_JSON_F_INTEGER) == 0) return false;
+    bool neg = (t->flags & FW_JSON_F_NEGATIVE) != 0;
+    size_t digits = (size_t)(t->end - t->start) - (neg ? 1u : 0u);
+    if (digits > (p->type == FW_PARAM_PIN ? 4u : 9u)) return false;
+    int32_t v = 0;
+    for (const char *d = doc->buf + t->end - digits, *e = doc->buf + t->end; d < e; d++)
+        v = v * 10 + (*d - '0');
+    if (neg) v = -v;
+    if (p->type == FW_PARAM_INTEGER) {
+        if ((p->has_min && v < p->min) || (p->has_max && v > p->max)) return false;
+        a->i = v;
+    } else if (p->type == FW_PARAM_PIN && !neg) {
+        const fw_device_t *dev = call->dev;
+        int pin = fw_device_pin_index(dev, (uint16_t)v);
+        uint8_t mask = p->pin_types & (uint8_t)~FW_PIN_NAMES;
+        if (pin < 0 || (mask != 0 && !(mask & FW_PINMASK(dev->pins[pin].type)))) return false;
+        a->i = v;
+        a->pin = &dev->board->pins[pin];
+        a->pin_index = (uint8_t)pin;
+    } else {
+        return false;
+    }
+    a->present = true;
+    return true;
+}
+#endif
+
 static void bind_object(bind_state_t *s, uint32_t obj)
 {
     const fw_json_tok_t *toks = s->doc->toks;
@@ -465,6 +511,9 @@ static void bind_object(bind_state_t *s, uint32_t obj)
                                         FW_S("given more than once")));
         } else {
             s->seen |= 1u << i;
+#if FW_SPEED_PATHS >= 2
+            if (bind_quick(s->call, s->doc, (size_t)i, key + 1)) continue;
+#endif
             note(s, bind_value(s->call, s->doc, (size_t)i, key + 1));
         }
     }

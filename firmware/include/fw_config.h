@@ -59,6 +59,14 @@
 #endif
 #endif
 
+/* FW_METHOD_INDEX: MCP/U's methods and the tools are found by a hash of the name (a table of
+   FW_METHOD_SLOTS entries in the device, filled as tools are added) instead of by comparing the
+   name with every entry. Where speed is asked for most (level 2) and names are in plain memory;
+   the table costs 2 bytes of RAM per slot. */
+#ifndef FW_METHOD_INDEX
+#define FW_METHOD_INDEX (FW_SPEED_PATHS >= 2 && !FW_ROM_SPLIT)
+#endif
+
 /* FW_FAST_LIBC: the C library's memchr is faster than a word-at-a-time loop of the core's own
    (a hosted build's library is vectorized; a freestanding port's small libc goes byte by byte).
    Where it is, framing finds a line's LF with it. */

@@ -325,12 +325,24 @@ struct fw_prompt;
  * The device instance. The caller owns it (static, stack or embedded in a larger struct); its
  * members are the core's private state: read them only through the functions below.
  */
+#if FW_METHOD_INDEX
+/* Slots of the method index: at least twice its entries (the core methods, fewer than 16, and
+   the tools), so a search meets an empty slot soon. */
+#define FW_METHOD_SLOTS (FW_TOOLS_MAX + 16u <= 32u ? 64u : FW_TOOLS_MAX + 16u <= 64u ? 128u : 512u)
+#endif
+
 typedef struct fw_device {
     const fw_board_t *board;
     const hal_api_t *hal;
     void *hal_ctx;
     const fw_tool_t *tools[FW_TOOLS_MAX];
     uint8_t tool_count;
+#if FW_METHOD_INDEX
+    /* The core methods and the tools by the hash of their names (rpc.c): 1 + the index among
+       the core methods followed by the tools in the low 16 bits (0: an empty slot), the name's
+       length in the high 16 (0xFFFF: that or longer). */
+    uint32_t method_slot[FW_METHOD_SLOTS];
+#endif
     fw_pin_state_t pins[FW_PINS_MAX];
     fw_counters_t counters;
     uint64_t boot_ms;

@@ -190,39 +190,59 @@ static inline bool fw_jw_open2_raw(fw_jw_t *w, const char *head, size_t hn, cons
                                    size_t vn, const char *tail, size_t tn)
 {
     if (hn + tn + 2u >= sizeof w->buf) return false; /* a small writer (known when inlined) */
-    fw_jw_mask_t bit = (fw_jw_mask_t)(1u << w->depth);
-    bool first = (w->first_mask & bit) != 0;
+    /* the writer's members read once, before the buffer's bytes are stored (a char store may
+       alias them: a read after one would be a load again) */
+    unsigned depth = w->depth;
+    fw_jw_mask_t first_mask = w->first_mask;
+    size_t used = w->used;
+    bool first = (first_mask >> depth) & 1u;
     size_t n = (first ? 0u : 1u) + 1u + hn + vn + tn;
-    if (w->err != FW_OK || w->in_str || (w->obj_mask & bit) != 0 || (!first && w->depth == 0) ||
-        w->depth + 2u > FW_JW_DEPTH_MAX || n >= sizeof w->buf - w->used)
-        return false;
-    char *p = w->buf + w->used;
-    if (!first) *p++ = ',';
+    if (w->err != FW_OK || w->in_str || ((w->obj_mask >> depth) & 1u) != 0 ||
+        (!first && depth == 0) || depth + 2u > FW_JW_DEPTH_MAX || used + n >= sizeof w->buf)
+        return false; /* (vn is the length of bytes in memory: used + n does not wrap) */
+    char *p = w->buf + used;
+    p[0] = ','; /* the '{' lands on it when no separator is due */
+    p += !first;
     *p++ = '{';
     memcpy(p, head, hn);
-    fw_copy_short(p + hn, val, vn);
+    if (vn - 1u < 3u) { /* an id of 1 to 3 bytes, the usual one, without the longer tests */
+        p[hn] = val[0];
+        p[hn + vn / 2u] = val[vn / 2u];
+        p[hn + vn - 1u] = val[vn - 1u];
+    } else {
+        fw_copy_short(p + hn, val, vn);
+    }
+    w->used = used + n;
+    /* counted after bytes are stored: the compiler then adds the two counts one by one, not as
+       a vector (more instructions) */
     memcpy(p + hn + vn, tail, tn);
-    w->used += n;
     w->total += n;
-    fw_jw_mask_t outer = (fw_jw_mask_t)(bit << 1), inner = (fw_jw_mask_t)(bit << 2);
-    w->obj_mask |= (fw_jw_mask_t)(outer | inner);
-    w->first_mask = (fw_jw_mask_t)((w->first_mask & ~(bit | outer)) | inner);
-    w->depth = (uint8_t)(w->depth + 2u);
+    /* levels depth + 1 and depth + 2 are objects; depth and depth + 1 have an element, depth
+       + 2 none yet */
+    w->obj_mask |= (fw_jw_mask_t)(6u << depth);
+    first_mask = (fw_jw_mask_t)(first_mask & ~(1u << depth));
+    first_mask = (fw_jw_mask_t)(first_mask & ~(1u << (depth + 1u)));
+    w->first_mask = (fw_jw_mask_t)(first_mask | (1u << (depth + 2u)));
+    w->depth = (uint8_t)(depth + 2u);
     return true;
 }
 
-/* Closes every level above depth when all of them are objects and nothing is pending (a key
-   without its value, an open string): their `}` in one pass. false, having changed nothing,
-   otherwise. */
+/* Closes every level above depth when all of them are objects, nothing is pending (a key
+   without its value, an open string) and there are at most 8 of them with 8 bytes of room: their
+   `}` in one 8-byte store, of which only the first n bytes are counted (a loop here became a
+   memset call, half the cost of closing a response). false, having changed nothing, otherwise:
+   the caller then closes the levels one by one. */
 static inline bool fw_jw_close_objs(fw_jw_t *w, uint8_t depth)
 {
-    if (w->err != FW_OK || w->in_str || w->want_value || w->depth <= depth) return false;
-    unsigned n = (unsigned)(w->depth - depth);
-    /* the levels depth + 1 .. w->depth, every one an object */
+    unsigned d = w->depth;
+    size_t used = w->used;
+    if (w->err != FW_OK || w->in_str || w->want_value || d <= depth) return false;
+    unsigned n = d - depth;
+    /* the levels depth + 1 .. d, every one an object */
     fw_jw_mask_t levels = (fw_jw_mask_t)((((fw_jw_mask_t)1u << n) - 1u) << (depth + 1u));
-    if ((w->obj_mask & levels) != levels || n >= sizeof w->buf - w->used) return false;
-    for (char *p = w->buf + w->used, *e = p + n; p < e; p++) *p = '}';
-    w->used += n;
+    if ((w->obj_mask & levels) != levels || n > 8u || used + 8u >= sizeof w->buf) return false;
+    memcpy(w->buf + used, "}}}}}}}}", 8);
+    w->used = used + n;
     w->total += n;
     w->depth = depth;
     return true;

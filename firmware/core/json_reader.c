@@ -32,9 +32,17 @@ typedef unsigned long word_t;
 /* An unaligned load of a word (or the four bytes of a literal): the builtin, so a freestanding
    build (-fno-builtin) makes it one load too instead of a call to the port's byte-wise memcpy. */
 #define LOAD_WORD(dst, src, n) __builtin_memcpy((dst), (src), (n))
+/* A byte's top bit is set for a byte < 0x20, '"', '\\' or >= 0x80; a borrow only runs upward
+   from a byte that is set, so the lowest one set is exact. */
+#define SPECIAL_BYTES(w)                                                                           \
+    ((((w)-ONES * 0x20u) | (((w) ^ (ONES * '"')) - ONES) | (((w) ^ (ONES * '\\')) - ONES) | (w)) & \
+     (ONES * 0x80u))
 #else
 #define STR_WORDS 0
 #endif
+
+/* The hosted build has a tokenizer of its own, arranged for speed (after fw_json_parse). */
+#define FAST_TOKENIZER (FW_SPEED_PATHS >= 2 && STR_WORDS && !FW_ROM_SPLIT)
 
 /* ---------------------------------------------------------------- lexical helpers */
 
@@ -220,6 +228,7 @@ _Static_assert(FW_JSON_ARRAY == 5 && FW_JSON_OBJECT == 6, "CLOSER_OF's arithmeti
  * On failure doc->err_pos is the offending byte (len when the text ends early), the opener of a
  * container past max_depth, or the first byte of a token with no room left in the pool.
  */
+#if !FAST_TOKENIZER
 fw_err_t fw_json_parse(fw_json_doc_t *doc, const char *buf, size_t len, fw_json_tok_t *toks,
                        uint32_t ntoks, unsigned max_depth)
 {
@@ -453,11 +462,7 @@ string:
         while ((size_t)(end - p) >= sizeof(word_t)) {
             word_t w;
             LOAD_WORD(&w, p, sizeof w);
-            /* a byte's top bit is set for a byte < 0x20, '"', '\\' or >= 0x80; a borrow only
-               runs upward from a byte that is set, so the lowest one set is exact */
-            word_t m = ((w - ONES * 0x20u) | ((w ^ (ONES * '"')) - ONES) |
-                        ((w ^ (ONES * '\\')) - ONES) | w) &
-                       (ONES * 0x80u);
+            word_t m = SPECIAL_BYTES(w);
             if (m != 0) {
                 p += (unsigned)__builtin_ctzl(m) / 8u;
                 break;
@@ -545,6 +550,437 @@ fail:
     doc->err_pos = (size_t)(p - s);
     return err;
 }
+
+#else /* FAST_TOKENIZER */
+
+/* Branch hints: the compiler lays out the usual case straight and spends its registers there. */
+#define LIKELY(x) __builtin_expect(!!(x), 1)
+#define UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+/*
+ * The hosted tokenizer scans a string a run of bytes at a time: RUN_BYTES of them in one load,
+ * their special bytes (< 0x20, '"', '\\', >= 0x80) as a mask of which the lowest set bit marks
+ * the first (run_first). With SSE2 (every x86-64) a run is 16 bytes compared as a vector, the
+ * mask one bit per byte: most keys and short values end within one, and the comparison needs
+ * no general register for its constants. Elsewhere a run is a word (SPECIAL_BYTES, one bit per
+ * byte, its top one).
+ */
+#if defined(__SSE2__)
+typedef unsigned char run_t __attribute__((vector_size(16)));
+typedef char run_char_t __attribute__((vector_size(16))); /* what pmovmskb takes */
+typedef unsigned long run_mask_t;
+#define RUN_BYTES 16u
+#define RUN_BITS 1u /* mask bits per byte */
+
+static inline run_mask_t run_mask(const uint8_t *p)
+{
+    run_t v;
+    __builtin_memcpy(&v, p, sizeof v);
+    /* a byte's top bit is set for a byte >= 0x80, in v - 0x20 for one below 0x20, and in a
+       comparison's result for '"' and '\\' */
+    run_t sp = (v - 0x20u) | v | (run_t)(v == '"') | (run_t)(v == '\\');
+    return (run_mask_t)(unsigned)__builtin_ia32_pmovmskb128((run_char_t)sp);
+}
+#define run_first(m) ((size_t)__builtin_ctzl(m))
+#else
+typedef word_t run_mask_t;
+#define RUN_BYTES ((unsigned)sizeof(word_t))
+#define RUN_BITS 8u
+
+static inline run_mask_t run_mask(const uint8_t *p)
+{
+    word_t w;
+    LOAD_WORD(&w, p, sizeof w);
+    return SPECIAL_BYTES(w);
+}
+#define run_first(m) ((unsigned)__builtin_ctzl(m) / 8u)
+#endif
+
+/* The special bytes of a string from offset i on, as far as one run reaches: the run at i, or
+   past rlast (the last offset a run can be read at) the text's last run shifted to begin at i,
+   so a string near the end is no slower; 0 when none is within reach (i at the end, or a text
+   shorter than a run). */
+static inline run_mask_t run_at(const uint8_t *s, size_t i, size_t len, ptrdiff_t rlast)
+{
+    if (LIKELY((ptrdiff_t)i <= rlast)) {
+        return run_mask(s + i);
+    }
+    if (rlast >= 0 && i < len) {
+        return run_mask(s + rlast) >> ((i - (size_t)rlast) * RUN_BITS);
+    }
+    return 0;
+}
+
+/*
+ * The hosted build's tokenizer (FW_SPEED_PATHS 2): the grammar, checks, tokens and error
+ * positions of the one above, arranged for fewer instructions per token where flash costs
+ * nothing:
+ *  - the position is an offset (i), not a pointer, so a token's start and end are stored as
+ *    they are; tn points at the token being made, and used counts tokens at full width (no
+ *    16-bit register to widen at each use);
+ *  - each kind of value has its own path from its first byte to its end, its token's type a
+ *    constant (type, flags and count then make one store), and a key has its own copy of the
+ *    string's first run;
+ *  - each step tries its usual case first, with no loop: a string whose closing quote is in its
+ *    first run, the ':' right after a key, a key right after ',' or '{', a literal spelt right;
+ *    the loops for the rest (whitespace, longer strings, escapes, UTF-8) come after, out of the
+ *    usual case's way;
+ *  - a container counts the values it holds, in arrays and objects alike (an object holds one
+ *    per member), so counting needs no test of the container's kind;
+ *  - a number's next byte is tested only for what would continue it ('.', 'e', 'E').
+ * flatten inlines the helpers it calls: with no call left in it, the compiler has every
+ * register for the tokenizer's state (a call would take the caller-saved ones).
+ */
+__attribute__((flatten)) fw_err_t fw_json_parse(fw_json_doc_t *doc, const char *buf, size_t len,
+                                                fw_json_tok_t *toks, uint32_t ntoks,
+                                                unsigned max_depth)
+{
+    doc->buf = buf;
+    doc->len = len;
+    doc->toks = toks;
+    doc->ntoks = ntoks;
+    doc->count = 0;
+    doc->err_pos = 0;
+    if ((uint64_t)len >= OFF_LIMIT || (uint64_t)len >= FW_MSG_MAX) {
+        return FW_ERR_JSON_NOMEM;
+    }
+    if (buf == NULL) {
+        buf = "";
+        len = 0;
+    }
+    const uint8_t *const s = (const uint8_t *)buf;
+    /* the last offset a whole run of a string's bytes can be read at (negative: none can) */
+    const ptrdiff_t rlast = (ptrdiff_t)len - (ptrdiff_t)RUN_BYTES;
+    size_t i = 0;
+    fw_json_tok_t *tn = toks; /* the token being made, or the next free one */
+    fw_json_tok_t *const tcap =
+        toks == NULL ? NULL : toks + (ntoks > TOKS_LIMIT ? TOKS_LIMIT : ntoks);
+    unsigned used = 0;            /* tokens begun */
+    unsigned parent = NO_PARENT;  /* the innermost open container */
+    unsigned count = 0;           /* the values it holds so far */
+    unsigned closer = CLOSER_TOP; /* its closing byte */
+    unsigned depth_left = max_depth;
+    bool is_key = false; /* the string in the longer scan is a key */
+    fw_json_tok_t *t;
+    run_mask_t m;
+    uint8_t type;
+    size_t n;
+    uint8_t c;
+    bool bad;
+    fw_err_t err = FW_ERR_JSON_INVALID;
+
+    if (max_depth == 0) {
+        err = FW_ERR_JSON_DEPTH;
+        goto fail;
+    }
+
+value: /* a value is due */
+    if (UNLIKELY(i == len)) {
+        goto fail;
+    }
+    c = s[i];
+    if (c == '"') {
+        count++;
+        if (UNLIKELY(tn == tcap)) {
+            goto nomem;
+        }
+        tn->type = FW_JSON_STRING;
+        tn->flags = 0;
+        tn->count = 0;
+        tn->next = (uint16_t)++used;
+        tn->start = (fw_json_off_t)++i;
+        if (LIKELY((m = run_at(s, i, len, rlast)) != 0 && s[i += run_first(m)] == '"')) {
+            goto value_str_end;
+        }
+        is_key = false;
+        goto str_scan;
+    value_str_end: /* i at the closing quote */
+        tn++->end = (fw_json_off_t)i++;
+        goto after;
+    }
+    if (LIKELY((uint8_t)(c - '0') < 10u)) {
+        count++;
+        if (UNLIKELY(tn == tcap)) {
+            goto nomem;
+        }
+        tn->type = FW_JSON_NUMBER;
+        tn->flags = FW_JSON_F_INTEGER; /* until a fraction or exponent turns up */
+        tn->count = 0;
+        tn->next = (uint16_t)++used;
+        tn->start = (fw_json_off_t)i;
+    int_part: /* c, at i, is the first digit of a number's integer part */
+        if (c != '0') {
+            while (++i != len && (uint8_t)(s[i] - '0') < 10u) {
+            }
+        } else {
+            i++;
+        }
+        /* (',', '}' and whitespace are outside '.'..'e': one test for them) */
+        if (i != len && (uint8_t)(s[i] - '.') <= 'e' - '.' &&
+            (s[i] == '.' || s[i] == 'e' || s[i] == 'E')) {
+            tn->flags = (uint8_t)(tn->flags & ~FW_JSON_F_INTEGER);
+            i = (size_t)(number_tail(s + i, s + len, &bad) - s);
+            if (bad) {
+                goto fail;
+            }
+        }
+        tn++->end = (fw_json_off_t)i;
+        goto after;
+    }
+    if (LIKELY(c == '{')) {
+        if (UNLIKELY(depth_left == 0)) {
+            err = FW_ERR_JSON_DEPTH;
+            goto fail;
+        }
+        count++;
+        if (UNLIKELY(tn == tcap)) {
+            goto nomem;
+        }
+        tn->type = FW_JSON_OBJECT;
+        tn->flags = 0;
+        tn->count = (uint16_t)count; /* the enclosing container's, back when this one closes */
+        tn->next = (uint16_t)parent;
+        tn->start = (fw_json_off_t)i;
+        tn++;
+        parent = used++;
+        count = 0;
+        depth_left--;
+        closer = '}';
+        if (LIKELY(++i != len && s[i] == '"')) {
+            goto key_str;
+        }
+        while (i != len && is_ws(s[i])) { /* the first key, or the closer */
+            i++;
+        }
+        if (i == len) {
+            goto fail;
+        }
+        if (s[i] == '"') {
+            goto key_str;
+        }
+        if (s[i] == '}') {
+            goto close;
+        }
+        goto fail;
+    }
+    /* the literals: n is the length of a right spelling at i (its first byte is c), 0 if not */
+    if (c == 't') {
+        type = FW_JSON_TRUE;
+        n = len - i >= 4 && __builtin_memcmp(s + i, "true", 4) == 0 ? 4 : 0;
+        goto literal;
+    }
+    if (c == 'f') {
+        type = FW_JSON_FALSE;
+        n = len - i >= 5 && __builtin_memcmp(s + i + 1, "alse", 4) == 0 ? 5 : 0;
+        goto literal;
+    }
+    if (c == 'n') {
+        type = FW_JSON_NULL;
+        n = len - i >= 4 && __builtin_memcmp(s + i, "null", 4) == 0 ? 4 : 0;
+        goto literal;
+    }
+    if (c == '[') {
+        if (UNLIKELY(depth_left == 0)) {
+            err = FW_ERR_JSON_DEPTH;
+            goto fail;
+        }
+        count++;
+        if (UNLIKELY(tn == tcap)) {
+            goto nomem;
+        }
+        tn->type = FW_JSON_ARRAY;
+        tn->flags = 0;
+        tn->count = (uint16_t)count;
+        tn->next = (uint16_t)parent;
+        tn->start = (fw_json_off_t)i;
+        tn++;
+        parent = used++;
+        count = 0;
+        depth_left--;
+        closer = ']';
+        for (i++;; i++) { /* the first element, or the closer */
+            if (i == len) {
+                goto fail;
+            }
+            if (s[i] == ']') {
+                goto close;
+            }
+            if (!is_ws(s[i])) {
+                goto value;
+            }
+        }
+    }
+    if (c == '-') {
+        count++;
+        if (UNLIKELY(tn == tcap)) {
+            goto nomem;
+        }
+        tn->type = FW_JSON_NUMBER;
+        tn->flags = FW_JSON_F_INTEGER | FW_JSON_F_NEGATIVE;
+        tn->count = 0;
+        tn->next = (uint16_t)++used;
+        tn->start = (fw_json_off_t)i;
+        if (++i == len) {
+            goto fail;
+        }
+        c = s[i];
+        if ((uint8_t)(c - '0') < 10u) {
+            goto int_part;
+        }
+        goto fail;
+    }
+    if (!is_ws(c)) {
+        goto fail;
+    }
+    i++;
+    goto value;
+
+literal: /* i at null, false or true (type), spelt right when n is its length */
+    count++;
+    if (UNLIKELY(tn == tcap)) {
+        goto nomem;
+    }
+    tn->type = type;
+    tn->flags = 0;
+    tn->count = 0;
+    tn->next = (uint16_t)++used;
+    tn->start = (fw_json_off_t)i;
+    if (UNLIKELY(n == 0)) { /* the first byte that differs, or the end */
+        for (const char *lit = literals[type]; *lit != '\0'; lit++, i++) {
+            if (i == len || s[i] != (uint8_t)*lit) {
+                goto fail;
+            }
+        }
+    }
+    i += n;
+    tn++->end = (fw_json_off_t)i;
+    goto after;
+
+key: /* a key is due after ',' (its quote did not come at once) */
+    while (i != len && is_ws(s[i])) {
+        i++;
+    }
+    if (i == len || s[i] != '"') {
+        goto fail; /* keys are strings */
+    }
+key_str: /* i at a key's opening quote */
+    if (UNLIKELY(tn == tcap)) {
+        goto nomem;
+    }
+    tn->type = FW_JSON_STRING;
+    tn->flags = 0;
+    tn->count = 0;
+    tn->next = (uint16_t)++used;
+    tn->start = (fw_json_off_t)++i;
+    if (LIKELY((m = run_at(s, i, len, rlast)) != 0 && s[i += run_first(m)] == '"')) {
+        goto key_end;
+    }
+    is_key = true;
+    goto str_scan;
+key_end: /* i at the closing quote */
+    tn++->end = (fw_json_off_t)i++;
+    if (LIKELY(i != len && s[i] == ':')) {
+        i++;
+        goto value;
+    }
+    while (i != len && is_ws(s[i])) { /* the ':' after a key */
+        i++;
+    }
+    if (i == len || s[i] != ':') {
+        goto fail;
+    }
+    i++;
+    goto value;
+
+after: /* a value is complete: ',' or the closer of the open container, or the end */
+    if (UNLIKELY(i == len)) {
+        if (closer == CLOSER_TOP) {
+            doc->count = used;
+            return FW_OK;
+        }
+        goto fail;
+    }
+    c = s[i];
+    if (c == ',') {
+        if (closer == ']') {
+            i++;
+            goto value;
+        }
+        if (closer == CLOSER_TOP) {
+            goto fail;
+        }
+        if (LIKELY(++i != len && s[i] == '"')) {
+            goto key_str;
+        }
+        goto key;
+    }
+    if (LIKELY(c == closer)) {
+        goto close;
+    }
+    if (!is_ws(c)) {
+        goto fail; /* (at top level: something after the value) */
+    }
+    i++;
+    goto after;
+
+close: /* i at the closer of the innermost open container */
+    /* (through doc's copy of toks: no register is kept for toks) */
+    t = &doc->toks[parent];
+    parent = t->next;
+    t->next = (uint16_t)used;
+    t->end = (fw_json_off_t)++i;
+    {
+        unsigned outer = t->count;
+        t->count = (uint16_t)count;
+        count = outer;
+    }
+    depth_left++;
+    closer = parent == NO_PARENT ? CLOSER_TOP : CLOSER_OF(doc->toks[parent].type);
+    goto after;
+
+str_scan: /* the rest of string tn (a key when is_key) from i, in it */
+    for (;;) {
+        m = run_at(s, i, len, rlast);
+        if (m != 0) {
+            i += run_first(m);
+            c = s[i];
+        } else if ((ptrdiff_t)i <= rlast) { /* a run of plain bytes */
+            i += RUN_BYTES;
+            continue;
+        } else if (rlast >= 0 || i == len) { /* no closing quote */
+            i = len;
+            goto fail;
+        } else { /* a text shorter than a run: byte by byte */
+            c = s[i];
+            if ((uint8_t)(c - 0x20u) < 0x60u && c != '"' && c != '\\') {
+                i++;
+                continue;
+            }
+        }
+        if (c == '"') {
+            break;
+        }
+        if (c == '\\') {
+            tn->flags = FW_JSON_F_ESCAPED;
+        }
+        i = (size_t)(string_special(s + i, s + len, &bad) - s);
+        if (bad) {
+            goto fail;
+        }
+    }
+    if (is_key) {
+        goto key_end;
+    }
+    goto value_str_end;
+
+nomem:
+    err = FW_ERR_JSON_NOMEM;
+fail:
+    doc->err_pos = i;
+    return err;
+}
+
+#endif /* FAST_TOKENIZER */
 
 /* ---------------------------------------------------------------- accessors */
 

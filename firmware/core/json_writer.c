@@ -541,6 +541,14 @@ static char *append_u64(char *p, uint64_t v)
 }
 #endif
 
+#if FW_SPEED_PATHS >= 2 && !FW_ROM_SPLIT
+/* "00" to "99": numbers are printed two digits at a time (here and inline in fw_json.h). */
+const char fw_jw_digit_pairs_[201] = "00010203040506070809101112131415161718192021222324"
+                                     "25262728293031323334353637383940414243444546474849"
+                                     "50515253545556575859606162636465666768697071727374"
+                                     "75767778798081828384858687888990919293949596979899";
+#endif
+
 size_t fw_i64_text(char out[21], int64_t v)
 {
     char tmp[20];
@@ -562,10 +570,23 @@ size_t fw_i64_text(char out[21], int64_t v)
         char *e = out + sign + digits;
         out[0] = '-';
         *e = '\0';
+#if !FW_ROM_SPLIT
+        /* two digits per division, copied from fw_jw_digit_pairs_ */
+        for (; x >= 100u; x /= 100u) {
+            e -= 2;
+            memcpy(e, fw_jw_digit_pairs_ + 2u * (x % 100u), 2);
+        }
+        if (x >= 10u) {
+            memcpy(e - 2, fw_jw_digit_pairs_ + 2u * x, 2);
+        } else {
+            e[-1] = (char)('0' + x);
+        }
+#else
         do {
             *--e = (char)('0' + x % 10u);
             x /= 10u;
         } while (x != 0);
+#endif
         return sign + digits;
     }
 #endif
@@ -886,6 +907,8 @@ void(fw_jw_kv_bool)(fw_jw_t *w, const char *key, bool v)
 }
 
 #if FW_SPEED_PATHS >= 2 && !FW_ROM_SPLIT
+/* The general paths of FW_JW_KV_* (fw_json.h's inline ones write the usual member). */
+
 /* The separator and member ("\"key\":", n bytes) then value (vn bytes, NULL: none) as one copy
    when they fit the room; false (nothing written) when a key may not come here. */
 static HOT_INLINE bool put_member(fw_jw_t *w, const char *member, size_t n, const char *value,

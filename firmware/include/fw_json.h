@@ -166,18 +166,128 @@ void fw_jw_kv_bool(fw_jw_t *w, const char *key, bool v);
 /*
  * FW_JW_KV_I64/BOOL/STR(w, "key", v): the same member as fw_jw_kv_*, for a key that is a string
  * literal with nothing to escape (no '"', '\\' or byte below 0x20: the caller's promise). At
- * FW_SPEED_PATHS 2 (hosted builds) the quoted key and its ':' are pasted at compile time and
- * written with the separator and the value in one copy (fw_jw_member_*: member is "\"key\":",
- * n its length); elsewhere these are fw_jw_kv_*, so the flash-tight images do not change.
+ * FW_SPEED_PATHS 2 (hosted builds) the quoted key and its ':' are pasted at compile time
+ * (member is "\"key\":", n its length) and written where the call is, inline: the member text
+ * is then constant bytes stored as immediates, with no call, no length and no copy loop. Where
+ * that cannot be (a key not allowed here, the room short, a string to escape, a number of more
+ * than two digits) fw_jw_member_* writes the member as fw_jw_kv_* would. Elsewhere these are
+ * fw_jw_kv_*, so the flash-tight images do not change.
  */
 #if FW_SPEED_PATHS >= 2 && !FW_ROM_SPLIT
+#include <string.h>
+
 void fw_jw_member_i64(fw_jw_t *w, const char *member, size_t n, int64_t v);
 void fw_jw_member_bool(fw_jw_t *w, const char *member, size_t n, bool v);
 void fw_jw_member_str(fw_jw_t *w, const char *member, size_t n, const char *s);
+/* "00" to "99" in order, two bytes each (json_writer.c). */
+extern const char fw_jw_digit_pairs_[201];
+
 #define FW_JW_MEMBER_(key) ("\"" key "\":"), (sizeof("\"" key "\":") - 1u)
-#define FW_JW_KV_I64(w, key, v) fw_jw_member_i64((w), FW_JW_MEMBER_(key), (v))
-#define FW_JW_KV_BOOL(w, key, v) fw_jw_member_bool((w), FW_JW_MEMBER_(key), (v))
-#define FW_JW_KV_STR(w, key, s) fw_jw_member_str((w), FW_JW_MEMBER_(key), (s))
+#define FW_JW_KV_I64(w, key, v) fw_jw_kv_i64_at_((w), FW_JW_MEMBER_(key), (v))
+#define FW_JW_KV_BOOL(w, key, v) fw_jw_kv_bool_at_((w), FW_JW_MEMBER_(key), (v))
+#define FW_JW_KV_STR(w, key, s) fw_jw_kv_str_at_((w), FW_JW_MEMBER_(key), (s))
+
+/* Forced inline where the compiler knows how: only at the call is the member text constant. */
+#if defined(__GNUC__)
+#define FW_JW_INLINE_ static inline __attribute__((always_inline))
+#else
+#define FW_JW_INLINE_ static inline
+#endif
+
+/*
+ * Where a key may come and the separator, the member text and vn bytes of value fit the room:
+ * writes the first two, counts all three as written and returns where the value goes. NULL,
+ * having changed nothing, otherwise. The writer's members are read once, before any byte is
+ * stored (a store through a char pointer may alias them, and a read after it would be a load
+ * again).
+ */
+FW_JW_INLINE_ char *fw_jw_member_at_(fw_jw_t *w, const char *member, size_t n, size_t vn)
+{
+    unsigned depth = w->depth;
+    fw_jw_mask_t first = w->first_mask;
+    size_t used = w->used;
+    if (w->in_str || w->want_value || !((w->obj_mask >> depth) & 1u)) return NULL;
+    size_t comma = ((first >> depth) & 1u) ^ 1u;
+    size_t need = comma + n + vn;
+    if (used + need >= sizeof w->buf) return NULL; /* the sum is the new count too */
+    char *p = w->buf + used;
+    w->first_mask = (fw_jw_mask_t)(first & ~(1u << depth));
+    w->used = used + need;
+    p[0] = ','; /* the member's first byte lands on it when no separator is due */
+    /* counted after a byte is stored: the compiler then adds the two counts one by one, not
+       as a vector (which takes more instructions) */
+    w->total += need;
+    memcpy(p + comma, member, n);
+    return p + comma + n;
+}
+
+/* A value below 100 is its two bytes of fw_jw_digit_pairs_, one below 10 the second byte of
+   its pair ("07"): the byte stored after it is not counted, and the room has it (need < room
+   leaves at least one byte past the member). */
+FW_JW_INLINE_ void fw_jw_kv_i64_at_(fw_jw_t *w, const char *member, size_t n, int64_t v)
+{
+    if ((uint64_t)v < 100u) {
+        size_t x = (size_t)v, one = x < 10u;
+        char *p = fw_jw_member_at_(w, member, n, 2u - one);
+        if (p != NULL) {
+            memcpy(p, fw_jw_digit_pairs_ + 2u * x + one, 2);
+            return;
+        }
+    }
+    fw_jw_member_i64(w, member, n, v);
+}
+
+/* "true", or "fals" and then an 'e' that only false counts (the room has it, as above). */
+FW_JW_INLINE_ void fw_jw_kv_bool_at_(fw_jw_t *w, const char *member, size_t n, bool v)
+{
+    char *p = fw_jw_member_at_(w, member, n, v ? 4u : 5u);
+    if (p == NULL) {
+        fw_jw_member_bool(w, member, n, v);
+        return;
+    }
+    memcpy(p, v ? "true" : "fals", 4);
+    p[4] = 'e';
+}
+
+/*
+ * The string is copied as its end is found, in one pass (no strlen first, no second copy),
+ * until the first byte that needs a test: the NUL that ends it, or a byte to escape; or until
+ * the room's last byte. Unless it ended there, nothing is counted (the bytes stored stay
+ * uncounted) and fw_jw_member_str writes the member from its start.
+ */
+FW_JW_INLINE_ void fw_jw_kv_str_at_(fw_jw_t *w, const char *member, size_t n, const char *s)
+{
+    unsigned depth = w->depth;
+    fw_jw_mask_t first = w->first_mask;
+    size_t used = w->used;
+    size_t comma = ((first >> depth) & 1u) ^ 1u;
+    /* the member with an empty string fits: then room below does not wrap */
+    if (!(w->in_str || w->want_value) && s != NULL && ((w->obj_mask >> depth) & 1u) &&
+        used + comma + n + 2u < sizeof w->buf) {
+        char *p = w->buf + used, *q = p + comma + n + 1u; /* q: the string's first byte */
+        /* string bytes the room takes: its closing quote at buf[size - 2] leaves used < size */
+        size_t room = (size_t)(w->buf + sizeof w->buf - 2u - q), i = 0;
+        for (;; i++) {
+            unsigned char c = (unsigned char)s[i];
+            /* above '\\' no byte needs a test (most are lowercase letters) */
+            if (c <= '\\' && (c < 0x20u || c == '"' || c == '\\')) break;
+            if (i == room) break;
+            q[i] = (char)c;
+        }
+        if (s[i] == '\0') {
+            size_t need = comma + n + i + 2u;
+            w->first_mask = (fw_jw_mask_t)(first & ~(1u << depth));
+            w->used = used + need;
+            p[0] = ',';
+            w->total += need;
+            memcpy(p + comma, member, n);
+            q[-1] = '"';
+            q[i] = '"';
+            return;
+        }
+    }
+    fw_jw_member_str(w, member, n, s);
+}
 #else
 #define FW_JW_KV_I64(w, key, v) fw_jw_kv_i64((w), key, (v))
 #define FW_JW_KV_BOOL(w, key, v) fw_jw_kv_bool((w), key, (v))

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "fw_internal.h" /* fw_jw_close_to and fw_jw_open2_raw */
 #include "fw_json.h"
 #include "test_util.h"
 
@@ -103,6 +104,302 @@ START_TEST(test_literal_key_member_misuse)
     fw_jw_obj_begin(&w);
     FW_JW_KV_STR(&w, "s", NULL);
     ck_assert_int_eq(w.err, FW_ERR_ARG);
+}
+END_TEST
+
+/*
+ * Twin writers: w takes the path under test (FW_JW_KV_*, fw_jw_close_to, fw_jw_open2_raw), ref
+ * the plain calls that write the same thing. After each step they must agree on every byte, the
+ * sink's writes (a fast path must never flush where the plain one does not), the error and the
+ * writer's state.
+ */
+static cap_t ref_cap;
+static fw_jw_t ref;
+
+static void start_twins(void)
+{
+    start();
+    cap_reset(&ref_cap);
+    fw_jw_init(&ref, cap_sink(&ref_cap));
+}
+
+static void check_twins(void)
+{
+    ck_assert_uint_eq(w.used, ref.used);
+    ck_assert_uint_eq(w.total, ref.total);
+    ck_assert_uint_eq(w.depth, ref.depth);
+    ck_assert_uint_eq(w.obj_mask, ref.obj_mask);
+    ck_assert_uint_eq(w.first_mask, ref.first_mask);
+    ck_assert_int_eq(w.want_value, ref.want_value);
+    ck_assert_int_eq(w.in_str, ref.in_str);
+    ck_assert_int_eq(w.err, ref.err);
+    ck_assert_int_eq(fw_jw_flush(&w), fw_jw_flush(&ref));
+    ck_assert_uint_eq(cap.len, ref_cap.len);
+    ck_assert_mem_eq(cap.buf, ref_cap.buf, cap.len);
+    ck_assert_uint_eq(cap.writes, ref_cap.writes);
+}
+
+/* What fw_jw_close_to does when not every level is an object with nothing pending: the general
+   path of rpc.c, one level at a time until depth or an error. */
+static void close_one_by_one(fw_jw_t *x, uint8_t depth)
+{
+    if (x->in_str) fw_jw_str_end(x);
+    if (x->want_value) fw_jw_null(x);
+    while (x->depth > depth && x->err == FW_OK) {
+        if ((x->obj_mask >> x->depth) & 1u)
+            fw_jw_obj_end(x);
+        else
+            fw_jw_arr_end(x);
+    }
+}
+
+/* Strings for the one-pass copy: plain, bytes at or below '\\' that need no escape, an escape
+   first, inside or last, UTF-8, and longer than any buffer (the copy meets the room's end). */
+static const char *const member_strs[] = {
+    "",
+    "led",
+    "LED_1 (A) #2",
+    "\"q",
+    "a\\b",
+    "tab\t",
+    "nl\n",
+    "\x01",
+    "\x1f",
+    "]^_`",
+    "\xe2\x82\xac\xf0\x9f\x98\x80",
+    "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+    "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+    "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\n",
+    "yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy"
+    "yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy"};
+/* Integers around the two-digit copy's edges, and the general ones. */
+static const int64_t member_ints[] = {0,    1,  9,  10,  42,  99,         100,       128,
+                                      4095, -1, -9, -10, -99, 4294967295, INT64_MAX, INT64_MIN};
+
+/* Member i of kind (0 string, 1 integer, 2 boolean; any other: a string that is NULL) through
+   the literal-key macro when literal, else through fw_jw_kv_*; with general, the plain
+   literal-key functions instead of fw_jw_kv_* (on misuse those write nothing of the member,
+   where fw_jw_kv_* writes the value after the refused key). */
+static void put_member_case(fw_jw_t *to, bool literal, unsigned kind, size_t i, bool general)
+{
+#if FW_SPEED_PATHS >= 2 && !FW_ROM_SPLIT
+    if (!literal && general) {
+        if (kind == 0)
+            fw_jw_member_str(to, FW_JW_MEMBER_("name"), member_strs[i]);
+        else if (kind == 1)
+            fw_jw_member_i64(to, FW_JW_MEMBER_("pin"), member_ints[i]);
+        else if (kind == 2)
+            fw_jw_member_bool(to, FW_JW_MEMBER_("value"), (i & 1u) != 0);
+        else
+            fw_jw_member_str(to, FW_JW_MEMBER_("name"), NULL);
+        return;
+    }
+#else
+    (void)general;
+#endif
+    switch (kind) {
+    case 0:
+        if (literal)
+            FW_JW_KV_STR(to, "name", member_strs[i]);
+        else
+            fw_jw_kv_str(to, "name", member_strs[i]);
+        break;
+    case 1:
+        if (literal)
+            FW_JW_KV_I64(to, "pin", member_ints[i]);
+        else
+            fw_jw_kv_i64(to, "pin", member_ints[i]);
+        break;
+    case 2:
+        if (literal)
+            FW_JW_KV_BOOL(to, "value", (i & 1u) != 0);
+        else
+            fw_jw_kv_bool(to, "value", (i & 1u) != 0);
+        break;
+    default:
+        if (literal)
+            FW_JW_KV_STR(to, "name", NULL);
+        else
+            fw_jw_kv_str(to, "name", NULL);
+        break;
+    }
+}
+
+static size_t member_cases(unsigned kind)
+{
+    return kind == 0 ? FW_ARRAY_LEN(member_strs) : kind == 1 ? FW_ARRAY_LEN(member_ints) : 2u;
+}
+
+/* Every kind and value at every fill level of the buffer, as an object's first member (no
+   separator) and as a later one, followed by a member the plain way (its separator follows from
+   the state the fast path left). */
+START_TEST(test_literal_key_members_every_offset)
+{
+    static char pad[FW_JW_BUF_SIZE + 16];
+    for (size_t off = 0; off < FW_JW_BUF_SIZE + 12; off++) {
+        memset(pad, 'p', off);
+        pad[off] = 0;
+        for (unsigned kind = 0; kind < 3; kind++) {
+            for (size_t i = 0; i < member_cases(kind); i++) {
+                for (unsigned later = 0; later < 2; later++) {
+                    start_twins();
+                    fw_jw_t *ws[2] = {&w, &ref};
+                    for (unsigned t = 0; t < 2; t++) {
+                        if (later) {
+                            fw_jw_obj_begin(ws[t]);
+                            fw_jw_kv_str(ws[t], "pad", pad);
+                        } else {
+                            fw_jw_arr_begin(ws[t]);
+                            fw_jw_str(ws[t], pad);
+                            fw_jw_obj_begin(ws[t]);
+                        }
+                        put_member_case(ws[t], t == 0, kind, i, false);
+                    }
+                    ck_assert_int_eq(w.err, FW_OK);
+                    check_twins();
+                    for (unsigned t = 0; t < 2; t++) {
+                        fw_jw_kv_bool(ws[t], "next", true);
+                        fw_jw_obj_end(ws[t]);
+                        if (!later) fw_jw_arr_end(ws[t]);
+                    }
+                    check_twins();
+                }
+            }
+        }
+    }
+}
+END_TEST
+
+/* Where no key may come (the top level, an array, a key's value due, a streamed string open) or
+   the string is NULL, the literal-key members set err and write what their general path writes
+   (nothing); after an error, members are still written. */
+START_TEST(test_literal_key_member_misuse_matches_general)
+{
+    for (unsigned where = 0; where < 6; where++) {
+        for (unsigned kind = 0; kind < 4; kind++) {
+            start_twins();
+            fw_jw_t *ws[2] = {&w, &ref};
+            for (unsigned t = 0; t < 2; t++) {
+                fw_jw_t *x = ws[t];
+                if (where == 1) fw_jw_arr_begin(x);
+                if (where >= 2) fw_jw_obj_begin(x);
+                if (where == 3 || where == 4) fw_jw_key(x, "k");
+                if (where == 4) fw_jw_str_begin(x);
+                if (where == 5) fw_jw_arr_end(x); /* err set, the object still open */
+                put_member_case(x, t == 0, kind, 1, true);
+                put_member_case(x, t == 0, kind, 2, true);
+            }
+            /* 2: a member where one may come; 5: after an error */
+            ck_assert_int_eq(w.err, where == 2 && kind != 3 ? FW_OK : FW_ERR_ARG);
+            check_twins();
+        }
+    }
+}
+END_TEST
+
+/* fw_jw_close_to (rpc.c) against closing one level at a time: objects only (one store of up to
+   8 '}', or one by one past 8 levels or near the buffer's end), an array among them, a key
+   whose value is due, a streamed string open, an error set; at every fill level. */
+START_TEST(test_close_to_matches_one_by_one)
+{
+    static char pad[FW_JW_BUF_SIZE + 16];
+    for (size_t off = 0; off < FW_JW_BUF_SIZE + 12; off++) {
+        memset(pad, 'p', off);
+        pad[off] = 0;
+        for (unsigned levels = 1; levels < FW_JW_DEPTH_MAX; levels++) {
+            for (unsigned var = 0; var < 5; var++) {
+                unsigned base = var == 4 ? levels / 2u : 0u;
+                start_twins();
+                fw_jw_t *ws[2] = {&w, &ref};
+                for (unsigned t = 0; t < 2; t++) {
+                    fw_jw_t *x = ws[t];
+                    fw_jw_obj_begin(x);
+                    fw_jw_kv_str(x, "pad", pad);
+                    for (unsigned d = 1; d < levels; d++) {
+                        fw_jw_key(x, "o");
+                        if (var == 1 && d == levels / 2u) {
+                            fw_jw_arr_begin(x);
+                            fw_jw_obj_begin(x);
+                            d++;
+                            continue;
+                        }
+                        fw_jw_obj_begin(x);
+                    }
+                    if (var == 2) fw_jw_key(x, "k");
+                    if (var == 3) fw_jw_arr_end(x); /* a misuse: err set, nothing closed */
+                }
+                fw_jw_close_to(&w, (uint8_t)base);
+                close_one_by_one(&ref, (uint8_t)base);
+                check_twins();
+            }
+        }
+    }
+}
+END_TEST
+
+/* fw_jw_open2_raw against the calls it stands for: ids of every length class of its copy, as the
+   top-level value, as an array's first and later element; where it declines (a second
+   top-level value, inside an object, nested too deep, the room short) nothing has changed. */
+START_TEST(test_open2_raw_matches_calls)
+{
+    static const char head[] = "\"jsonrpc\":\"2.0\",\"id\":";
+    static const char tail[] = ",\"result\":{";
+    static const char *const ids[] = {"1",
+                                      "12",
+                                      "123",
+                                      "1234",
+                                      "\"abcdefg\"",
+                                      "\"abcdefghijklmn\"",
+                                      "\"abcdefghijklmnopqrstuvwxyz\""};
+    static char pad[FW_JW_BUF_SIZE + 16];
+    for (size_t off = 0; off < FW_JW_BUF_SIZE + 12; off++) {
+        memset(pad, 'p', off);
+        pad[off] = 0;
+        for (size_t i = 0; i < FW_ARRAY_LEN(ids); i++) {
+            for (unsigned where = 0; where < 5; where++) {
+                start_twins();
+                fw_jw_t *ws[2] = {&w, &ref};
+                for (unsigned t = 0; t < 2; t++) {
+                    fw_jw_t *x = ws[t];
+                    if (where == 0) {
+                        fw_jw_arr_begin(x);
+                        fw_jw_obj_begin(x); /* leaves the "no element" bit of its level set */
+                        fw_jw_obj_end(x);
+                        fw_jw_str(x, pad);
+                    } else if (where == 1) {
+                        fw_jw_arr_begin(x);
+                    } else if (where == 2) {
+                        fw_jw_str(x, pad); /* a whole document already: no second value */
+                    } else if (where == 3) {
+                        fw_jw_obj_begin(x);
+                        fw_jw_key(x, "k");
+                    } else {
+                        for (unsigned d = 0; d + 1u < FW_JW_DEPTH_MAX; d++) fw_jw_arr_begin(x);
+                    }
+                }
+                uint8_t depth = w.depth;
+                fw_jw_t before = w;
+                size_t n = strlen(ids[i]);
+                if (!fw_jw_open2_raw(&w, head, sizeof head - 1, ids[i], n, tail, sizeof tail - 1)) {
+                    ck_assert_mem_eq(&w, &before, sizeof w);
+                    ck_assert(where >= 2 || off + n + 40 >= FW_JW_BUF_SIZE);
+                    fw_jw_obj_begin_raw(&w, head, sizeof head - 1);
+                    fw_jw_raw(&w, ids[i], n);
+                    fw_jw_key_raw(&w, tail + 1, sizeof tail - 3);
+                    fw_jw_obj_begin(&w);
+                }
+                fw_jw_obj_begin_raw(&ref, head, sizeof head - 1);
+                fw_jw_raw(&ref, ids[i], n);
+                fw_jw_key_raw(&ref, tail + 1, sizeof tail - 3);
+                fw_jw_obj_begin(&ref);
+                check_twins();
+                for (unsigned t = 0; t < 2; t++) fw_jw_kv_bool(ws[t], "ok", true);
+                fw_jw_close_to(&w, depth);
+                close_one_by_one(&ref, depth);
+                check_twins();
+            }
+        }
+    }
 }
 END_TEST
 
@@ -1016,6 +1313,7 @@ Suite *json_writer_suite(void)
     tcase_add_test(t, test_misuse_value_without_key);
     tcase_add_test(t, test_literal_key_members_match_kv);
     tcase_add_test(t, test_literal_key_member_misuse);
+    tcase_add_test(t, test_literal_key_member_misuse_matches_general);
     tcase_add_test(t, test_misuse_key_in_array);
     tcase_add_test(t, test_misuse_key_twice);
     tcase_add_test(t, test_misuse_end_with_value_due);
@@ -1028,6 +1326,13 @@ Suite *json_writer_suite(void)
 #endif
     tcase_add_test(t, test_depth_overflow);
     tcase_add_test(t, test_first_error_is_kept);
+    suite_add_tcase(s, t);
+
+    t = tcase_create("fast_paths");
+    tcase_set_timeout(t, 60);
+    tcase_add_test(t, test_literal_key_members_every_offset);
+    tcase_add_test(t, test_close_to_matches_one_by_one);
+    tcase_add_test(t, test_open2_raw_matches_calls);
     suite_add_tcase(s, t);
 
     t = tcase_create("buffering");

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../json_reader_ref.c"
 #include "fuzz.h"
 
 /*
@@ -19,7 +20,10 @@
  *     strtoll) and fw_json_get_double (against glibc's correctly rounded strtod: at most one
  *     unit in the last place apart, same sign); fw_json_obj_get / fw_json_arr_get for every
  *     member and element.
- *  3. Differential: jansson's json_loadb (JSON_DECODE_ANY | JSON_ALLOW_NUL |
+ *  3. The reference reader (json_reader_ref.c, the specification the tokenizer keeps; the hosted
+ *     build's tokenizer is a second implementation of it) must give the same verdict, error
+ *     position and tokens, with the pool that cannot run out and at depth 16.
+ *  4. Differential: jansson's json_loadb (JSON_DECODE_ANY | JSON_ALLOW_NUL |
  *     JSON_DECODE_INT_AS_REAL) must accept exactly what the unbounded parse accepts, and produce
  *     the same tree, except where jansson has limits of its own and for raw NUL bytes, which
  *     must be refused (see docs/fuzzing.md).
@@ -554,6 +558,14 @@ int fuzz_json_reader(const uint8_t *data, size_t size)
         check_tokens(&deep.doc);
         check_accessors(&deep.doc);
     }
+    fw_json_tok_t *pool_c = calloc(ntoks, sizeof *pool_c);
+    FUZZ_CHECK(pool_c != NULL, "out of memory");
+    parsed_t spec;
+    spec.err = ref_json_parse(&spec.doc, buf, size, pool_c, ntoks, (unsigned)size + 1u);
+    check_same(&deep, &spec, "reference reader");
+    spec.err = ref_json_parse(&spec.doc, buf, size, pool_c, ntoks, DEPTH);
+    check_same(&at16, &spec, "reference reader at depth 16");
+    free(pool_c);
     differential(buf, size, &deep);
     check_limits(buf, size, &deep, &at16, pool_b);
 

@@ -128,6 +128,141 @@ FW_COLD_L2 static size_t push_runs(fw_framer_t *fr, const uint8_t *data, size_t 
     return len;
 }
 
+#if FW_SPEED_PATHS >= 2
+#if defined(__SSE2__)
+typedef unsigned char lf_run_t __attribute__((vector_size(16)));
+typedef char lf_run_char_t __attribute__((vector_size(16))); /* what pmovmskb takes */
+typedef uint64_t lf_words_t __attribute__((vector_size(16)));
+
+/* Bit i set where byte i of v is a LF. */
+static inline unsigned lf_bits(lf_run_t v)
+{
+    return (unsigned)__builtin_ia32_pmovmskb128((lf_run_char_t)(v == '\n'));
+}
+
+/*
+ * Copies src[0..n) to dst and returns the offset of its first LF (n when there is none); bytes
+ * after that LF may be copied too, so dst must have room for all n. One pass, 32 bytes at a
+ * time (two loads, two stores, one test of both compares), where memchr and then memcpy would
+ * each be a call and go over the bytes again. Nothing is read past src + n: a read under 32
+ * bytes is two overlapping runs of 16 (or of 8), one under 8 (a line's LF alone) goes byte by
+ * byte. Only vector registers and a few scratch ones are used, so no register is saved.
+ */
+static inline size_t copy_to_lf(char *dst, const uint8_t *src, size_t n)
+{
+    lf_run_t v, u;
+    if (n >= 32) {
+        /* the last step is moved back to end at n: it searches a few bytes again, which hold
+           no LF, instead of a tail of its own */
+        size_t last = n - 32;
+        for (size_t i = 0;;) {
+            memcpy(&v, src + i, sizeof v);
+            memcpy(&u, src + i + 16, sizeof u);
+            memcpy(dst + i, &v, sizeof v);
+            memcpy(dst + i + 16, &u, sizeof u);
+            if (__builtin_ia32_pmovmskb128((lf_run_char_t)((v == '\n') | (u == '\n'))) != 0) {
+                unsigned m = lf_bits(v);
+                return m != 0 ? i + (unsigned)__builtin_ctz(m)
+                              : i + 16u + (unsigned)__builtin_ctz(lf_bits(u));
+            }
+            if (i == last) return n;
+            i = last - i > 32 ? i + 32 : last;
+        }
+    }
+    if (n >= 16) { /* the first 16 bytes and the last 16, which may overlap */
+        memcpy(&v, src, sizeof v);
+        memcpy(&u, src + n - 16, sizeof u);
+        memcpy(dst, &v, sizeof v);
+        memcpy(dst + n - 16, &u, sizeof u);
+        unsigned m = lf_bits(v);
+        if (m != 0) return (unsigned)__builtin_ctz(m);
+        m = lf_bits(u);
+        return m != 0 ? n - 16u + (unsigned)__builtin_ctz(m) : n;
+    }
+    if (n >= 8) {
+        uint64_t a, b;
+        memcpy(&a, src, 8);
+        memcpy(&b, src + n - 8, 8);
+        memcpy(dst, &a, 8);
+        memcpy(dst + n - 8, &b, 8);
+        lf_words_t w = {a, b};
+        unsigned m = lf_bits((lf_run_t)w);
+        if ((m & 0xFFu) != 0) return (unsigned)__builtin_ctz(m);
+        return m != 0 ? n - 16u + (unsigned)__builtin_ctz(m) : n; /* bit 8 + k: byte n - 8 + k */
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (src[i] == '\n') return i;
+        dst[i] = (char)src[i];
+    }
+    return n;
+}
+#else
+/* Elsewhere: find the LF, then copy what comes before it. */
+static inline size_t copy_to_lf(char *dst, const uint8_t *src, size_t n)
+{
+    size_t run = scan_lf(src, n);
+    memcpy(dst, src, run);
+    return run;
+}
+#endif
+
+/* From data[i] on, byte run by byte run, with the line so far in fr (have bytes, not ready). */
+FW_COLD_L2 static size_t push_from(fw_framer_t *fr, const uint8_t *data, size_t len, size_t i,
+                                   size_t have, fw_frame_event_t *ev)
+{
+    fr->len = have;
+    fr->ready = false;
+    *ev = FW_FRAME_NONE;
+    return push_runs(fr, data, len, i, ev);
+}
+
+/* A line (end bytes, its CR dropped) that is empty or starts with a CR: skipped when it is
+   only CRs (then the bytes after its LF, from data[i], are pushed), else reported. */
+FW_COLD_L2 static size_t line_or_blank(fw_framer_t *fr, const uint8_t *data, size_t len,
+                                       size_t i, size_t end, fw_frame_event_t *ev)
+{
+    fr->len = end;
+    if (only_crs(fr)) return push_from(fr, data, len, i, 0, ev);
+    fr->line[end] = '\0';
+    fr->ready = true;
+    *ev = FW_FRAME_LINE;
+    return i;
+}
+
+/*
+ * The usual read, a part of a line or a line's end, with no call and no register saved: what
+ * the line has room for is copied while its first LF is looked for; with none, it all joins the
+ * line; with one, the line ends there. The rest go the byte-run way, as they came: a line that
+ * reaches the limit, an overlong line being dropped, a line that is empty or starts with a CR,
+ * the bytes after a blank line's LF.
+ */
+size_t fw_framer_push(fw_framer_t *fr, const uint8_t *data, size_t len, fw_frame_event_t *ev)
+{
+    size_t have = 0; /* a line reported last time is dropped now */
+    if (!fr->ready) { /* (ready is only ever set with discarding clear) */
+        have = fr->len;
+        if (fr->discarding || have >= FW_LINE_MAX) return push_from(fr, data, len, 0, have, ev);
+    }
+    size_t room = FW_LINE_MAX - have;
+    size_t n = len < room ? len : room;
+    size_t run = copy_to_lf(fr->line + have, data, n);
+    if (run == n) {
+        if (n < len) return push_from(fr, data, len, 0, have, ev); /* at the limit */
+        fr->len = have + len;
+        fr->ready = false;
+        *ev = FW_FRAME_NONE;
+        return len;
+    }
+    size_t end = have + run;
+    if (end > 0 && fr->line[end - 1] == '\r') end--; /* the CR of a CRLF */
+    if (end == 0 || fr->line[0] == '\r') return line_or_blank(fr, data, len, run + 1, end, ev);
+    fr->line[end] = '\0';
+    fr->len = end;
+    fr->ready = true;
+    *ev = FW_FRAME_LINE;
+    return run + 1;
+}
+#else
 size_t fw_framer_push(fw_framer_t *fr, const uint8_t *data, size_t len, fw_frame_event_t *ev)
 {
     if (fr->ready) {
@@ -135,27 +270,9 @@ size_t fw_framer_push(fw_framer_t *fr, const uint8_t *data, size_t len, fw_frame
         fr->len = 0;
     }
     *ev = FW_FRAME_NONE;
-    size_t i = 0;
-#if FW_SPEED_PATHS >= 2
-    /* the usual read: (the rest of) a line that fits, and its LF if it came (the rest, out of
-       line, so that this path saves no registers for it) */
-    if (!fr->discarding && fr->len <= FW_LINE_MAX) {
-        size_t run = scan_lf(data, len);
-        if (run <= FW_LINE_MAX - fr->len) {
-            if (run > 0) memcpy(fr->line + fr->len, data, run);
-            fr->len += run;
-            if (run == len) return len;
-            i = run + 1;
-            fw_frame_event_t e = end_line(fr);
-            if (e != FW_FRAME_NONE) {
-                *ev = e;
-                return i;
-            }
-        }
-    }
-#endif
-    return push_runs(fr, data, len, i, ev);
+    return push_runs(fr, data, len, 0, ev);
 }
+#endif
 #else
 /* Byte by byte (FW_SPEED_PATHS 0: the least code). */
 size_t fw_framer_push(fw_framer_t *fr, const uint8_t *data, size_t len, fw_frame_event_t *ev)

@@ -669,21 +669,41 @@ static bool reject_message(fw_device_t *dev, fw_jw_t *w, fw_err_t err, const cha
 
 #if FW_SPEED_PATHS >= 2
 _Static_assert(FW_RPC_PARSE_ERROR == -32700, "the parse error's text below names its code");
-/* What reject_message writes for a parse error, as one run: the envelope, code and message
-   are constant but for the byte offset (no formatting, no writer call per member). */
+/*
+ * What reject_message writes for a parse error, as one run: the envelope, code and message
+ * are constant but for the byte offset (no formatting, no writer call per member). Before
+ * anything else of the reply (a writer that has written nothing, as here) the run is made in the
+ * writer's buffer itself, so it is not copied again; otherwise it is written as a raw value.
+ */
 static bool parse_error(fw_device_t *dev, fw_jw_t *w, size_t pos)
 {
     static const char head[] = "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32700,"
                                "\"message\":\"parse error at byte ";
     char text[sizeof head - 1 + 21 + 3];
-    memcpy(text, head, sizeof head - 1);
+    bool in_place = w->total == 0 && sizeof text < sizeof w->buf;
+    char *p = in_place ? w->buf : text;
+    memcpy(p, head, sizeof head - 1);
     size_t n = sizeof head - 1;
-    n += fw_i64_text(text + n, (int64_t)(unsigned)pos);
-    memcpy(text + n, "\"}}", 3);
+    unsigned at = (unsigned)pos;
+    if (at < 100u) { /* its pair of digits, or the second of "0d" (the byte after is overwritten) */
+        size_t one = at < 10u;
+        memcpy(p + n, fw_jw_digit_pairs_ + 2u * at + one, 2);
+        n += 2u - one;
+    } else {
+        n += fw_i64_text(p + n, (int64_t)at);
+    }
+    memcpy(p + n, "\"}}", 3);
+    n += 3;
     fw_resp_t *r = &dev->resp;
     resp_init(r, w, NULL);
     r->err = FW_ERR_JSON_INVALID;
-    fw_jw_raw(w, text, n + 3);
+    if (in_place) { /* what fw_jw_raw leaves: one value at the top level, n bytes */
+        w->used = n;
+        w->total = n;
+        w->first_mask &= (fw_jw_mask_t)~1u;
+    } else {
+        fw_jw_raw(w, text, n);
+    }
     count_error(dev, r, FW_RPC_PARSE_ERROR);
     if (dev->msg != NULL) dev->msg->err_code = FW_RPC_PARSE_ERROR;
     return true;
@@ -749,24 +769,44 @@ void fw_msg_sink_end(const fw_msg_sink_t *out, fw_msg_kind_t kind, int32_t code)
     }
 }
 
+/* Inlined into each caller, so each gets a copy made for its sink (and, where the speed paths
+   are off, fw_rpc_handle stays the one function it was). */
+#if defined(__GNUC__)
+#define HANDLE_INLINE static inline __attribute__((always_inline))
+#else
+#define HANDLE_INLINE static inline
+#endif
+
 /*
- * The one entry for whole messages. While it runs dev->msg describes the message (its session
- * and output) to the MCP methods, fw_log and fw_call_progress. A request cancelled earlier in
- * the same message is forgotten with it: requests run one at a time, so a later message can
- * only name one that has already finished.
+ * The one entry for whole messages (fw_rpc_handle and a byte stream's lines). While it runs
+ * dev->msg describes the message (its session and output) to the MCP methods, fw_log and
+ * fw_call_progress. A request cancelled earlier in the same message is forgotten with it:
+ * requests run one at a time, so a later message can only name one that has already finished.
  */
-bool fw_rpc_handle(fw_device_t *dev, void *session, const char *msg, size_t len, fw_msg_sink_t out,
-                   bool framed)
+HANDLE_INLINE bool handle_msg(fw_device_t *dev, void *session, const char *msg, size_t len,
+                              const fw_msg_sink_t *out, bool framed)
 {
-    fw_msg_t m = {.session = session, .out = out, .framed = framed, .progress = -1};
-    fw_msg_t *outer = dev->msg;
     fw_jw_t w;
+    fw_jw_init(&w, (fw_sink_t){out->write, out->ctx}); /* first: out is then done with */
+#if FW_SPEED_PATHS >= 2 && defined(__GNUC__)
+    /* All zero but the members set below. One clear of the whole struct compiles to a rep
+       stosq here (an instruction per 8 bytes); each half alone is a few 16-byte stores. */
+    fw_msg_t m;
+    memset(&m, 0, sizeof m / 2);
+    memset((char *)&m + sizeof m / 2, 0, sizeof m - sizeof m / 2);
+    m.session = session;
+    m.out = *out;
+    m.framed = framed;
+    m.progress = -1;
+#else
+    fw_msg_t m = {.session = session, .out = *out, .framed = framed, .progress = -1};
+#endif
+    fw_msg_t *outer = dev->msg;
     fw_json_doc_t doc;
     bool answered;
     dev->msg = &m;
     const fw_rpc_layer_t *layer = FW_LAYER(dev);
     if (layer != NULL && layer->msg_begin != NULL) layer->msg_begin(dev, &m, session);
-    fw_jw_init(&w, (fw_sink_t){out.write, out.ctx});
     fw_err_t err = fw_json_parse(&doc, msg, len, dev->toks, FW_JSON_TOKENS_MAX, FW_JSON_DEPTH_MAX);
     m.doc = &doc;
     if (err != FW_OK) {
@@ -777,18 +817,35 @@ bool fw_rpc_handle(fw_device_t *dev, void *session, const char *msg, size_t len,
     } else {
         answered = handle_one(dev, &doc, 0, &w, NULL);
     }
-    fw_jw_flush(&w);
-    if (answered && framed)
-        fw_msg_sink_end(&out,
-                        m.batch      ? FW_MSG_BATCH
-                        : m.err_code ? FW_MSG_ERROR
-                                     : FW_MSG_RESULT,
-                        m.batch ? 0 : m.err_code);
+#if FW_SPEED_PATHS >= 2
+    if (answered && framed && out->end == NULL && out->tell == NULL && w.used < sizeof w.buf) {
+        /* A line (no hook to run before its end): the newline joins the reply's last bytes
+           (the writer always has a byte of room between calls) and they go out in one write,
+           the writer's flush done here, instead of the flush's and then the newline's. */
+        w.buf[w.used++] = '\n';
+        if (out->write != NULL) out->write(out->ctx, w.buf, w.used);
+    } else
+#endif
+    {
+        fw_jw_flush(&w);
+        if (answered && framed)
+            fw_msg_sink_end(out,
+                            m.batch      ? FW_MSG_BATCH
+                            : m.err_code ? FW_MSG_ERROR
+                                         : FW_MSG_RESULT,
+                            m.batch ? 0 : m.err_code);
+    }
     if (layer != NULL && layer->msg_end != NULL) layer->msg_end(dev, &m);
     dev->msg = outer;
     dev->scratch_used = 0;
     /* a framed output tells apart a deferred call's response from this message's reply */
     return answered && !(framed && m.resumed);
+}
+
+bool fw_rpc_handle(fw_device_t *dev, void *session, const char *msg, size_t len, fw_msg_sink_t out,
+                   bool framed)
+{
+    return handle_msg(dev, session, msg, len, &out, framed);
 }
 
 bool fw_device_handle(fw_device_t *dev, const char *msg, size_t len, fw_sink_t out)
@@ -814,6 +871,69 @@ FW_NOINLINE FW_COLD_L2 static void write_overlong(fw_device_t *dev, const fw_msg
            (unsigned)FW_LINE_MAX);
 }
 
+#if FW_SPEED_PATHS >= 2
+/* A read's arguments, kept in memory across its first push (below). */
+typedef struct feed_state {
+    fw_device_t *dev;
+    void *session;
+    fw_framer_t *fr;
+    const uint8_t *data;
+    size_t len;
+    fw_sink_t out;
+    fw_frame_event_t ev;
+} feed_state_t;
+
+/* The read's events from the one the first push reported (used bytes taken), then the rest of
+   the read. Every message is a line: the sink has no end or tell hook, so each reply ends with
+   "\n" (handle_msg puts it in the writer). Not inlined into the reads: the message, writer and
+   document it holds would be set up by every read, most of which end no line. The read's state
+   stays in st, read from there where needed: kept in registers across the calls, it would take
+   more saving and spilling than the loads. */
+__attribute__((noinline)) static void feed_events(feed_state_t *st, size_t used)
+{
+    for (;;) {
+        st->data += used;
+        st->len -= used;
+        const fw_msg_sink_t lines = {st->out.write, st->out.ctx, NULL, NULL};
+        if (st->ev == FW_FRAME_LINE) {
+            handle_msg(st->dev, st->session, st->fr->line, st->fr->len, &lines, true);
+        } else {
+            write_overlong(st->dev, &lines);
+        }
+        if (st->len == 0) return;
+        used = fw_framer_push(st->fr, st->data, st->len, &st->ev);
+        if (st->ev == FW_FRAME_NONE) return; /* the framer took all of data (its contract) */
+    }
+}
+
+/*
+ * Most reads end no line: the framer takes them whole and that is all. The arguments wait in
+ * memory (st, whose address the push is given) rather than in registers the push must leave
+ * alone, which would be saved and restored by every read.
+ */
+HANDLE_INLINE void feed(fw_device_t *dev, void *session, fw_framer_t *fr, const uint8_t *data,
+                        size_t len, fw_sink_t out)
+{
+    if (len == 0) return;
+    feed_state_t st = {dev, session, fr, data, len, out, FW_FRAME_NONE};
+    size_t used = fw_framer_push(fr, data, len, &st.ev);
+    if (st.ev != FW_FRAME_NONE) feed_events(&st, used);
+}
+
+void fw_rpc_feed(fw_device_t *dev, void *session, fw_framer_t *fr, const uint8_t *data, size_t len,
+                 fw_sink_t out)
+{
+    feed(dev, session, fr, data, len, out);
+}
+
+/* The same, not a call to fw_rpc_feed: a read costs a few dozen instructions here, and passing
+   six arguments on would add a tenth. */
+void fw_device_feed(fw_device_t *dev, fw_framer_t *fr, const uint8_t *data, size_t len,
+                    fw_sink_t out)
+{
+    feed(dev, NULL, fr, data, len, out);
+}
+#else
 /* Every message is a line: the sink has no end hook, so fw_msg_sink_end writes "\n". */
 void fw_rpc_feed(fw_device_t *dev, void *session, fw_framer_t *fr, const uint8_t *data, size_t len,
                  fw_sink_t out)
@@ -839,3 +959,4 @@ void fw_device_feed(fw_device_t *dev, fw_framer_t *fr, const uint8_t *data, size
 {
     fw_rpc_feed(dev, NULL, fr, data, len, out);
 }
+#endif

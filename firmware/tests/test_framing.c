@@ -327,6 +327,128 @@ START_TEST(test_init_resets)
 }
 END_TEST
 
+/*
+ * The same inputs through a model of the framer written from its specification, one byte at a
+ * time, against the framer fed in reads of every size from 1 to 70 and of pseudo-random sizes.
+ * The inputs are made of lines whose lengths sit at and around the run sizes of the framer's
+ * copying (8, 16, 32 bytes) and its limit, of letters and CRs (CRLF ends, CR-only and empty
+ * lines, a line starting with a CR, a CR held at the limit).
+ */
+typedef struct model {
+    char line[FW_LINE_MAX + 2];
+    size_t len;
+    bool discarding;
+} model_t;
+
+static void model_byte(model_t *m, uint8_t b, recs_t *out)
+{
+    if (b == '\n') {
+        size_t n = m->len;
+        bool blank = true;
+        if (!m->discarding) {
+            if (n > 0 && m->line[n - 1] == '\r') n--;
+            for (size_t i = 0; i < n; i++) blank = blank && m->line[i] == '\r';
+            if (!blank) expect_line(out, m->line, n);
+        }
+        m->len = 0;
+        m->discarding = false;
+        return;
+    }
+    if (m->discarding) return;
+    if (m->len < FW_LINE_MAX || (m->len == FW_LINE_MAX && b == '\r')) {
+        m->line[m->len++] = (char)b;
+        return;
+    }
+    m->len = 0;
+    m->discarding = true;
+    expect_overflow(out);
+}
+
+static uint32_t rng_state;
+
+static uint32_t rng(void)
+{
+    rng_state = rng_state * 1103515245u + 12345u;
+    return rng_state >> 8;
+}
+
+static void feed_in_reads(size_t step)
+{
+    fw_framer_init(&fr);
+    recs_reset(&got);
+    for (size_t i = 0; i < input_len;) {
+        size_t k = step != 0 ? step : 1u + rng() % 48u;
+        if (k > input_len - i) k = input_len - i;
+        feed(&got, input + i, k);
+        i += k;
+    }
+}
+
+START_TEST(test_reads_of_any_size_match_model)
+{
+    static const size_t lens[] = {0,  1,  2,  7,  8,  9,  15, 16, 17, 23, 31, 32, 33,
+                                  47, 48, 63, 64, 65, 70, 95, 96, 97, FW_LINE_MAX - 33,
+                                  FW_LINE_MAX - 1, FW_LINE_MAX, FW_LINE_MAX + 1};
+    rng_state = 7;
+    for (int round = 0; round < 400; round++) {
+        input_reset();
+        recs_reset(&ref);
+        unsigned lines = 1u + rng() % 10u;
+        for (unsigned l = 0; l < lines; l++) {
+            size_t n = lens[rng() % (sizeof lens / sizeof lens[0])];
+            if (n > 200 && rng() % 4u != 0) n = 40; /* long lines in some rounds only */
+            unsigned kind = rng() % 8u;
+            for (size_t i = 0; i < n; i++) {
+                char c = (char)('a' + rng() % 26u);
+                if (kind == 0 || (kind == 1 && i == 0) || rng() % 16u == 0) c = '\r';
+                input_add(&c, 1);
+            }
+            if (kind == 2) input_str("\r");
+            if (kind == 3 && n == FW_LINE_MAX) input_str("\r\r");
+            input_str("\n");
+        }
+        model_t m = {.len = 0, .discarding = false};
+        for (size_t i = 0; i < input_len; i++) model_byte(&m, input[i], &ref);
+        ck_assert_uint_le(ref.n, RECS_MAX);
+        for (size_t step = 1; step <= 70; step++) {
+            feed_in_reads(step);
+            assert_same(&got, &ref, "reads of one size");
+        }
+        feed_in_reads(FW_LINE_MAX);
+        assert_same(&got, &ref, "reads of FW_LINE_MAX");
+        feed_in_reads(input_len);
+        assert_same(&got, &ref, "whole");
+        for (int r = 0; r < 8; r++) {
+            feed_in_reads(0);
+            assert_same(&got, &ref, "reads of random sizes");
+        }
+    }
+}
+END_TEST
+
+/* A line held over several reads, then ended by a read that holds its LF and more lines: the
+   line continues where the last read left it, and the line reported before is dropped. */
+START_TEST(test_line_across_reads_then_many)
+{
+    fw_frame_event_t ev;
+    fw_framer_init(&fr);
+    ck_assert_uint_eq(fw_framer_push(&fr, (const uint8_t *)"0123456789abcdefghij", 20, &ev), 20);
+    ck_assert_int_eq(ev, FW_FRAME_NONE);
+    ck_assert_uint_eq(fw_framer_push(&fr, (const uint8_t *)"KLMNOPQRSTUVWXYZ!", 17, &ev), 17);
+    ck_assert_uint_eq(fw_framer_push(&fr, (const uint8_t *)"?\r\nsecond\n\r\nthird", 17, &ev), 3);
+    ck_assert_int_eq(ev, FW_FRAME_LINE);
+    ck_assert_str_eq(fr.line, "0123456789abcdefghijKLMNOPQRSTUVWXYZ!?");
+    ck_assert_uint_eq(fw_framer_push(&fr, (const uint8_t *)"second\n\r\nthird", 14, &ev), 7);
+    ck_assert_int_eq(ev, FW_FRAME_LINE);
+    ck_assert_str_eq(fr.line, "second");
+    ck_assert_uint_eq(fw_framer_push(&fr, (const uint8_t *)"\r\nthird", 7, &ev), 7);
+    ck_assert_int_eq(ev, FW_FRAME_NONE);
+    ck_assert_uint_eq(fw_framer_push(&fr, (const uint8_t *)"\n", 1, &ev), 1);
+    ck_assert_int_eq(ev, FW_FRAME_LINE);
+    ck_assert_str_eq(fr.line, "third");
+}
+END_TEST
+
 Suite *framing_suite(void);
 
 Suite *framing_suite(void)
@@ -348,6 +470,8 @@ Suite *framing_suite(void)
     tcase_add_test(t, test_long_overflow_then_valid_line);
     tcase_add_test(t, test_two_overlong_lines);
     tcase_add_test(t, test_init_resets);
+    tcase_add_test(t, test_reads_of_any_size_match_model);
+    tcase_add_test(t, test_line_across_reads_then_many);
     suite_add_tcase(s, t);
     return s;
 }

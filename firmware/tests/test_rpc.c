@@ -793,6 +793,61 @@ START_TEST(test_feed_line_at_limit_is_handled)
 }
 END_TEST
 
+/* The parse error's text is made in the reply's writer: its offset of one, two or more digits,
+   the same whether the line came whole or in pieces, and without the newline from
+   fw_device_handle. */
+START_TEST(test_feed_parse_error_offsets)
+{
+    static const size_t at[] = {0, 7, 10, 99, 100, 150};
+    for (size_t k = 0; k < sizeof at / sizeof at[0]; k++) {
+        char line[200], want[200];
+        memset(line, ' ', at[k]);
+        memcpy(line + at[k], "}\n", 3);
+        snprintf(want, sizeof want,
+                 "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32700,"
+                 "\"message\":\"parse error at byte %zu\"}}",
+                 at[k]);
+        ck_assert_str_eq(rpc(line), want);
+        size_t n = at[k] + 2;
+        for (size_t cut = 0; cut <= n; cut += 1 + n / 9) {
+            fw_framer_t fr;
+            fw_framer_init(&fr);
+            cap_reset(&out);
+            feed(&fr, line, cut);
+            feed(&fr, line + cut, n - cut);
+            ck_assert_uint_eq(out.len, strlen(want) + 1);
+            ck_assert_mem_eq(out.buf, want, strlen(want));
+            ck_assert_int_eq(out.buf[out.len - 1], '\n');
+        }
+    }
+}
+END_TEST
+
+/* A reply longer than the writer's buffer (written to the sink in parts) still ends with its
+   newline, once, and several lines of one read each get theirs. */
+START_TEST(test_feed_long_reply_and_several_lines)
+{
+    char name[300], line[400];
+    size_t name_len = FW_LINE_MAX - 60 < 250 ? FW_LINE_MAX - 60 : 250; /* the line fits */
+    memset(name, 'n', name_len);
+    name[name_len] = '\0';
+    int n = snprintf(line, sizeof line, REQ("1", "\"%s\"") "\n\r\n" REQ("2", "\"count\"") "\r\n",
+                     name);
+    fw_framer_t fr;
+    fw_framer_init(&fr);
+    cap_reset(&out);
+    feed(&fr, line, (size_t)n);
+    ck_assert_msg(out.len > FW_JW_BUF_SIZE, "%s", out.buf);
+    ck_assert_ptr_nonnull(strstr(out.buf, "\"code\":-32601"));
+    const char *second = strstr(out.buf, "}}\n{");
+    ck_assert_ptr_nonnull(second);
+    ck_assert_str_eq(second + 3, "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"runs\":1}}\n");
+    size_t newlines = 0;
+    for (size_t i = 0; i < out.len; i++) newlines += out.buf[i] == '\n';
+    ck_assert_uint_eq(newlines, 2);
+}
+END_TEST
+
 /* ---------------------------------------------------------------- suite */
 
 static Suite *rpc_suite(void)
@@ -846,6 +901,8 @@ static Suite *rpc_suite(void)
     tcase_add_test(f, test_feed_overlong_then_good);
     tcase_add_test(f, test_feed_overlong_in_pieces);
     tcase_add_test(f, test_feed_line_at_limit_is_handled);
+    tcase_add_test(f, test_feed_parse_error_offsets);
+    tcase_add_test(f, test_feed_long_reply_and_several_lines);
     suite_add_tcase(s, f);
     return s;
 }

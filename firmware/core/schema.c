@@ -453,56 +453,93 @@ static void unknown_member(bind_state_t *s, uint32_t key)
 }
 
 #if FW_SPEED_PATHS >= 2
+_Static_assert(FW_JSON_TRUE == FW_JSON_FALSE + 1, "quick_value: true is false + 1");
+
+/* quick_value is inlined where it runs for every member (bind_object_quick), so that the loop
+   keeps its locals in registers and saves none for a call; the ways out of that loop are calls
+   of their own, so that it carries neither their locals nor their register saves. The branch
+   hints lay the usual case out straight (and keep the compiler from treating its stores as a
+   cold path's, a byte-wise rep stos instead of a few wide stores). */
+#if defined(__GNUC__)
+#define QUICK_INLINE inline __attribute__((always_inline))
+#define QUICK_OUT __attribute__((noinline))
+#define UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define QUICK_INLINE inline
+#define QUICK_OUT
+#define UNLIKELY(x) (x)
+#endif
+
 /*
  * The usual arguments bound in place, without the general path's context and calls: a boolean,
  * an integer of up to 9 digits within its range, a pin given by a number of up to 4 digits that
- * is on the board with a type the parameter takes. false, the argument then bound by
- * bind_value (which writes every field again), for anything else: another type, or a value
- * with something to report.
+ * is on the board with a type the parameter takes. The whole argument is written, so that a
+ * slot nobody cleared reads as the general path leaves it (present, the value, every other
+ * field zero). false, with *a untouched, for anything else: another type, or a value with
+ * something to report; bind_value then binds it.
  */
-static bool bind_quick(fw_call_t *call, const fw_json_doc_t *doc, size_t idx, uint32_t tok)
+static QUICK_INLINE bool quick_value(const fw_call_t *call, const char *buf, const fw_param_t *p,
+                                     fw_arg_t *a, const fw_json_tok_t *t)
 {
-    const fw_param_t *p = &call->tool->params[idx];
-    const fw_json_tok_t *t = &doc->toks[tok];
-    fw_arg_t *a = &call->args[idx];
-    if (p->type == FW_PARAM_BOOLEAN) {
-        if (t->type != FW_JSON_TRUE && t->type != FW_JSON_FALSE) return false;
-        a->i = t->type == FW_JSON_TRUE;
-        a->present = true;
+    uint8_t ptype = p->type, ttype = t->type;
+    if (ptype == FW_PARAM_BOOLEAN) {
+        if (UNLIKELY(ttype != FW_JSON_TRUE && ttype != FW_JSON_FALSE)) return false;
+        *a = (fw_arg_t){.present = true, .i = ttype - FW_JSON_FALSE}; /* 0 or 1 */
         return true;
     }
-    if (t->type != FW_JSON_NUMBER || (t->flags & FW_JSON_F_INTEGER) == 0) return false;
-    bool neg = (t->flags & FW_JSON_F_NEGATIVE) != 0;
-    size_t digits = (size_t)(t->end - t->start) - (neg ? 1u : 0u);
-    if (digits > (p->type == FW_PARAM_PIN ? 4u : 9u)) return false;
-    int32_t v = 0;
-    for (const char *d = doc->buf + t->end - digits, *e = doc->buf + t->end; d < e; d++)
-        v = v * 10 + (*d - '0');
-    if (neg) v = -v;
-    if (p->type == FW_PARAM_INTEGER) {
-        if ((p->has_min && v < p->min) || (p->has_max && v > p->max)) return false;
-        a->i = v;
-    } else if (p->type == FW_PARAM_PIN && !neg) {
+    if (UNLIKELY(ttype != FW_JSON_NUMBER || (t->flags & FW_JSON_F_INTEGER) == 0)) return false;
+    const char *d = buf + t->start, *e = buf + t->end;
+    if (ptype == FW_PARAM_PIN) {
+        /* a pin number has no sign, so its first byte is a digit */
+        if (UNLIKELY((t->flags & FW_JSON_F_NEGATIVE) != 0 || e - d > 4)) return false;
+        uint32_t v = (uint8_t)*d - (uint32_t)'0';
+        while (++d < e) v = v * 10u + ((uint8_t)*d - (uint32_t)'0');
+        /* fw_device_pin_index's search (the first pin of that number), here so that no call
+           is made: a call would cost the loop around this its registers */
         const fw_device_t *dev = call->dev;
-        int pin = fw_device_pin_index(dev, (uint16_t)v);
-        uint8_t mask = p->pin_types & (uint8_t)~FW_PIN_NAMES;
-        if (pin < 0 || (mask != 0 && !(mask & FW_PINMASK(dev->pins[pin].type)))) return false;
-        a->i = v;
-        a->pin = &dev->board->pins[pin];
-        a->pin_index = (uint8_t)pin;
-    } else {
-        return false;
+        const fw_board_t *board = dev->board;
+        const fw_pin_def_t *pins = board->pins;
+        size_t pin = 0, pin_count = board->pin_count;
+        for (;; pin++) {
+            if (UNLIKELY(pin == pin_count)) return false;
+            if (pins[pin].number == v) break;
+        }
+        unsigned mask = p->pin_types & (uint8_t)~FW_PIN_NAMES; /* none: any type */
+        if (UNLIKELY(mask != 0 && ((mask >> dev->pins[pin].type) & 1u) == 0)) return false;
+        *a = (fw_arg_t){.present = true, .pin_index = (uint8_t)pin, .i = v, .pin = &pins[pin]};
+        return true;
     }
-    a->present = true;
+    if (UNLIKELY(ptype != FW_PARAM_INTEGER)) return false;
+    bool neg = (t->flags & FW_JSON_F_NEGATIVE) != 0;
+    d += neg;
+    if (UNLIKELY(e - d > 9)) return false;
+    int32_t v = 0;
+    for (; d < e; d++) v = v * 10 + (*d - '0');
+    if (neg) v = -v;
+    if (UNLIKELY((p->has_min && v < p->min) || (p->has_max && v > p->max))) return false;
+    *a = (fw_arg_t){.present = true, .i = v};
     return true;
+}
+
+static bool bind_quick(fw_call_t *call, const fw_json_doc_t *doc, size_t idx, uint32_t tok)
+{
+    return quick_value(call, doc->buf, &call->tool->params[idx], &call->args[idx], &doc->toks[tok]);
 }
 #endif
 
+#if FW_SPEED_PATHS >= 2 && !FW_ROM_SPLIT
+/* The members of obj from the m-th on (key: its key token): bind_object_quick hands the rest of
+   an object over to it. (Where it has no quick path, the one function of before, unchanged.) */
+static void bind_object_from(bind_state_t *s, uint32_t obj, uint32_t m, uint32_t key)
+#else
 static void bind_object(bind_state_t *s, uint32_t obj)
+#endif
 {
     const fw_json_tok_t *toks = s->doc->toks;
-    uint32_t key = obj + 1;
-    for (uint32_t m = 0; m < toks[obj].count; m++, key = toks[key + 1].next) {
+#if !(FW_SPEED_PATHS >= 2 && !FW_ROM_SPLIT)
+    uint32_t key = obj + 1, m = 0;
+#endif
+    for (; m < toks[obj].count; m++, key = toks[key + 1].next) {
         int i = param_index(s, key, m);
         if (i < 0) {
             unknown_member(s, key);
@@ -518,6 +555,9 @@ static void bind_object(bind_state_t *s, uint32_t obj)
         }
     }
 }
+#if FW_SPEED_PATHS >= 2 && !FW_ROM_SPLIT
+#define bind_object(s, obj) bind_object_from((s), (obj), 0, (obj) + 1u)
+#endif
 
 static void bind_array(bind_state_t *s, uint32_t arr)
 {
@@ -575,7 +615,121 @@ static void fill_missing(bind_state_t *s)
     }
 }
 
+#if FW_SPEED_PATHS >= 2 && !FW_ROM_SPLIT
+/*
+ * The usual params: an object whose members name the tool's parameters in their order, each
+ * with a value quick_value takes, so nothing is reported. Such a call is bound member by
+ * member with one name compared each, every argument written whole (no clearing of all of them
+ * first), and the parameters after the last member filled as fill_missing would. At the first
+ * member that is not like that, the general path takes over where this one stopped.
+ */
+
+/* Whether key k is the parameter name s, its raw bytes compared in place. false where it is
+   not sure (an escaped key: the general path decodes it) as well as where it differs. p holds
+   no NUL (a raw JSON string has no control byte), so s's bytes are read only while they match:
+   nothing past its NUL. */
+static QUICK_INLINE bool quick_key_is(const char *buf, const fw_json_tok_t *k, const char *s)
+{
+    if (k->flags & FW_JSON_F_ESCAPED) return false;
+    const char *p = buf + k->start;
+    unsigned n = (unsigned)(k->end - k->start);
+    /* the usual lengths compared byte by byte without a count; each test is reached only after
+       the bytes before it matched, none of them 0. (Tested one after another: a jump table
+       costs more than the two or three tests that find them.) */
+#define B(i) (s[i] == p[i])
+    if (n == 3) return B(0) && B(1) && B(2) && s[3] == '\0';
+    if (n == 4) return B(0) && B(1) && B(2) && B(3) && s[4] == '\0';
+    if (n == 5) return B(0) && B(1) && B(2) && B(3) && B(4) && s[5] == '\0';
+#undef B
+    if (n == 0) return false; /* no parameter has an empty name */
+    unsigned i = 0;
+    do {
+        if (s[i] != p[i]) return false;
+    } while (++i < n);
+    return s[n] == '\0';
+}
+
+/* The general path from member m (key: its key token) on, members 0..m-1 bound in place by
+   bind_object_quick; bad_value: member m names parameter m and its value is not one
+   quick_value takes. The state is that of bind_object after those members: seen holds them,
+   nothing failed, the other arguments cleared. */
+QUICK_OUT static fw_err_t bind_object_rest(fw_call_t *call, const fw_json_doc_t *doc, uint32_t obj,
+                                           uint32_t m, uint32_t key, bool bad_value)
+{
+    bind_state_t s = {call, doc, (uint32_t)(((uint64_t)1u << m) - 1u), false};
+    memset(&call->args[m], 0, (call->tool->param_count - m) * sizeof call->args[0]);
+    if (bad_value) { /* what bind_object does with it, the name being known */
+        s.seen |= 1u << m;
+        note(&s, bind_value(call, doc, m, key + 1));
+        key = doc->toks[key + 1].next;
+        m++;
+    }
+    bind_object_from(&s, obj, m, key);
+    fill_missing(&s);
+    return s.failed ? FW_ERR_INVALID_PARAMS : FW_OK;
+}
+
+/* The n parameters from p on, not given (their arguments from a on), as fill_missing leaves
+   them: false, where that is not simple (a missing required one is an issue; a default of
+   another type than integer or boolean), to leave them all to it. */
+static QUICK_INLINE bool quick_missing(const fw_param_t *p, fw_arg_t *a, uint32_t n)
+{
+    for (; n > 0; n--, p++, a++) {
+        if (p->required) return false;
+        if (!p->has_default) {
+            *a = (fw_arg_t){.present = false};
+        } else if (p->type == FW_PARAM_INTEGER || p->type == FW_PARAM_BOOLEAN) {
+            *a = (fw_arg_t){.present = true, .i = p->def_int};
+        } else {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Where bind_object_quick stops: its way into bind_object_rest, out of line, with the indices
+   of the object, the member (p's) and its key worked out here rather than kept in the loop. */
+QUICK_OUT static fw_err_t quick_stop(fw_call_t *call, const fw_json_doc_t *doc,
+                                     const fw_json_tok_t *obj, const fw_param_t *p,
+                                     const fw_json_tok_t *key, bool bad_value)
+{
+    return bind_object_rest(call, doc, (uint32_t)(obj - doc->toks),
+                            (uint32_t)(p - call->tool->params), (uint32_t)(key - doc->toks),
+                            bad_value);
+}
+
+/* obj: the params object's token. */
+static fw_err_t bind_object_quick(fw_call_t *call, const fw_json_doc_t *doc,
+                                  const fw_json_tok_t *obj)
+{
+    const fw_tool_t *tool = call->tool;
+    const fw_param_t *p = tool->params;
+    fw_arg_t *a = call->args;
+    const fw_json_tok_t *toks = doc->toks, *k = obj + 1;
+    uint32_t count = obj->count;
+    /* more members than parameters: some are unknown or given twice, all of it to report */
+    if (UNLIKELY(count > tool->param_count)) return quick_stop(call, doc, obj, p, k, false);
+    uint32_t missing = tool->param_count - count;
+    for (; count > 0; count--, p++, a++) {
+        if (UNLIKELY(!quick_key_is(doc->buf, k, p->name)))
+            return quick_stop(call, doc, obj, p, k, false);
+        if (UNLIKELY(!quick_value(call, doc->buf, p, a, k + 1)))
+            return quick_stop(call, doc, obj, p, k, true);
+        k = &toks[k[1].next];
+    }
+    /* every member bound: the parameters not given are filled in place where that is simple */
+    if (UNLIKELY(!quick_missing(p, a, missing))) return quick_stop(call, doc, obj, p, k, false);
+    return FW_OK;
+}
+#endif
+
+/* The general path; at speed level 2 the way for params other than an object and, from
+   bind_object_quick, for an object's members after the first it could not bind. */
+#if FW_SPEED_PATHS >= 2 && !FW_ROM_SPLIT
+QUICK_OUT static fw_err_t bind_params(fw_call_t *call, const fw_json_doc_t *doc, int32_t params)
+#else
 fw_err_t fw_schema_bind(fw_call_t *call, const fw_json_doc_t *doc, int32_t params)
+#endif
 {
     bind_state_t s = {call, doc, 0, false};
     /* only the tool's own arguments are ever read (fw_call_arg, handlers by index) */
@@ -590,6 +744,18 @@ fw_err_t fw_schema_bind(fw_call_t *call, const fw_json_doc_t *doc, int32_t param
     fill_missing(&s);
     return s.failed ? FW_ERR_INVALID_PARAMS : FW_OK;
 }
+
+#if FW_SPEED_PATHS >= 2 && !FW_ROM_SPLIT
+fw_err_t fw_schema_bind(fw_call_t *call, const fw_json_doc_t *doc, int32_t params)
+{
+    if (params >= 0 && doc->toks[params].type == FW_JSON_OBJECT)
+        return bind_object_quick(call, doc, &doc->toks[params]);
+    /* no params (the usual call of a tool without parameters): every parameter missing */
+    if (params < 0 && quick_missing(call->tool->params, call->args, call->tool->param_count))
+        return FW_OK;
+    return bind_params(call, doc, params);
+}
+#endif
 
 /* ---------------------------------------------------------------- publishing */
 

@@ -798,6 +798,121 @@ START_TEST(test_bind_direct)
 }
 END_TEST
 
+/* Binds params (JSON text) for tool into a call whose arguments hold stale bytes (as a call
+   slot can from the call before), as fw_schema_bind does for a request. */
+static fw_err_t bind_stale(fw_call_t *c, fw_resp_t *r, const fw_tool_t *tool, const char *params)
+{
+    static fw_json_tok_t toks[32];
+    static fw_json_doc_t doc;
+    ck_assert_int_eq(fw_json_parse(&doc, params, strlen(params), toks, 32, 4), FW_OK);
+    memset(r, 0, sizeof *r);
+    memset(c, 0, sizeof *c);
+    memset(c->args, 0xA5, sizeof c->args);
+    c->dev = &dev;
+    c->tool = tool;
+    c->priv = r;
+    return fw_schema_bind(c, &doc, 0);
+}
+
+/* An argument as the binder leaves it: the value given (or none) and every other field zero,
+   whichever path bound it. */
+static void arg_is(const fw_arg_t *a, bool present, int64_t i, int pin_index)
+{
+    ck_assert_int_eq(a->present, present);
+    ck_assert_int_eq(a->i, i);
+    ck_assert_uint_eq(a->pin_index, pin_index < 0 ? 0 : (unsigned)pin_index);
+    ck_assert_ptr_eq(a->pin, pin_index < 0 ? NULL : &pins[pin_index]);
+    ck_assert_ptr_null(a->str);
+    ck_assert_ptr_null(a->bytes);
+    ck_assert_uint_eq(a->len, 0);
+#if FW_WITH_FLOAT
+    ck_assert(a->num == 0.0);
+#endif
+}
+
+/* Members in the parameters' order with values bound in place, and every way out of that: out
+   of order, an escaped key, a key that only starts like a name, a value to report, a member
+   given twice or more than the parameters, a default that is not simple. Each binds and reports
+   as the general path does, and no argument keeps a stale byte. */
+START_TEST(test_bind_in_place)
+{
+    fw_call_t c;
+    fw_resp_t r;
+    const fw_tool_t *pins_tool = &tools[2], *nums_tool = &tools[0];
+    ck_assert_str_eq(pins_tool->name, "pins");
+    /* all given, in order */
+    ck_assert_int_eq(bind_stale(&c, &r, pins_tool, "{\"out\":2,\"any\":18,\"in\":4}"), FW_OK);
+    arg_is(&c.args[0], true, 2, 0);
+    arg_is(&c.args[1], true, 18, 2);
+    arg_is(&c.args[2], true, 4, 1);
+    /* the last one's default is a pin: filled by the general path */
+    ck_assert_int_eq(bind_stale(&c, &r, pins_tool, "{\"out\":2,\"any\":7}"), FW_OK);
+    arg_is(&c.args[0], true, 2, 0);
+    arg_is(&c.args[1], true, 7, 4);
+    arg_is(&c.args[2], true, 34, 3);
+    /* out of order, and an escaped key: the same arguments */
+    ck_assert_int_eq(bind_stale(&c, &r, pins_tool, "{\"any\":18,\"o\\u0075t\":2}"), FW_OK);
+    arg_is(&c.args[0], true, 2, 0);
+    arg_is(&c.args[1], true, 18, 2);
+    arg_is(&c.args[2], true, 34, 3);
+    /* a pin by name after one bound in place */
+    ck_assert_int_eq(bind_stale(&c, &r, pins_tool, "{\"out\":2,\"any\":\"fan\"}"), FW_OK);
+    arg_is(&c.args[1], true, 18, 2);
+    /* an integer without a default after the given members stays absent; a simple default is
+       filled */
+    ck_assert_int_eq(bind_stale(&c, &r, nums_tool, "{\"i\":-5}"), FW_OK);
+    arg_is(&c.args[0], true, -5, -1);
+    for (unsigned k = 1; k < nums_tool->param_count; k++) {
+        const fw_param_t *p = &nums_tool->params[k];
+        if (strcmp(p->name, "d") == 0) {
+            arg_is(&c.args[k], true, 42, -1);
+        } else if (p->type == FW_PARAM_INTEGER) {
+            arg_is(&c.args[k], false, 0, -1);
+        } else {
+            ck_assert_int_eq(c.args[k].present, p->has_default);
+        }
+    }
+    ck_assert_int_eq(bind_stale(&c, &r, nums_tool, "{\"i\":255}"), FW_OK);
+    arg_is(&c.args[0], true, 255, -1);
+    /* keys that start like a name, or that a name starts like */
+    static const char *const near[] = {"{\"o\":2}",    "{\"ou\":2}",     "{\"outx\":2}",
+                                       "{\"out2\":2}", "{\"anyone\":2}", "{\"outputs\":2}",
+                                       "{\"\":2}"};
+    for (size_t k = 0; k < FW_ARRAY_LEN(near); k++) {
+        ck_assert_int_eq(bind_stale(&c, &r, pins_tool, near[k]), FW_ERR_INVALID_PARAMS);
+        ck_assert_uint_eq(r.issue_count, 1);
+        ck_assert_str_eq(r.issues[0].message, "unknown parameter");
+        arg_is(&c.args[0], false, 0, -1);
+        arg_is(&c.args[2], true, 34, 3);
+    }
+    /* a value to report after one bound in place: the first stays bound, the rest cleared */
+    ck_assert_int_eq(bind_stale(&c, &r, pins_tool, "{\"out\":2,\"any\":99}"),
+                     FW_ERR_INVALID_PARAMS);
+    ck_assert_uint_eq(r.issue_count, 1);
+    ck_assert_str_eq(r.issues[0].path, "any");
+    ck_assert_str_eq(r.issues[0].message, "no pin 99 on this board");
+    arg_is(&c.args[0], true, 2, 0);
+    arg_is(&c.args[1], false, 0, -1);
+    refuses("pins", "{\"out\":4}", "out",
+            "pin 4 (button) is digital_input; this tool needs digital_output");
+    refuses("pins", "{\"out\":-2}", "out", "no pin -2 on this board");
+    refuses("pins", "{\"out\":10000}", "out", "no pin 10000 on this board");
+    refuses("pins", "{\"out\":2,\"any\":2.5}", "any", "must be a pin number or name (got 2.5)");
+    refuses("nums", "{\"i\":256}", "i", "must be <= 255");
+    refuses("nums", "{\"i\":1234567890}", "i", "must be <= 255");
+    /* given twice, and more members than parameters */
+    refuses("pins", "{\"out\":2,\"out\":2}", "out", "given more than once");
+    refuses("pins", "{\"out\":2,\"any\":18,\"in\":4,\"zz\":1}", "zz", "unknown parameter");
+    ck_assert_int_eq(bind_stale(&c, &r, pins_tool, "{\"out\":2,\"any\":18,\"in\":4,\"in\":4}"),
+                     FW_ERR_INVALID_PARAMS);
+    ck_assert_uint_eq(r.issue_count, 1);
+    ck_assert_str_eq(r.issues[0].message, "given more than once");
+    arg_is(&c.args[2], true, 4, 1);
+    /* a required parameter missing after the given ones */
+    refuses("nums", "{}", "i", "required parameter missing");
+}
+END_TEST
+
 /* ---------------------------------------------------------------- published schema */
 
 static json_t *list_tools(void)
@@ -1151,6 +1266,7 @@ static Suite *schema_suite(void)
     tcase_add_test(v, test_issues_collected);
 #endif
     tcase_add_test(v, test_bind_direct);
+    tcase_add_test(v, test_bind_in_place);
     suite_add_tcase(s, v);
 
     TCase *p = tcase_create("published");

@@ -631,6 +631,24 @@ static inline run_mask_t run_at(const uint8_t *s, size_t i, size_t len, ptrdiff_
  * flatten inlines the helpers it calls: with no call left in it, the compiler has every
  * register for the tokenizer's state (a call would take the caller-saved ones).
  */
+/* A string token opens with i at its opening quote (a value's and a key's path each have a copy,
+   the usual case of each laid out straight): the token's head, i then at its first byte. */
+#define STRING_TOKEN_OPEN()                                                                        \
+    do {                                                                                           \
+        if (UNLIKELY(tn == tcap)) {                                                                \
+            goto nomem;                                                                            \
+        }                                                                                          \
+        tn->type = FW_JSON_STRING;                                                                 \
+        tn->flags = 0;                                                                             \
+        tn->count = 0;                                                                             \
+        tn->next = (uint16_t)++used;                                                               \
+        tn->start = (fw_json_off_t)++i;                                                            \
+    } while (0)
+/* Whether the string's first special byte is within one run and is its closing quote (i then
+   at it): the usual short string, no loop. */
+#define STRING_ENDS_IN_RUN()                                                                       \
+    LIKELY((m = run_at(s, i, len, rlast)) != 0 && s[i += run_first(m)] == '"')
+
 __attribute__((flatten)) fw_err_t fw_json_parse(fw_json_doc_t *doc, const char *buf, size_t len,
                                                 fw_json_tok_t *toks, uint32_t ntoks,
                                                 unsigned max_depth)
@@ -681,15 +699,8 @@ value: /* a value is due */
     c = s[i];
     if (c == '"') {
         count++;
-        if (UNLIKELY(tn == tcap)) {
-            goto nomem;
-        }
-        tn->type = FW_JSON_STRING;
-        tn->flags = 0;
-        tn->count = 0;
-        tn->next = (uint16_t)++used;
-        tn->start = (fw_json_off_t)++i;
-        if (LIKELY((m = run_at(s, i, len, rlast)) != 0 && s[i += run_first(m)] == '"')) {
+        STRING_TOKEN_OPEN();
+        if (STRING_ENDS_IN_RUN()) {
             goto value_str_end;
         }
         is_key = false;
@@ -864,15 +875,8 @@ key: /* a key is due after ',' (its quote did not come at once) */
         goto fail; /* keys are strings */
     }
 key_str: /* i at a key's opening quote */
-    if (UNLIKELY(tn == tcap)) {
-        goto nomem;
-    }
-    tn->type = FW_JSON_STRING;
-    tn->flags = 0;
-    tn->count = 0;
-    tn->next = (uint16_t)++used;
-    tn->start = (fw_json_off_t)++i;
-    if (LIKELY((m = run_at(s, i, len, rlast)) != 0 && s[i += run_first(m)] == '"')) {
+    STRING_TOKEN_OPEN();
+    if (STRING_ENDS_IN_RUN()) {
         goto key_end;
     }
     is_key = true;

@@ -190,8 +190,6 @@ static inline bool fw_jw_open2_raw(fw_jw_t *w, const char *head, size_t hn, cons
                                    size_t vn, const char *tail, size_t tn)
 {
     if (hn + tn + 2u >= sizeof w->buf) return false; /* a small writer (known when inlined) */
-    /* the writer's members read once, before the buffer's bytes are stored (a char store may
-       alias them: a read after one would be a load again) */
     unsigned depth = w->depth;
     fw_jw_mask_t first_mask = w->first_mask;
     size_t used = w->used;
@@ -200,6 +198,17 @@ static inline bool fw_jw_open2_raw(fw_jw_t *w, const char *head, size_t hn, cons
     if (w->err != FW_OK || w->in_str || ((w->obj_mask >> depth) & 1u) != 0 ||
         (!first && depth == 0) || depth + 2u > FW_JW_DEPTH_MAX || used + n >= sizeof w->buf)
         return false; /* (vn is the length of bytes in memory: used + n does not wrap) */
+    /* The writer's members are stored before the bytes: nothing then has to live across the
+       byte stores (a char store may alias the writer, so a member read or kept after one costs
+       a load or a register). Levels depth + 1 and depth + 2 are objects; depth and depth + 1
+       have an element, depth + 2 none yet. */
+    w->used = used + n;
+    w->total += n;
+    w->obj_mask |= (fw_jw_mask_t)(6u << depth);
+    first_mask = (fw_jw_mask_t)(first_mask & ~(1u << depth));
+    first_mask = (fw_jw_mask_t)(first_mask & ~(1u << (depth + 1u)));
+    w->first_mask = (fw_jw_mask_t)(first_mask | (1u << (depth + 2u)));
+    w->depth = (uint8_t)(depth + 2u);
     char *p = w->buf + used;
     p[0] = ','; /* the '{' lands on it when no separator is due */
     p += !first;
@@ -212,18 +221,7 @@ static inline bool fw_jw_open2_raw(fw_jw_t *w, const char *head, size_t hn, cons
     } else {
         fw_copy_short(p + hn, val, vn);
     }
-    w->used = used + n;
-    /* counted after bytes are stored: the compiler then adds the two counts one by one, not as
-       a vector (more instructions) */
     memcpy(p + hn + vn, tail, tn);
-    w->total += n;
-    /* levels depth + 1 and depth + 2 are objects; depth and depth + 1 have an element, depth
-       + 2 none yet */
-    w->obj_mask |= (fw_jw_mask_t)(6u << depth);
-    first_mask = (fw_jw_mask_t)(first_mask & ~(1u << depth));
-    first_mask = (fw_jw_mask_t)(first_mask & ~(1u << (depth + 1u)));
-    w->first_mask = (fw_jw_mask_t)(first_mask | (1u << (depth + 2u)));
-    w->depth = (uint8_t)(depth + 2u);
     return true;
 }
 

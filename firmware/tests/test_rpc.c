@@ -224,6 +224,38 @@ START_TEST(test_params_absent_object_array)
 }
 END_TEST
 
+/* The envelope's members: the first of a repeated key wins, escaped keys and an escaped "2.0"
+   count as their decoded text, and a key of a member's length but other bytes is another key. */
+START_TEST(test_envelope_keys_first_wins_and_escapes)
+{
+    static const char *const cases[][2] = {
+        {"{\"jsonrpc\":\"2.0\",\"id\":1,\"id\":2,\"method\":\"empty\"}", "1"},
+        {"{\"jsonrpc\":\"2.0\",\"method\":\"empty\",\"method\":\"nope\",\"id\":3}", "3"},
+        {"{\"\\u006asonrpc\":\"2.0\",\"\\u0069d\":4,\"meth\\u006fd\":\"empty\"}", "4"},
+        {"{\"jsonrpc\":\"2\\u002e0\",\"id\":5,\"method\":\"empty\"}", "5"},
+        {"{\"jsonrpc\":\"2.0\",\"iD\":9,\"mEthod\":\"x\",\"method\":\"empty\",\"id\":6}", "6"},
+        {"{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"empty\",\"result\":1,\"error\":{},"
+         "\"params\":{},\"params\":5,\"jsonrpc\":\"1.0\"}",
+         "7"},
+        {"{\"jsonrpc\":\"2.0\",\"id\":\"a-long-string-id-of-forty-bytes-and-more\","
+         "\"method\":\"empty\"}",
+         "\"a-long-string-id-of-forty-bytes-and-more\""},
+    };
+    char want[128];
+    for (size_t i = 0; i < FW_ARRAY_LEN(cases); i++) {
+        snprintf(want, sizeof want, "{\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{}}", cases[i][1]);
+        ck_assert_str_eq(rpc(cases[i][0]), want);
+    }
+    static const char *const versions[] = {"\"2.\"", "\"2.00\"", "\"\"", "\"2,0\"",
+                                           "\"2\\u002e1\""};
+    char msg[128];
+    for (size_t i = 0; i < FW_ARRAY_LEN(versions); i++) {
+        snprintf(msg, sizeof msg, "{\"jsonrpc\":%s,\"id\":8,\"method\":\"empty\"}", versions[i]);
+        check_error(rpc(msg), "8", FW_RPC_INVALID_REQUEST, "'jsonrpc' must be \"2.0\"");
+    }
+}
+END_TEST
+
 /* ---------------------------------------------------------------- invalid requests */
 
 typedef struct bad_case {
@@ -859,6 +891,7 @@ static Suite *rpc_suite(void)
     tcase_add_loop_test(t, test_ids_echoed_exactly, 0, (int)FW_ARRAY_LEN(ids));
     tcase_add_test(t, test_escaped_method_name);
     tcase_add_test(t, test_params_absent_object_array);
+    tcase_add_test(t, test_envelope_keys_first_wins_and_escapes);
     tcase_add_loop_test(t, test_invalid_request_reasons, 0, (int)FW_ARRAY_LEN(bad_cases));
     tcase_add_test(t, test_method_not_found);
     tcase_add_test(t, test_long_method_name_cut);

@@ -21,8 +21,16 @@ static const char *const mode_names[] = {"input", "input_pullup", "input_pulldow
 static const uint8_t mode_values[] = {HAL_PIN_INPUT, HAL_PIN_INPUT_PULLUP, HAL_PIN_INPUT_PULLDOWN,
                                       HAL_PIN_OUTPUT};
 
-/* What gpio_write and gpio_read answer once the HAL has written or read level (err). */
-static fw_err_t level_result(fw_call_t *call, const fw_arg_t *pin, bool level, fw_err_t err)
+/* What gpio_write and gpio_read answer once the HAL has written or read level (err). In
+   each of the two where the speed allows, so that a call has one entry and one exit (one set
+   of registers saved) rather than two. */
+#if FW_SPEED_PATHS >= 2 && defined(__GNUC__)
+#define LEVEL_RESULT_INLINE __attribute__((always_inline)) inline
+#else
+#define LEVEL_RESULT_INLINE
+#endif
+static LEVEL_RESULT_INLINE fw_err_t level_result(fw_call_t *call, const fw_arg_t *pin, bool level,
+                                                 fw_err_t err)
 {
     if (err != FW_OK) return fw_builtin_pin_failed(call, pin->pin, err);
     fw_device_pin_note_level(call->dev, pin->pin_index, level);

@@ -514,11 +514,70 @@ fw_err_t fw_hal_dht_frame(const fw_device_t *dev, uint16_t pin, uint8_t frame[5]
 
 /* ---------------------------------------------------------------- writers for tools */
 
+#if FW_SPEED_PATHS >= 2 && !FW_ROM_SPLIT
+/* The two members one by one. Apart from fw_write_pin_id (never inline) so that its usual
+   path saves no register for this one. */
+#if defined(__GNUC__)
+#define PIN_ID_APART __attribute__((noinline))
+#else
+#define PIN_ID_APART
+#endif
+PIN_ID_APART static void write_pin_id_apart(fw_jw_t *w, uint16_t number, const char *name)
+{
+    FW_JW_KV_I64(w, "pin", number);
+    FW_JW_KV_STR(w, "name", name);
+}
+
+/*
+ * Both members in one run where the usual case allows (a pin number below 100, a name with
+ * nothing to escape, all of it fitting the room): the writer's state is tested and updated
+ * once, not once a member. The bytes and the counts are what the two FW_JW_KV_* would give
+ * (fw_json.h, whose rules this follows); in any other case those two write them, from the
+ * start, as nothing was counted yet.
+ */
+void fw_write_pin_id(fw_jw_t *w, const fw_pin_def_t *def)
+{
+    const char *s = def->name ? def->name : "";
+    unsigned number = def->number, depth = w->depth;
+    size_t used = w->used;
+    if (!(w->in_str || w->want_value) && number < 100u && ((w->obj_mask >> depth) & 1u)) {
+        /* [,]"pin":N,"name":" before the name's first byte */
+        size_t head = (((w->first_mask >> depth) & 1u) ^ 1u) + 6u + (2u - (number < 10u)) + 9u;
+        if (used + head + 1u < sizeof w->buf) { /* with an empty name and its closing quote */
+            char *q = w->buf + used + head;
+            size_t i = fw_jw_copy_plain_(q, s, (size_t)(w->buf + sizeof w->buf - 2u - q));
+            if (s[i] == '\0') {
+                /* the rest read again, not kept through the copy (a register each): the
+                   bytes stored were the room's, none of these */
+                fw_jw_mask_t first = w->first_mask;
+                depth = w->depth;
+                number = def->number;
+                size_t comma = ((first >> depth) & 1u) ^ 1u, one = number < 10u;
+                char *p = w->buf + w->used;
+                size_t need = (size_t)(q - p) + i + 1u;
+                w->first_mask = (fw_jw_mask_t)(first & ~(1u << depth));
+                w->used += need;
+                p[0] = ','; /* the member's first byte lands on it when no separator is due */
+                w->total += need;
+                memcpy(p + comma, "\"pin\":", 6);
+                /* a number below 10 is the second byte of its pair: the first byte of what
+                   follows lands on the other */
+                memcpy(p + comma + 6u, fw_jw_digit_pairs_ + 2u * number + one, 2);
+                memcpy(q - 9u, ",\"name\":\"", 9);
+                q[i] = '"';
+                return;
+            }
+        }
+    }
+    write_pin_id_apart(w, def->number, s);
+}
+#else
 void fw_write_pin_id(fw_jw_t *w, const fw_pin_def_t *def)
 {
     FW_JW_KV_I64(w, "pin", def->number);
     FW_JW_KV_STR(w, "name", def->name ? def->name : "");
 }
+#endif
 
 /* 2^bits - 1, or 0 for a board without a usable ADC profile. */
 static uint32_t adc_full_scale(const fw_board_t *board)

@@ -163,21 +163,43 @@ void fw_mcp_vlog(fw_device_t *dev, fw_log_level_t level, const char *fmt, va_lis
 
 /* What a pin resource shows that can change: the latest sample, the type, the PWM duty and
    the known digital level. */
-static uint64_t pin_look(const fw_device_t *dev, size_t i)
-{
-    const fw_pin_state_t *st = &dev->pins[i];
-    const fw_pin_def_t *def = &dev->board->pins[i];
-#if FW_SPEED_PATHS >= 2 /* most pins are not sampled: no call to find that out */
-    bool sampled = def->sample_interval_ms > 0 && fw_pin_sampled(def);
+#if FW_SPEED_PATHS >= 2 && defined(__GNUC__)
+#define OBSERVE_FAST 1
+#define OBSERVE_APART __attribute__((noinline)) /* apart from fw_mcp_observe's usual path */
 #else
-    bool sampled = fw_pin_sampled(def);
+#define OBSERVE_FAST 0
+#define OBSERVE_APART
 #endif
-    const fw_pin_sampling_t *sm = sampled ? fw_sampling_state(dev, (uint8_t)i) : NULL;
-    uint64_t sample = sm != NULL && sm->count > 0 ? sm->latest : 0u;
+
+/* The part of a pin's look that is its state alone (no sample). */
+static inline uint64_t state_look(const fw_pin_state_t *st)
+{
     uint64_t level = st->have_level ? (2u | (st->level ? 1u : 0u)) : 0u;
-    return sample << 32 | (uint64_t)st->type << 16 | (uint64_t)st->duty << 8 | level;
+    return (uint64_t)st->type << 16 | (uint64_t)st->duty << 8 | level;
 }
 
+static inline uint64_t pin_look(const fw_device_t *dev, size_t i)
+{
+    const fw_pin_def_t *def = &dev->board->pins[i];
+    uint64_t look = state_look(&dev->pins[i]);
+#if FW_SPEED_PATHS >= 2 /* most pins are not sampled: no call to find that out */
+    if (def->sample_interval_ms == 0) return look;
+#endif
+    if (!fw_pin_sampled(def)) return look;
+    const fw_pin_sampling_t *sm = fw_sampling_state(dev, (uint8_t)i);
+    uint64_t sample = sm != NULL && sm->count > 0 ? sm->latest : 0u;
+    return sample << 32 | look;
+}
+
+/* Compares pin i's look with the last one; a change is counted and stamped on the pin. */
+static inline void observe_pin(fw_device_t *dev, size_t i, uint64_t look)
+{
+    if (look == dev->pin_look[i]) return;
+    dev->pin_look[i] = look;
+    dev->pin_changed[i] = ++dev->change_count;
+}
+
+#if !OBSERVE_FAST
 /* Only the pins written since the last look (fw_pin_touch) can look different: those are
    compared, in pin order as before. */
 static void observe_pins(fw_device_t *dev)
@@ -187,13 +209,11 @@ static void observe_pins(fw_device_t *dev)
         dev->pin_touched[k] = 0;
         for (size_t i = k * 32u; bits != 0; i++, bits >>= 1) {
             if (!(bits & 1u) || i >= dev->board->pin_count) continue;
-            uint64_t look = pin_look(dev, i);
-            if (look == dev->pin_look[i]) continue;
-            dev->pin_look[i] = look;
-            dev->pin_changed[i] = ++dev->change_count;
+            observe_pin(dev, i, pin_look(dev, i));
         }
     }
 }
+#endif
 
 static void log_event(fw_device_t *dev, const fw_event_t *e)
 {
@@ -211,7 +231,7 @@ static void log_event(fw_device_t *dev, const fw_event_t *e)
 
 /* Events still queued that were not logged yet (a client may take events off the queue
    before they are observed: those are not logged). */
-static void observe_events(fw_device_t *dev)
+OBSERVE_APART static void observe_events(fw_device_t *dev)
 {
     for (uint16_t k = 0; k < dev->ev_count; k++) {
         const fw_event_t *e = fw_event_at(dev, k);
@@ -226,11 +246,61 @@ static void observe_events(fw_device_t *dev)
            (unsigned)FW_EVENT_QUEUE_MAX, (unsigned)dev->drops_logged);
 }
 
+#if OBSERVE_FAST
+/* The rest of fw_mcp_observe from a sampled pin on: the pins of bits (word k's, which is
+   cleared already) and of the words after it, then the events. Apart, so that the usual look
+   (no sampled pin touched, nothing queued) makes no call and saves no register. */
+OBSERVE_APART static void observe_rest(fw_device_t *dev, size_t k, uint32_t bits)
+{
+    size_t count = dev->board->pin_count;
+    for (;;) {
+        while (bits != 0) {
+            size_t i = k * 32u + (size_t)__builtin_ctz(bits);
+            if (i >= count) break;
+            bits &= bits - 1u;
+            observe_pin(dev, i, pin_look(dev, i));
+        }
+        if (++k >= FW_ARRAY_LEN(dev->pin_touched)) break;
+        bits = dev->pin_touched[k];
+        dev->pin_touched[k] = 0;
+    }
+    observe_events(dev);
+}
+
+/* As observe_pins then observe_events, with each set bit found at once (lowest first, so in
+   pin order still) rather than by one shift per pin below it, and the usual case of the
+   events (nothing queued, nothing newly dropped) tested first. */
+void fw_mcp_observe(fw_device_t *dev)
+{
+    size_t count = dev->board->pin_count;
+    for (size_t k = 0; k < FW_ARRAY_LEN(dev->pin_touched); k++) {
+        uint32_t bits = dev->pin_touched[k];
+        if (bits == 0) continue;
+        dev->pin_touched[k] = 0;
+        do {
+            size_t i = k * 32u + (size_t)__builtin_ctz(bits);
+            if (i >= count) break; /* the bits above it are past the last pin too */
+            const fw_pin_def_t *def = &dev->board->pins[i];
+            if (def->sample_interval_ms != 0) {
+                observe_rest(dev, k, bits);
+                return;
+            }
+            bits &= bits - 1u;
+            observe_pin(dev, i, state_look(&dev->pins[i]));
+        } while (bits != 0);
+    }
+    if (dev->ev_count == 0 && dev->counters.events_dropped == dev->drops_logged)
+        dev->ev_logged = dev->ev_next_seq - 1u;
+    else
+        observe_events(dev);
+}
+#else
 void fw_mcp_observe(fw_device_t *dev)
 {
     observe_pins(dev);
     observe_events(dev);
 }
+#endif
 
 void fw_mcp_init(fw_device_t *dev)
 {

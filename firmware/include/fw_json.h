@@ -255,6 +255,22 @@ FW_JW_INLINE_ void fw_jw_kv_bool_at_(fw_jw_t *w, const char *member, size_t n, b
  * the room's last byte. Unless it ended there, nothing is counted (the bytes stored stay
  * uncounted) and fw_jw_member_str writes the member from its start.
  */
+/* Copies s to q up to the first byte that needs a test (the NUL that ends it, a byte to
+   escape) or room bytes, whichever comes first; returns how many: s[that] is NUL when s was
+   copied whole. */
+FW_JW_INLINE_ size_t fw_jw_copy_plain_(char *q, const char *s, size_t room)
+{
+    size_t i = 0;
+    for (;; i++) {
+        unsigned char c = (unsigned char)s[i];
+        /* above '\\' no byte needs a test (most are lowercase letters) */
+        if (c <= '\\' && (c < 0x20u || c == '"' || c == '\\')) break;
+        if (i == room) break;
+        q[i] = (char)c;
+    }
+    return i;
+}
+
 FW_JW_INLINE_ void fw_jw_kv_str_at_(fw_jw_t *w, const char *member, size_t n, const char *s)
 {
     unsigned depth = w->depth;
@@ -266,14 +282,7 @@ FW_JW_INLINE_ void fw_jw_kv_str_at_(fw_jw_t *w, const char *member, size_t n, co
         used + comma + n + 2u < sizeof w->buf) {
         char *p = w->buf + used, *q = p + comma + n + 1u; /* q: the string's first byte */
         /* string bytes the room takes: its closing quote at buf[size - 2] leaves used < size */
-        size_t room = (size_t)(w->buf + sizeof w->buf - 2u - q), i = 0;
-        for (;; i++) {
-            unsigned char c = (unsigned char)s[i];
-            /* above '\\' no byte needs a test (most are lowercase letters) */
-            if (c <= '\\' && (c < 0x20u || c == '"' || c == '\\')) break;
-            if (i == room) break;
-            q[i] = (char)c;
-        }
+        size_t i = fw_jw_copy_plain_(q, s, (size_t)(w->buf + sizeof w->buf - 2u - q));
         if (s[i] == '\0') {
             size_t need = comma + n + i + 2u;
             w->first_mask = (fw_jw_mask_t)(first & ~(1u << depth));

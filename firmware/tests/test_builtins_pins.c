@@ -169,6 +169,73 @@ START_TEST(test_gpio_read_inputs_and_outputs)
 }
 END_TEST
 
+/* fw_write_pin_id writes both members in one run where it can (device.c): whatever the pin
+   (number, name to escape, no name), the room left and the members before it, the bytes,
+   the count and the error must be those of the two members written one by one. */
+static cap_t pin_id_got, pin_id_want;
+
+static void pin_id_both_ways(const fw_pin_def_t *def, size_t pad, bool in_array)
+{
+    static char padding[3 * FW_JW_BUF_SIZE + 1];
+    memset(padding, 'x', pad);
+    padding[pad] = 0;
+    fw_jw_t got, want;
+    cap_reset(&pin_id_got);
+    cap_reset(&pin_id_want);
+    fw_jw_init(&got, cap_sink(&pin_id_got));
+    fw_jw_init(&want, cap_sink(&pin_id_want));
+    fw_jw_t *ws[2] = {&got, &want};
+    for (int t = 0; t < 2; t++) {
+        if (in_array) {
+            fw_jw_arr_begin(ws[t]);
+            if (pad > 0) fw_jw_str(ws[t], padding);
+        } else {
+            fw_jw_obj_begin(ws[t]);
+            if (pad > 0) fw_jw_kv_str(ws[t], "p", padding);
+        }
+    }
+    fw_write_pin_id(&got, def);
+    FW_JW_KV_I64(&want, "pin", def->number);
+    FW_JW_KV_STR(&want, "name", def->name ? def->name : "");
+    for (int t = 0; t < 2; t++) {
+        if (in_array)
+            fw_jw_arr_end(ws[t]);
+        else
+            fw_jw_obj_end(ws[t]);
+    }
+    ck_assert_int_eq(fw_jw_flush(&got), fw_jw_flush(&want));
+    ck_assert_uint_eq(got.total, want.total);
+    ck_assert_uint_eq(got.total, pin_id_got.len);
+    ck_assert_str_eq(pin_id_got.buf, pin_id_want.buf);
+}
+
+START_TEST(test_pin_id_in_one_run_matches_two_members)
+{
+    static char long_name[FW_JW_BUF_SIZE + 8];
+    memset(long_name, 'n', sizeof long_name - 1);
+    long_name[sizeof long_name - 1] = 0;
+    const char *names[] = {"led",
+                           "",
+                           NULL,
+                           "a\"b",
+                           "back\\slash",
+                           "tab\there",
+                           "~\x7f\xc3\xa9",
+                           long_name,
+                           long_name + sizeof long_name / 2,
+                           long_name + sizeof long_name - 4};
+    const uint16_t numbers[] = {0, 2, 9, 10, 34, 99, 100, 255, 65535};
+    for (size_t n = 0; n < FW_ARRAY_LEN(names); n++)
+        for (size_t k = 0; k < FW_ARRAY_LEN(numbers); k++) {
+            fw_pin_def_t def = {.number = numbers[k], .name = names[n]};
+            for (size_t pad = 0; pad <= 2 * FW_JW_BUF_SIZE + 10; pad++) {
+                pin_id_both_ways(&def, pad, false);
+                if (pad < 4) pin_id_both_ways(&def, pad, true);
+            }
+        }
+}
+END_TEST
+
 START_TEST(test_gpio_hardware_failure_names_the_pin)
 {
     mock.gpio_fail = FW_ERR_HW;
@@ -661,6 +728,7 @@ static Suite *builtins_pins_suite(void)
     tcase_add_test(t, test_gpio_write_rejects_wrong_pins_and_values);
     tcase_add_test(t, test_gpio_read_inputs_and_outputs);
     tcase_add_test(t, test_gpio_hardware_failure_names_the_pin);
+    tcase_add_test(t, test_pin_id_in_one_run_matches_two_members);
     tcase_add_test(t, test_pin_mode_switches_between_input_and_output);
     tcase_add_test(t, test_pin_mode_rejects_bad_modes_and_pins);
     suite_add_tcase(s, t);

@@ -108,6 +108,40 @@ START_TEST(test_sampled_pin_updates)
 }
 END_TEST
 
+/* Pins not sampled written around sampled ones, all seen in one look (observe takes the
+   sampled pins apart, mcp_notify.c): each change is noted once, in pin order, and a look
+   with nothing new notes nothing. */
+START_TEST(test_sampled_and_written_pins_in_one_look)
+{
+    call_in(&a, "resources/subscribe", "{\"uri\":\"pin://led\"}");
+    call_in(&a, "resources/subscribe", "{\"uri\":\"pin://sensor\"}");
+    call_in(&a, "resources/subscribe", "{\"uri\":\"pin://fan\"}");
+    drain(&a);
+    uint32_t before = dev.change_count;
+    fw_device_pin_note_level(&dev, 0, true); /* led */
+    fw_device_pin_note_duty(&dev, 3, 128);   /* fan, after the sampled pins */
+    hal.pins[34].adc = 1500;
+    hal.now = 100;
+    fw_device_poll(&dev);
+    ck_assert_uint_gt(dev.pin_changed[0], before);
+    ck_assert_uint_gt(dev.pin_changed[2], dev.pin_changed[0]);
+    ck_assert_uint_gt(dev.pin_changed[3], dev.pin_changed[2]);
+    ck_assert_uint_eq(dev.change_count, dev.pin_changed[3]);
+    ck_assert_uint_eq(drain(&a), 3);
+    assert_updated(0, "pin://led");
+    assert_updated(1, "pin://sensor");
+    assert_updated(2, "pin://fan");
+    /* written again to the same state: looked at, not changed */
+    fw_device_pin_note_level(&dev, 0, true);
+    fw_device_pin_note_duty(&dev, 3, 128);
+    hal.now = 200;
+    fw_device_poll(&dev);
+    ck_assert_uint_eq(dev.change_count, dev.pin_changed[3]);
+    ck_assert_uint_eq(drain(&a), 0);
+    ck_assert_uint_eq(dev.pin_touched[0], 0);
+}
+END_TEST
+
 /* Changes are observed after each call, so one undone within a batch still reaches
    subscribers. */
 START_TEST(test_change_undone_in_a_batch_is_seen)
@@ -449,6 +483,7 @@ Suite *mcp_notify_suite(void)
     tcase_add_test(t, test_each_session_has_its_own_subscriptions);
     tcase_add_test(t, test_unsubscribe_stops_updates);
     tcase_add_test(t, test_sampled_pin_updates);
+    tcase_add_test(t, test_sampled_and_written_pins_in_one_look);
     tcase_add_test(t, test_change_undone_in_a_batch_is_seen);
     tcase_add_test(t, test_pin_mode_change_is_an_update);
     tcase_add_test(t, test_resource_read_learns_a_level);

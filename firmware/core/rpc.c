@@ -896,10 +896,10 @@ void fw_msg_sink_end(const fw_msg_sink_t *out, fw_msg_kind_t kind, int32_t code)
 
 /* Inlined into each caller, so each gets a copy made for its sink (and, where the speed paths
    are off, fw_rpc_handle stays the one function it was). */
-#if defined(__GNUC__)
+#if FW_SPEED_PATHS >= 2 && defined(__GNUC__)
 #define HANDLE_INLINE static inline __attribute__((always_inline))
 #else
-#define HANDLE_INLINE static inline
+#define HANDLE_INLINE static
 #endif
 
 /*

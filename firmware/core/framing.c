@@ -12,7 +12,11 @@
 void fw_framer_init(fw_framer_t *fr)
 {
     fr->len = 0;
+#if FW_LINE_PAD > 1
+    memset(fr->line, 0, sizeof fr->line); /* the pad is read (never used) past a line's NUL */
+#else
     fr->line[0] = '\0';
+#endif
     fr->discarding = false;
     fr->ready = false;
 }

@@ -324,8 +324,8 @@ void fw_msg_sink_end(const fw_msg_sink_t *out, fw_msg_kind_t kind, int32_t code)
  *   method_named  true when name is one of its methods (no tool may take the name)
  *   run           runs a method found by method_find for call (tool NULL, response in
  *                 call->priv) with params token (-1 when absent)
- *   msg_begin     a message starts / ends being handled (dev->msg is set; session as given
- *   msg_end       to fw_device_handle_session, NULL for the device's implicit one)
+ *   msg_begin     a message starts being handled (dev->msg is set; session as given to
+ *                 fw_device_handle_session, NULL for the device's implicit one)
  *   take_cancelled  true (and forgets it) when the request with raw id text id[0..len) was
  *                 cancelled earlier in the same message: it then gets no response
  *   answer        a response object from the client (token msg): when it answers a request
@@ -347,7 +347,6 @@ typedef struct fw_rpc_layer {
     bool (*method_named)(const char *name);
     fw_err_t (*run)(const void *method, fw_call_t *call, const fw_json_doc_t *doc, int32_t params);
     void (*msg_begin)(fw_device_t *dev, fw_msg_t *m, void *session);
-    void (*msg_end)(fw_device_t *dev, fw_msg_t *m);
     bool (*take_cancelled)(fw_device_t *dev, const char *id, size_t len);
     fw_err_t (*answer)(fw_device_t *dev, const fw_json_doc_t *doc, uint32_t msg, fw_resp_t *r,
                        bool *taken);

@@ -566,20 +566,36 @@ fail:
  * byte, its top one).
  */
 #if defined(__SSE2__)
-typedef unsigned char run_t __attribute__((vector_size(16)));
-typedef char run_char_t __attribute__((vector_size(16))); /* what pmovmskb takes */
+typedef char run_char_t __attribute__((vector_size(16))); /* what pmovmskb takes (signed on x86) */
 typedef unsigned long run_mask_t;
 #define RUN_BYTES 16u
 #define RUN_BITS 1u /* mask bits per byte */
 
-static inline run_mask_t run_mask(const uint8_t *p)
+/* The comparisons' constants, made once per parse and kept in registers: the compiler would
+   load them again for every run (the empty asm hides that they are constants). */
+typedef struct run_consts {
+    run_char_t two, x21, backslash;
+} run_consts_t;
+#define RUN_CONSTS(k)                                                                              \
+    run_consts_t k;                                                                                \
+    do {                                                                                           \
+        for (unsigned b_ = 0; b_ < RUN_BYTES; b_++) {                                              \
+            k.two[b_] = 2;                                                                         \
+            k.x21[b_] = 0x21;                                                                      \
+            k.backslash[b_] = '\\';                                                                \
+        }                                                                                          \
+        __asm__("" : "+x"(k.two), "+x"(k.x21), "+x"(k.backslash));                                \
+    } while (0)
+
+static inline run_mask_t run_mask(const uint8_t *p, const run_consts_t *k)
 {
-    run_t v;
+    run_char_t v;
     __builtin_memcpy(&v, p, sizeof v);
-    /* a byte's top bit is set for a byte >= 0x80, in v - 0x20 for one below 0x20, and in a
-       comparison's result for '"' and '\\' */
-    run_t sp = (v - 0x20u) | v | (run_t)(v == '"') | (run_t)(v == '\\');
-    return (run_mask_t)(unsigned)__builtin_ia32_pmovmskb128((run_char_t)sp);
+    /* As signed bytes, v ^ 2 is below 0x21 for the bytes below 0x20 (it only swaps pairs of
+       them), for those >= 0x80 (negative) and for '"' (0x22 -> 0x20), and for no other: one
+       comparison for three kinds, then one for '\\'. */
+    run_char_t sp = (run_char_t)(k->x21 > (v ^ k->two)) | (run_char_t)(v == k->backslash);
+    return (run_mask_t)(unsigned)__builtin_ia32_pmovmskb128(sp);
 }
 #define run_first(m) ((size_t)__builtin_ctzl(m))
 #else
@@ -587,8 +603,12 @@ typedef word_t run_mask_t;
 #define RUN_BYTES ((unsigned)sizeof(word_t))
 #define RUN_BITS 8u
 
-static inline run_mask_t run_mask(const uint8_t *p)
+typedef int run_consts_t; /* (none) */
+#define RUN_CONSTS(k) const run_consts_t k = 0
+
+static inline run_mask_t run_mask(const uint8_t *p, const run_consts_t *k)
 {
+    (void)k;
     word_t w;
     LOAD_WORD(&w, p, sizeof w);
     return SPECIAL_BYTES(w);
@@ -600,13 +620,14 @@ static inline run_mask_t run_mask(const uint8_t *p)
    past rlast (the last offset a run can be read at) the text's last run shifted to begin at i,
    so a string near the end is no slower; 0 when none is within reach (i at the end, or a text
    shorter than a run). */
-static inline run_mask_t run_at(const uint8_t *s, size_t i, size_t len, ptrdiff_t rlast)
+static inline run_mask_t run_at(const uint8_t *s, size_t i, size_t len, ptrdiff_t rlast,
+                                bool padded, const run_consts_t *k)
 {
-    if (LIKELY((ptrdiff_t)i <= rlast)) {
-        return run_mask(s + i);
+    if (padded || LIKELY((ptrdiff_t)i <= rlast)) {
+        return run_mask(s + i, k);
     }
     if (rlast >= 0 && i < len) {
-        return run_mask(s + rlast) >> ((i - (size_t)rlast) * RUN_BITS);
+        return run_mask(s + rlast, k) >> ((i - (size_t)rlast) * RUN_BITS);
     }
     return 0;
 }
@@ -647,11 +668,11 @@ static inline run_mask_t run_at(const uint8_t *s, size_t i, size_t len, ptrdiff_
 /* Whether the string's first special byte is within one run and is its closing quote (i then
    at it): the usual short string, no loop. */
 #define STRING_ENDS_IN_RUN()                                                                       \
-    LIKELY((m = run_at(s, i, len, rlast)) != 0 && s[i += run_first(m)] == '"')
+    LIKELY((m = run_at(s, i, len, rlast, padded, &runk)) != 0 && s[i += run_first(m)] == '"')
 
-__attribute__((flatten)) fw_err_t fw_json_parse(fw_json_doc_t *doc, const char *buf, size_t len,
-                                                fw_json_tok_t *toks, uint32_t ntoks,
-                                                unsigned max_depth)
+__attribute__((always_inline)) static inline fw_err_t
+tokenize(fw_json_doc_t *doc, const char *buf, size_t len, fw_json_tok_t *toks, uint32_t ntoks,
+         unsigned max_depth, const bool padded)
 {
     doc->buf = buf;
     doc->len = len;
@@ -662,8 +683,9 @@ __attribute__((flatten)) fw_err_t fw_json_parse(fw_json_doc_t *doc, const char *
     if ((uint64_t)len >= OFF_LIMIT || (uint64_t)len >= FW_MSG_MAX) {
         return FW_ERR_JSON_NOMEM;
     }
-    if (buf == NULL) {
-        buf = "";
+    if (buf == NULL) { /* (an empty text, padded) */
+        static const char no_text[FW_JSON_PAD] = {0};
+        buf = no_text;
         len = 0;
     }
     const uint8_t *const s = (const uint8_t *)buf;
@@ -686,14 +708,15 @@ __attribute__((flatten)) fw_err_t fw_json_parse(fw_json_doc_t *doc, const char *
     uint8_t c;
     bool bad;
     fw_err_t err = FW_ERR_JSON_INVALID;
+    RUN_CONSTS(runk);
 
     if (max_depth == 0) {
         err = FW_ERR_JSON_DEPTH;
         goto fail;
     }
 
-value: /* a value is due */
-    if (UNLIKELY(i == len)) {
+value: /* a value is due (padded: the NUL at the end is none, and fails there) */
+    if (!padded && UNLIKELY(i == len)) {
         goto fail;
     }
     c = s[i];
@@ -720,14 +743,17 @@ value: /* a value is due */
         tn->next = (uint16_t)++used;
         tn->start = (fw_json_off_t)i;
     int_part: /* c, at i, is the first digit of a number's integer part */
-        if (c != '0') {
+        if (c != '0' && padded) {
+            while ((uint8_t)(s[++i] - '0') < 10u) { /* (the NUL at the end is no digit) */
+            }
+        } else if (c != '0') {
             while (++i != len && (uint8_t)(s[i] - '0') < 10u) {
             }
         } else {
             i++;
         }
         /* (',', '}' and whitespace are outside '.'..'e': one test for them) */
-        if (i != len && (uint8_t)(s[i] - '.') <= 'e' - '.' &&
+        if ((padded || i != len) && (uint8_t)(s[i] - '.') <= 'e' - '.' &&
             (s[i] == '.' || s[i] == 'e' || s[i] == 'E')) {
             tn->flags = (uint8_t)(tn->flags & ~FW_JSON_F_INTEGER);
             i = (size_t)(number_tail(s + i, s + len, &bad) - s);
@@ -757,7 +783,7 @@ value: /* a value is due */
         count = 0;
         depth_left--;
         closer = '}';
-        if (LIKELY(++i != len && s[i] == '"')) {
+        if (LIKELY((++i != len || padded) && s[i] == '"')) {
             goto key_str;
         }
         while (i != len && is_ws(s[i])) { /* the first key, or the closer */
@@ -777,17 +803,17 @@ value: /* a value is due */
     /* the literals: n is the length of a right spelling at i (its first byte is c), 0 if not */
     if (c == 't') {
         type = FW_JSON_TRUE;
-        n = len - i >= 4 && __builtin_memcmp(s + i, "true", 4) == 0 ? 4 : 0;
+        n = (padded || len - i >= 4) && __builtin_memcmp(s + i, "true", 4) == 0 ? 4 : 0;
         goto literal;
     }
     if (c == 'f') {
         type = FW_JSON_FALSE;
-        n = len - i >= 5 && __builtin_memcmp(s + i + 1, "alse", 4) == 0 ? 5 : 0;
+        n = (padded || len - i >= 5) && __builtin_memcmp(s + i + 1, "alse", 4) == 0 ? 5 : 0;
         goto literal;
     }
     if (c == 'n') {
         type = FW_JSON_NULL;
-        n = len - i >= 4 && __builtin_memcmp(s + i, "null", 4) == 0 ? 4 : 0;
+        n = (padded || len - i >= 4) && __builtin_memcmp(s + i, "null", 4) == 0 ? 4 : 0;
         goto literal;
     }
     if (c == '[') {
@@ -883,7 +909,7 @@ key_str: /* i at a key's opening quote */
     goto str_scan;
 key_end: /* i at the closing quote */
     tn++->end = (fw_json_off_t)i++;
-    if (LIKELY(i != len && s[i] == ':')) {
+    if (LIKELY((padded || i != len) && s[i] == ':')) {
         i++;
         goto value;
     }
@@ -897,7 +923,8 @@ key_end: /* i at the closing quote */
     goto value;
 
 after: /* a value is complete: ',' or the closer of the open container, or the end */
-    if (UNLIKELY(i == len)) {
+    if (!padded && UNLIKELY(i == len)) {
+    end:
         if (closer == CLOSER_TOP) {
             doc->count = used;
             return FW_OK;
@@ -913,7 +940,7 @@ after: /* a value is complete: ',' or the closer of the open container, or the e
         if (closer == CLOSER_TOP) {
             goto fail;
         }
-        if (LIKELY(++i != len && s[i] == '"')) {
+        if (LIKELY((++i != len || padded) && s[i] == '"')) {
             goto key_str;
         }
         goto key;
@@ -922,6 +949,9 @@ after: /* a value is complete: ',' or the closer of the open container, or the e
         goto close;
     }
     if (!is_ws(c)) {
+        if (padded && i == len) {
+            goto end; /* the NUL after the text */
+        }
         goto fail; /* (at top level: something after the value) */
     }
     i++;
@@ -944,11 +974,11 @@ close: /* i at the closer of the innermost open container */
 
 str_scan: /* the rest of string tn (a key when is_key) from i, in it */
     for (;;) {
-        m = run_at(s, i, len, rlast);
-        if (m != 0) {
+        m = run_at(s, i, len, rlast, padded, &runk);
+        if (m != 0) { /* (padded: the NUL at the end is one; string_special fails there) */
             i += run_first(m);
             c = s[i];
-        } else if ((ptrdiff_t)i <= rlast) { /* a run of plain bytes */
+        } else if (padded || (ptrdiff_t)i <= rlast) { /* a run of plain bytes */
             i += RUN_BYTES;
             continue;
         } else if (rlast >= 0 || i == len) { /* no closing quote */
@@ -984,7 +1014,31 @@ fail:
     return err;
 }
 
+__attribute__((flatten)) fw_err_t fw_json_parse(fw_json_doc_t *doc, const char *buf, size_t len,
+                                                fw_json_tok_t *toks, uint32_t ntoks,
+                                                unsigned max_depth)
+{
+    return tokenize(doc, buf, len, toks, ntoks, max_depth, false);
+}
+
+/* The padded text's copy: its end found at the NUL where a value would go on, so the usual case
+   of each step has no comparison with len (and the string runs none with rlast). */
+__attribute__((flatten)) fw_err_t fw_json_parse_padded(fw_json_doc_t *doc, const char *buf,
+                                                       size_t len, fw_json_tok_t *toks,
+                                                       uint32_t ntoks, unsigned max_depth)
+{
+    return tokenize(doc, buf, len, toks, ntoks, max_depth, true);
+}
+
 #endif /* FAST_TOKENIZER */
+
+#if !FAST_TOKENIZER
+fw_err_t fw_json_parse_padded(fw_json_doc_t *doc, const char *buf, size_t len,
+                              fw_json_tok_t *toks, uint32_t ntoks, unsigned max_depth)
+{
+    return fw_json_parse(doc, buf, len, toks, ntoks, max_depth);
+}
+#endif
 
 /* ---------------------------------------------------------------- accessors */
 

@@ -550,9 +550,10 @@ static fw_err_t mcp_run(const void *method, fw_call_t *call, const fw_json_doc_t
 
 /* ---------------------------------------------------------------- the layer */
 
-/* A message's session: the transport's, or the device's implicit one. A request cancelled
-   earlier in the same message is forgotten with it: requests run one at a time, so a later
-   message can only name one that has already finished. */
+/* A message's session: the transport's, or the device's implicit one. A request cancelled in
+   an earlier message is forgotten: requests run one at a time, so a later message can only
+   name one that has already finished. (It is read only under fw_msg_t.cancels, which only a
+   cancellation in the same message sets: no hook clears it at the message's end.) */
 static void msg_begin(fw_device_t *dev, fw_msg_t *m, void *session)
 {
     fw_session_t *s = session != NULL ? session : &dev->session;
@@ -563,20 +564,12 @@ static void msg_begin(fw_device_t *dev, fw_msg_t *m, void *session)
     s->cancelled_len = 0;
 }
 
-static void msg_end(fw_device_t *dev, fw_msg_t *m)
-{
-    fw_session_t *s = m->session;
-    (void)dev;
-    s->cancelled_len = 0;
-}
-
 const fw_rpc_layer_t fw_mcp_layer = {
     .method_find = method_find,
     .method_firsts = METHOD_FIRSTS,
     .method_named = method_named,
     .run = mcp_run,
     .msg_begin = msg_begin,
-    .msg_end = msg_end,
     .take_cancelled = take_cancelled,
     .answer = fw_mcp_answer,
     .result_begins = fw_mcp_ask_end,

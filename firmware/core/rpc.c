@@ -909,7 +909,7 @@ void fw_msg_sink_end(const fw_msg_sink_t *out, fw_msg_kind_t kind, int32_t code)
  * requests run one at a time, so a later message can only name one that has already finished.
  */
 HANDLE_INLINE bool handle_msg(fw_device_t *dev, void *session, const char *msg, size_t len,
-                              const fw_msg_sink_t *out, bool framed)
+                              const fw_msg_sink_t *out, bool framed, bool padded)
 {
     fw_jw_t w;
     fw_jw_init(&w, (fw_sink_t){out->write, out->ctx}); /* first: out is then done with */
@@ -932,7 +932,10 @@ HANDLE_INLINE bool handle_msg(fw_device_t *dev, void *session, const char *msg, 
     dev->msg = &m;
     const fw_rpc_layer_t *layer = FW_LAYER(dev);
     if (layer != NULL && layer->msg_begin != NULL) layer->msg_begin(dev, &m, session);
-    fw_err_t err = fw_json_parse(&doc, msg, len, dev->toks, FW_JSON_TOKENS_MAX, FW_JSON_DEPTH_MAX);
+    /* (padded: msg is a framer's line, its NUL and pad after it) */
+    fw_err_t err =
+        padded ? fw_json_parse_padded(&doc, msg, len, dev->toks, FW_JSON_TOKENS_MAX, FW_JSON_DEPTH_MAX)
+               : fw_json_parse(&doc, msg, len, dev->toks, FW_JSON_TOKENS_MAX, FW_JSON_DEPTH_MAX);
     m.doc = &doc;
     if (err != FW_OK) {
         answered = reject_unparsed(dev, &w, &doc, err);
@@ -960,7 +963,6 @@ HANDLE_INLINE bool handle_msg(fw_device_t *dev, void *session, const char *msg, 
                                          : FW_MSG_RESULT,
                             m.batch ? 0 : m.err_code);
     }
-    if (layer != NULL && layer->msg_end != NULL) layer->msg_end(dev, &m);
     dev->msg = outer;
     dev->scratch_used = 0;
     /* a framed output tells apart a deferred call's response from this message's reply */
@@ -970,7 +972,7 @@ HANDLE_INLINE bool handle_msg(fw_device_t *dev, void *session, const char *msg, 
 bool fw_rpc_handle(fw_device_t *dev, void *session, const char *msg, size_t len, fw_msg_sink_t out,
                    bool framed)
 {
-    return handle_msg(dev, session, msg, len, &out, framed);
+    return handle_msg(dev, session, msg, len, &out, framed, false);
 }
 
 bool fw_device_handle(fw_device_t *dev, const char *msg, size_t len, fw_sink_t out)
@@ -1021,7 +1023,7 @@ __attribute__((noinline)) static void feed_events(feed_state_t *st, size_t used)
         st->len -= used;
         const fw_msg_sink_t lines = {st->out.write, st->out.ctx, NULL, NULL};
         if (st->ev == FW_FRAME_LINE) {
-            handle_msg(st->dev, st->session, st->fr->line, st->fr->len, &lines, true);
+            handle_msg(st->dev, st->session, st->fr->line, st->fr->len, &lines, true, true);
         } else {
             write_overlong(st->dev, &lines);
         }

@@ -145,8 +145,15 @@ typedef struct fw_counters {
 } fw_counters_t;
 
 /* A byte-stream connection's framing state; the transport owns one per connection. */
+/* A line ends with a NUL; a hosted build (FW_SPEED_PATHS 2) keeps FW_JSON_PAD bytes from it
+   readable, for fw_json_parse_padded. */
+#if FW_SPEED_PATHS >= 2
+#define FW_LINE_PAD FW_JSON_PAD
+#else
+#define FW_LINE_PAD 1u
+#endif
 typedef struct fw_framer {
-    char line[FW_LINE_MAX + 1];
+    char line[FW_LINE_MAX + FW_LINE_PAD];
     size_t len;
     bool discarding; /* inside an overlong line, dropping bytes until the newline */
     bool ready;      /* line holds the line last reported; the next push starts afresh */
@@ -201,7 +208,7 @@ typedef struct fw_session {
     uint32_t change_cursor; /* pin changes up to this device change count were reported */
     uint32_t log_cursor;    /* seq of the next log entry this session has not seen */
     uint32_t boot_cursor;   /* seq of the next entry of the device's start still to send */
-    uint8_t cancelled_len;  /* > 0: raw id of a request cancelled earlier in the same message */
+    uint8_t cancelled_len;  /* > 0: raw id of a request the running message cancelled */
     char cancelled[FW_MCP_ID_MAX];
     /* A tools/call whose response waits for the client's answer (fw_call_ask) */
     const fw_tool_t *ask_tool; /* the tool to run again; NULL: no call waits */

@@ -66,6 +66,17 @@ typedef struct fw_json_doc {
 fw_err_t fw_json_parse(fw_json_doc_t *doc, const char *buf, size_t len, fw_json_tok_t *toks,
                        uint32_t ntoks, unsigned max_depth);
 
+/*
+ * The same parse, with the same result, error and error position, for a text the caller has
+ * padded: buf[len] is '\0' and the FW_JSON_PAD bytes from buf[len] on may be read (a stream
+ * framer's line buffer is kept so). A hosted build (FW_SPEED_PATHS 2) then looks for the text's
+ * end at the NUL where a value, a string or a number would go on, instead of comparing its
+ * position with len at every step; other builds run fw_json_parse.
+ */
+#define FW_JSON_PAD 16u
+fw_err_t fw_json_parse_padded(fw_json_doc_t *doc, const char *buf, size_t len,
+                              fw_json_tok_t *toks, uint32_t ntoks, unsigned max_depth);
+
 /* Value token of member `key` in object token `obj`, or -1 when absent or obj not an object.
    Keys are compared after unescaping; the first occurrence wins. */
 int32_t fw_json_obj_get(const fw_json_doc_t *doc, uint32_t obj, const char *key);

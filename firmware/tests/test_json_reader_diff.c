@@ -16,6 +16,7 @@
 /* json_reader.c once more, without its speed paths and under other names. */
 #define FW_SPEED_PATHS 0
 #define fw_json_parse slow_json_parse
+#define fw_json_parse_padded slow_json_parse_padded
 #define fw_json_obj_get slow_json_obj_get
 #define fw_json_arr_get slow_json_arr_get
 #define fw_json_str_eq slow_json_str_eq
@@ -25,6 +26,7 @@
 #define fw_json_get_double slow_json_get_double
 #include "json_reader.c"
 #undef fw_json_parse
+#undef fw_json_parse_padded
 #undef fw_json_obj_get
 #undef fw_json_arr_get
 #undef fw_json_str_eq
@@ -36,6 +38,8 @@
 /* The library's reader (fw_json.h was read above under the other names). */
 fw_err_t fw_json_parse(fw_json_doc_t *doc, const char *buf, size_t len, fw_json_tok_t *toks,
                        uint32_t ntoks, unsigned max_depth);
+fw_err_t fw_json_parse_padded(fw_json_doc_t *doc, const char *buf, size_t len,
+                              fw_json_tok_t *toks, uint32_t ntoks, unsigned max_depth);
 bool fw_json_str_eq(const fw_json_doc_t *doc, uint32_t tok, const char *s);
 int32_t fw_json_str_decode(const fw_json_doc_t *doc, uint32_t tok, char *out, size_t cap);
 
@@ -48,7 +52,8 @@ int32_t fw_json_str_decode(const fw_json_doc_t *doc, uint32_t tok, char *out, si
 
 #define POOL_MAX 4096u
 
-static fw_json_tok_t ref_toks[POOL_MAX], fast_toks[POOL_MAX], slow_toks[POOL_MAX];
+static fw_json_tok_t ref_toks[POOL_MAX], fast_toks[POOL_MAX], slow_toks[POOL_MAX],
+    padded_toks[POOL_MAX];
 static unsigned long parses; /* comparisons made, so a test can show it ran them */
 
 static void same_doc(const char *who, const fw_json_doc_t *d, fw_err_t e, const fw_json_doc_t *r,
@@ -67,8 +72,13 @@ static void same_doc(const char *who, const fw_json_doc_t *d, fw_err_t e, const 
     }
 }
 
+/* What the pad after a padded text's NUL holds: bytes that would go on a string, a number, a
+   literal or a member if the reader took any of them for the text's. */
+static const char pad_bytes[FW_JSON_PAD - 1] = "\"1e:,}]\"true\"0.";
+
 /* Parses text[0..len) from an exact-size heap copy (ASan sees any read past it) with the three
-   readers and checks they agree. */
+   readers, and from a padded copy (its NUL, then FW_JSON_PAD - 1 more bytes, then the end of
+   the allocation) with the padded one, and checks they agree. */
 static void agree(const char *text, size_t len, uint32_t ntoks, unsigned depth, const char *what)
 {
     char *buf = malloc(len > 0 ? len : 1);
@@ -83,7 +93,17 @@ static void agree(const char *text, size_t len, uint32_t ntoks, unsigned depth, 
     fw_err_t se = slow_json_parse(&slow, buf, len, slow_toks, ntoks, depth);
     same_doc("reader", &fast, fe, &r, re, what, ntoks, depth);
     same_doc("reader without speed paths", &slow, se, &r, re, what, ntoks, depth);
+    char *pbuf = malloc(len + FW_JSON_PAD);
+    ck_assert(pbuf != NULL);
+    memcpy(pbuf, text, len);
+    pbuf[len] = '\0';
+    memcpy(pbuf + len + 1, pad_bytes, sizeof pad_bytes);
+    fw_json_doc_t padded;
+    fw_err_t pe = fw_json_parse_padded(&padded, pbuf, len, padded_toks, ntoks, depth);
+    padded.buf = r.buf; /* (only the tokens are compared) */
+    same_doc("padded reader", &padded, pe, &r, re, what, ntoks, depth);
     parses++;
+    free(pbuf);
     free(buf);
 }
 

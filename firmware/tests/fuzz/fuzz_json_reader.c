@@ -22,7 +22,8 @@
  *     member and element.
  *  3. The reference reader (json_reader_ref.c, the specification the tokenizer keeps; the hosted
  *     build's tokenizer is a second implementation of it) must give the same verdict, error
- *     position and tokens, with the pool that cannot run out and at depth 16.
+ *     position and tokens, with the pool that cannot run out and at depth 16; and so must
+ *     fw_json_parse_padded on a padded copy, whose pad holds bytes that would go on the text.
  *  4. Differential: jansson's json_loadb (JSON_DECODE_ANY | JSON_ALLOW_NUL |
  *     JSON_DECODE_INT_AS_REAL) must accept exactly what the unbounded parse accepts, and produce
  *     the same tree, except where jansson has limits of its own and for raw NUL bytes, which
@@ -565,6 +566,20 @@ int fuzz_json_reader(const uint8_t *data, size_t size)
     check_same(&deep, &spec, "reference reader");
     spec.err = ref_json_parse(&spec.doc, buf, size, pool_c, ntoks, DEPTH);
     check_same(&at16, &spec, "reference reader at depth 16");
+    /* the padded reader on a padded copy (its NUL, then bytes that would go on the text if it
+       took them for the text's, then the end of the allocation) */
+    char *padded = malloc(size + FW_JSON_PAD);
+    FUZZ_CHECK(padded != NULL, "out of memory");
+    if (size > 0) memcpy(padded, buf, size);
+    memset(padded + size, '"', FW_JSON_PAD);
+    padded[size] = '\0';
+    if (FW_JSON_PAD > 4) memcpy(padded + size + 1, "1e:,", 4);
+    parsed_t pad;
+    pad.err = fw_json_parse_padded(&pad.doc, padded, size, pool_c, ntoks, (unsigned)size + 1u);
+    check_same(&pad, &deep, "padded reader");
+    pad.err = fw_json_parse_padded(&pad.doc, padded, size, pool_c, ntoks, DEPTH);
+    check_same(&pad, &at16, "padded reader at depth 16");
+    free(padded);
     free(pool_c);
     differential(buf, size, &deep);
     check_limits(buf, size, &deep, &at16, pool_b);

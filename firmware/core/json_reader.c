@@ -567,25 +567,24 @@ fail:
  */
 #if defined(__SSE2__)
 typedef char run_char_t __attribute__((vector_size(16))); /* what pmovmskb takes (signed on x86) */
-typedef unsigned long run_mask_t;
+typedef unsigned run_mask_t; /* (16 bits: a 32-bit count of its zeros needs no widening) */
 #define RUN_BYTES 16u
 #define RUN_BITS 1u /* mask bits per byte */
 
-/* The comparisons' constants, made once per parse and kept in registers: the compiler would
-   load them again for every run (the empty asm hides that they are constants). */
+/* The comparison's bound, 0x21 in every byte: made once per parse, the empty asm hiding that it
+   is a constant, so the comparison is compiled as written (one pcmpgtb: the compiler would
+   otherwise turn it around into another and a negation). */
 typedef struct run_consts {
     run_char_t two, x21, backslash;
 } run_consts_t;
 #define RUN_CONSTS(k)                                                                              \
-    run_consts_t k;                                                                                \
-    do {                                                                                           \
-        for (unsigned b_ = 0; b_ < RUN_BYTES; b_++) {                                              \
-            k.two[b_] = 2;                                                                         \
-            k.x21[b_] = 0x21;                                                                      \
-            k.backslash[b_] = '\\';                                                                \
-        }                                                                                          \
-        __asm__("" : "+x"(k.two), "+x"(k.x21), "+x"(k.backslash));                                \
-    } while (0)
+    run_char_t k##_two = {2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2};                         \
+    run_char_t k##_x21 = {0x21, 0x21, 0x21, 0x21, 0x21, 0x21, 0x21, 0x21,                          \
+                          0x21, 0x21, 0x21, 0x21, 0x21, 0x21, 0x21, 0x21};                         \
+    run_char_t k##_bs = {'\\', '\\', '\\', '\\', '\\', '\\', '\\', '\\',                          \
+                         '\\', '\\', '\\', '\\', '\\', '\\', '\\', '\\'};                         \
+    __asm__("" : "+x"(k##_two), "+x"(k##_x21), "+x"(k##_bs));                                      \
+    const run_consts_t k = {k##_two, k##_x21, k##_bs}
 
 static inline run_mask_t run_mask(const uint8_t *p, const run_consts_t *k)
 {
@@ -597,7 +596,7 @@ static inline run_mask_t run_mask(const uint8_t *p, const run_consts_t *k)
     run_char_t sp = (run_char_t)(k->x21 > (v ^ k->two)) | (run_char_t)(v == k->backslash);
     return (run_mask_t)(unsigned)__builtin_ia32_pmovmskb128(sp);
 }
-#define run_first(m) ((size_t)__builtin_ctzl(m))
+#define run_first(m) ((unsigned)__builtin_ctz(m))
 #else
 typedef word_t run_mask_t;
 #define RUN_BYTES ((unsigned)sizeof(word_t))
@@ -933,17 +932,17 @@ after: /* a value is complete: ',' or the closer of the open container, or the e
     }
     c = s[i];
     if (c == ',') {
+        if (LIKELY(closer == '}')) {
+            if (LIKELY((++i != len || padded) && s[i] == '"')) {
+                goto key_str;
+            }
+            goto key;
+        }
         if (closer == ']') {
             i++;
             goto value;
         }
-        if (closer == CLOSER_TOP) {
-            goto fail;
-        }
-        if (LIKELY((++i != len || padded) && s[i] == '"')) {
-            goto key_str;
-        }
-        goto key;
+        goto fail; /* (at top level) */
     }
     if (LIKELY(c == closer)) {
         goto close;

@@ -2,6 +2,7 @@
 #include <stdarg.h>
 #include <string.h>
 
+#include "framing_fast.h"
 #include "fw_internal.h"
 
 /*
@@ -1034,16 +1035,15 @@ __attribute__((noinline)) static void feed_events(feed_state_t *st, size_t used)
 }
 
 /*
- * Most reads end no line: the framer takes them whole and that is all. The arguments wait in
- * memory (st, whose address the push is given) rather than in registers the push must leave
- * alone, which would be saved and restored by every read.
+ * Most reads end no line: the framer (its usual path inline here, no call) takes them whole and
+ * that is all; the read's state is gathered for feed_events only when one does.
  */
 HANDLE_INLINE void feed(fw_device_t *dev, void *session, fw_framer_t *fr, const uint8_t *data,
                         size_t len, fw_sink_t out)
 {
     if (len == 0) return;
     feed_state_t st = {dev, session, fr, data, len, out, FW_FRAME_NONE};
-    size_t used = fw_framer_push(fr, data, len, &st.ev);
+    size_t used = framer_push(fr, data, len, &st.ev);
     if (st.ev != FW_FRAME_NONE) feed_events(&st, used);
 }
 

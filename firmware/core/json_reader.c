@@ -698,7 +698,9 @@ tokenize(fw_json_doc_t *doc, const char *buf, size_t len, fw_json_tok_t *toks, u
     unsigned parent = NO_PARENT;  /* the innermost open container */
     unsigned count = 0;           /* the values it holds so far */
     unsigned closer = CLOSER_TOP; /* its closing byte */
-    unsigned depth_left = max_depth;
+    /* (volatile: one home in memory, read and written only where a container opens or closes;
+       as a register the compiler split it between two stack slots and copied it at every key) */
+    volatile unsigned depth_left = max_depth;
     bool is_key = false; /* the string in the longer scan is a key */
     fw_json_tok_t *t;
     run_mask_t m;
@@ -932,7 +934,10 @@ after: /* a value is complete: ',' or the closer of the open container, or the e
     }
     c = s[i];
     if (c == ',') {
-        if (LIKELY(closer == '}')) {
+        /* (an object's closer is the only one with 0x20: '}' is 0x7D, ']' 0x5D, the top's
+           0x100; tested so, the compiler does not learn it is '}' and store it again on the
+           key's path, which the first key after '{' shares) */
+        if (LIKELY(closer & 0x20u)) {
             if (LIKELY((++i != len || padded) && s[i] == '"')) {
                 goto key_str;
             }

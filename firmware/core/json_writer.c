@@ -302,10 +302,14 @@ static void close_container(fw_jw_t *w, bool object)
 /* Every member but the buffer, whose bytes are never read before they are written. */
 void fw_jw_init(fw_jw_t *w, fw_sink_t sink)
 {
+#if FW_SPEED_PATHS >= 2 && !FW_ROM_SPLIT
+    fw_jw_init_at_(w, sink);
+#else
     w->sink = sink;
     memset(&w->used, 0, sizeof *w - offsetof(fw_jw_t, used));
     w->first_mask = 1u;
     w->err = FW_OK;
+#endif
 }
 
 void fw_jw_obj_begin(fw_jw_t *w)

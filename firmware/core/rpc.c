@@ -795,41 +795,52 @@ static bool reject_message(fw_device_t *dev, fw_jw_t *w, fw_err_t err, const cha
 
 #if FW_SPEED_PATHS >= 2
 _Static_assert(FW_RPC_PARSE_ERROR == -32700, "the parse error's text below names its code");
+/* The general way of the parse error, out of line: a writer that has written something already
+   (not so from handle_msg), or an offset of 10,000 or more. */
+FW_NOINLINE FW_COLD_L2 static bool parse_error_general(fw_device_t *dev, fw_jw_t *w, size_t pos)
+{
+    return reject_message(dev, w, FW_ERR_JSON_INVALID, FW_S("parse error at byte %u"),
+                          (unsigned)pos);
+}
+
 /*
- * What reject_message writes for a parse error, as one run: the envelope, code and message
- * are constant but for the byte offset (no formatting, no writer call per member). Before
- * anything else of the reply (a writer that has written nothing, as here) the run is made in the
- * writer's buffer itself, so it is not copied again; otherwise it is written as a raw value.
+ * What reject_message writes for a parse error, as one run made in the writer's buffer itself
+ * before anything else of the reply: the envelope, code and message are constant but for the
+ * byte offset (no formatting, no writer call per member). The usual case makes no call, so it
+ * saves no register; the rest go the general way.
  */
 static bool parse_error(fw_device_t *dev, fw_jw_t *w, size_t pos)
 {
     static const char head[] = "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32700,"
                                "\"message\":\"parse error at byte ";
-    char text[sizeof head - 1 + 21 + 3];
-    bool in_place = w->total == 0 && sizeof text < sizeof w->buf;
-    char *p = in_place ? w->buf : text;
+    if (w->total != 0 || pos >= 10000u || sizeof head - 1 + 4 + 3 >= sizeof w->buf)
+        return parse_error_general(dev, w, pos);
+    char *p = w->buf;
     memcpy(p, head, sizeof head - 1);
     size_t n = sizeof head - 1;
     unsigned at = (unsigned)pos;
-    if (at < 100u) { /* its pair of digits, or the second of "0d" (the byte after is overwritten) */
+    if (at >= 100u) { /* the first one or two digits (below), then the last two */
+        unsigned hi = at / 100u;
+        at -= hi * 100u;
+        size_t one = hi < 10u;
+        memcpy(p + n, fw_jw_digit_pairs_ + 2u * hi + one, 2);
+        n += 2u - one;
+        memcpy(p + n, fw_jw_digit_pairs_ + 2u * at, 2);
+        n += 2;
+    } else { /* its pair of digits, or the second of "0d" (the byte after is overwritten) */
         size_t one = at < 10u;
         memcpy(p + n, fw_jw_digit_pairs_ + 2u * at + one, 2);
         n += 2u - one;
-    } else {
-        n += fw_i64_text(p + n, (int64_t)at);
     }
     memcpy(p + n, "\"}}", 3);
     n += 3;
     fw_resp_t *r = &dev->resp;
     resp_init(r, w, NULL);
     r->err = FW_ERR_JSON_INVALID;
-    if (in_place) { /* what fw_jw_raw leaves: one value at the top level, n bytes */
-        w->used = n;
-        w->total = n;
-        w->first_mask &= (fw_jw_mask_t)~1u;
-    } else {
-        fw_jw_raw(w, text, n);
-    }
+    /* what fw_jw_raw leaves: one value at the top level, n bytes */
+    w->used = n;
+    w->total = n;
+    w->first_mask &= (fw_jw_mask_t)~1u;
     count_error(dev, r, FW_RPC_PARSE_ERROR);
     if (dev->msg != NULL) dev->msg->err_code = FW_RPC_PARSE_ERROR;
     return true;
@@ -913,7 +924,11 @@ HANDLE_INLINE bool handle_msg(fw_device_t *dev, void *session, const char *msg, 
                               const fw_msg_sink_t *out, bool framed, bool padded)
 {
     fw_jw_t w;
-    fw_jw_init(&w, (fw_sink_t){out->write, out->ctx}); /* first: out is then done with */
+#if FW_SPEED_PATHS >= 2 && !FW_ROM_SPLIT
+    fw_jw_init_at_(&w, (fw_sink_t){out->write, out->ctx}); /* first: out is then done with */
+#else
+    fw_jw_init(&w, (fw_sink_t){out->write, out->ctx});
+#endif
 #if FW_SPEED_PATHS >= 2 && defined(__GNUC__)
     /* All zero but the members set below. One clear of the whole struct compiles to a rep
        stosq here (an instruction per 8 bytes); each half alone is a few 16-byte stores. */
@@ -1036,7 +1051,9 @@ __attribute__((noinline)) static void feed_events(feed_state_t *st, size_t used)
 
 /*
  * Most reads end no line: the framer (its usual path inline here, no call) takes them whole and
- * that is all; the read's state is gathered for feed_events only when one does.
+ * that is all. The arguments wait in memory (st, whose address the push's rare paths are given)
+ * rather than in registers the push must leave alone, which would be saved and restored by
+ * every read.
  */
 HANDLE_INLINE void feed(fw_device_t *dev, void *session, fw_framer_t *fr, const uint8_t *data,
                         size_t len, fw_sink_t out)

@@ -205,6 +205,15 @@ extern const char fw_jw_digit_pairs_[201];
 #define FW_JW_INLINE_ static inline
 #endif
 
+/* fw_jw_init (which is this at this level), inline where a writer is made for every message. */
+FW_JW_INLINE_ void fw_jw_init_at_(fw_jw_t *w, fw_sink_t sink)
+{
+    w->sink = sink;
+    memset(&w->used, 0, sizeof *w - offsetof(fw_jw_t, used));
+    w->first_mask = 1u;
+    w->err = FW_OK;
+}
+
 /*
  * Where a key may come and the separator, the member text and vn bytes of value fit the room:
  * writes the first two, counts all three as written and returns where the value goes. NULL,

@@ -56,22 +56,53 @@ struct host_http {
     const char *auth_token; /* NULL: no authentication */
     unsigned idle_timeout_s;
     host_session_t *calling; /* the session whose POST the device handles now, or NULL */
+    const struct req_hdrs *hdrs;        /* the headers of the request on_request serves now */
+    struct MHD_Connection *hdrs_conn;   /* ... on this connection (NULL: none) */
 };
 
-/* The messages the device wrote for one POST: concatenated, with the end of each. */
+/* The messages the device wrote for one POST: concatenated, with the end of each. The first
+   COL_INLINE ends, kinds and codes are kept in the collector itself (a POST's answer is one
+   message but for notifications before it); a collector is not copied once it holds any. */
+#define COL_INLINE 4
 typedef struct collector {
     host_buf_t data;
-    size_t *ends;
+    size_t *ends;   /* ends_in, or allocated past COL_INLINE messages */
     uint8_t *kinds; /* fw_msg_kind_t of each, as the device's sink told it */
     int32_t *codes; /* the error code of each FW_MSG_ERROR */
+    size_t ends_in[COL_INLINE];
+    uint8_t kinds_in[COL_INLINE];
+    int32_t codes_in[COL_INLINE];
     size_t count, cap;
     fw_msg_kind_t kind; /* of the message being written (tell comes before end) */
     int32_t code;
 } collector_t;
 
+/* The request headers the transport reads, found in one pass over the request's headers
+   (hdrs_read) instead of one walk of the list per lookup: the first of each name, as
+   MHD_lookup_connection_value finds it, and how many Host headers came. */
+enum {
+    H_HOST,
+    H_ORIGIN,
+    H_AUTH,
+    H_TYPE,
+    H_ACCEPT,
+    H_LENGTH,
+    H_SESSION,
+    H_VERSION,
+    H_ACRM,
+    H_COUNT
+};
+
+typedef struct req_hdrs {
+    const char *v[H_COUNT];
+    unsigned found; /* bit i: v[i] is the first header of that name */
+    unsigned hosts; /* Host headers */
+} req_hdrs_t;
+
 /* A request's state between libmicrohttpd's calls: the POST body as it arrives, then, while
    a bridged device has not answered yet, what the answer needs once it came. */
 typedef struct http_req {
+    req_hdrs_t hdrs; /* its headers (valid until the request completes) */
     host_buf_t body;
     bool too_large;
     bool over_budget; /* the input budget refused the body: 503 */
@@ -104,6 +135,58 @@ typedef struct http_err {
 static const char *header(struct MHD_Connection *c, const char *name)
 {
     return MHD_lookup_connection_value(c, MHD_HEADER_KIND, name);
+}
+
+#define HDR_NAME(s) {s, sizeof s - 1}
+static const struct {
+    const char *name;
+    size_t len;
+} hdr_names[H_COUNT] = {
+    [H_HOST] = HDR_NAME("Host"),
+    [H_ORIGIN] = HDR_NAME("Origin"),
+    [H_AUTH] = HDR_NAME("Authorization"),
+    [H_TYPE] = HDR_NAME("Content-Type"),
+    [H_ACCEPT] = HDR_NAME("Accept"),
+    [H_LENGTH] = HDR_NAME("Content-Length"),
+    [H_SESSION] = HDR_NAME("Mcp-Session-Id"),
+    [H_VERSION] = HDR_NAME("MCP-Protocol-Version"),
+    [H_ACRM] = HDR_NAME("Access-Control-Request-Method"),
+};
+#undef HDR_NAME
+
+static enum MHD_Result hdrs_one(void *cls, enum MHD_ValueKind kind, const char *key,
+                                size_t key_size, const char *value, size_t value_size)
+{
+    req_hdrs_t *h = cls;
+    (void)kind;
+    (void)value_size;
+    for (unsigned i = 0; i < H_COUNT; i++) {
+        /* every name starts with a letter: (ch | 0x20) is its lower case, and no other byte's */
+        if ((key[0] | 0x20) != (hdr_names[i].name[0] | 0x20)) continue;
+        if (i == H_HOST && strcasecmp(key, "Host") == 0) h->hosts++; /* as count_host counts */
+        /* as MHD_lookup_connection_value matches: the whole key, case-insensitively */
+        if (hdr_names[i].len != key_size || strncasecmp(key, hdr_names[i].name, key_size) != 0)
+            continue;
+        if (!(h->found & 1u << i)) {
+            h->found |= 1u << i;
+            h->v[i] = value;
+        }
+        break;
+    }
+    return MHD_YES;
+}
+
+static void hdrs_read(struct MHD_Connection *c, req_hdrs_t *h)
+{
+    memset(h, 0, sizeof *h);
+    MHD_get_connection_values_n(c, MHD_HEADER_KIND, hdrs_one, h);
+}
+
+/* Header id of the request on c: from the snapshot on_request took, else looked up. */
+static const char *hdr(const host_http_t *http, struct MHD_Connection *c, unsigned id)
+{
+    if (http->hdrs && http->hdrs_conn == c) return http->hdrs->v[id];
+    return header(c, hdr_names[id].name);
 }
 
 static void peer_of(struct MHD_Connection *c, char *out, size_t cap)
@@ -145,7 +228,7 @@ static void peer_address(struct MHD_Connection *c, char *out, size_t cap)
  */
 static void add_cors(const host_http_t *http, struct MHD_Connection *c, struct MHD_Response *r)
 {
-    const char *origin = header(c, "Origin");
+    const char *origin = hdr(http, c, H_ORIGIN);
     if (!origin || !host_http_origin_allowed(origin, http->allow_origins, http->allow_origin_count))
         return;
     MHD_add_response_header(r, "Access-Control-Allow-Origin", origin);
@@ -229,6 +312,18 @@ static void utf8_repair(char *s)
     }
 }
 
+/* An empty refusal (the message and the version asked for are written by fail and
+   check_stateless; the whole struct is not zeroed on every request). */
+static void err_init(http_err_t *e)
+{
+    e->status = 0;
+    e->code = 0;
+    e->message[0] = 0;
+    e->allow = NULL;
+    e->challenge = e->token_given = e->retry_after = false;
+    e->requested[0] = 0;
+}
+
 static void fail(http_err_t *e, unsigned status, int code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
@@ -283,13 +378,16 @@ static enum MHD_Result count_host(void *cls, enum MHD_ValueKind kind, const char
 
 static bool check_host(const host_http_t *http, struct MHD_Connection *c, http_err_t *e)
 {
-    const char *host = header(c, "Host");
+    const char *host = hdr(http, c, H_HOST);
     if (!host) {
         fail(e, 400, FW_RPC_TRANSPORT_ERROR, "Host header missing");
         return false;
     }
     unsigned hosts = 0; /* only the first is looked up: a second one must not slip past */
-    MHD_get_connection_values(c, MHD_HEADER_KIND, count_host, &hosts);
+    if (http->hdrs && http->hdrs_conn == c)
+        hosts = http->hdrs->hosts;
+    else
+        MHD_get_connection_values(c, MHD_HEADER_KIND, count_host, &hosts);
     if (hosts != 1) {
         fail(e, 400, FW_RPC_TRANSPORT_ERROR, "%u Host headers: a request has exactly one",
              hosts);
@@ -305,7 +403,7 @@ static bool check_host(const host_http_t *http, struct MHD_Connection *c, http_e
 
 static bool check_origin(const host_http_t *http, struct MHD_Connection *c, http_err_t *e)
 {
-    const char *origin = header(c, "Origin");
+    const char *origin = hdr(http, c, H_ORIGIN);
     if (!origin || host_http_origin_allowed(origin, http->allow_origins, http->allow_origin_count))
         return true;
     fail(e, 403, FW_RPC_TRANSPORT_ERROR,
@@ -318,7 +416,7 @@ static bool check_origin(const host_http_t *http, struct MHD_Connection *c, http
 static bool check_auth(const host_http_t *http, struct MHD_Connection *c, http_err_t *e)
 {
     if (!http->auth_token) return true;
-    const char *auth = header(c, "Authorization");
+    const char *auth = hdr(http, c, H_AUTH);
     if (host_http_bearer_ok(auth, http->auth_token)) return true;
     fail(e, 401, FW_RPC_TRANSPORT_ERROR,
          "%s: send 'Authorization: Bearer TOKEN' with the token of --auth-token",
@@ -328,9 +426,9 @@ static bool check_auth(const host_http_t *http, struct MHD_Connection *c, http_e
     return false;
 }
 
-static bool check_version(struct MHD_Connection *c, http_err_t *e)
+static bool check_version(const host_http_t *http, struct MHD_Connection *c, http_err_t *e)
 {
-    const char *v = header(c, "MCP-Protocol-Version");
+    const char *v = hdr(http, c, H_VERSION);
     if (!v || fw_mcp_version_supported(v, strlen(v))) return true; /* absent: 2025-03-26 */
     fw_session_t none;
     memset(&none, 0, sizeof none);
@@ -352,18 +450,20 @@ static bool check_common(const host_http_t *http, struct MHD_Connection *c, cons
     return true;
 }
 
-static bool check_post_headers(struct MHD_Connection *c, http_err_t *e)
+static bool check_post_headers(const host_http_t *http, struct MHD_Connection *c, http_err_t *e)
 {
-    const char *type = header(c, "Content-Type");
-    const char *accept = header(c, "Accept");
-    const char *length = header(c, "Content-Length");
+    const char *type = hdr(http, c, H_TYPE);
+    const char *accept = hdr(http, c, H_ACCEPT);
+    const char *length = hdr(http, c, H_LENGTH);
     if (!host_http_is_json(type)) {
         fail(e, 415, FW_RPC_TRANSPORT_ERROR, "Content-Type must be application/json (got '%.100s')",
              type ? type : "");
         return false;
     }
-    if (!host_http_accepts(accept, "application/json") ||
-        !host_http_accepts(accept, "text/event-stream")) {
+    static const char *const answers[] = {"application/json", "text/event-stream"};
+    bool ok[2];
+    host_http_accepts_each(accept, answers, 2, ok);
+    if (!ok[0] || !ok[1]) {
         fail(e, 406, FW_RPC_TRANSPORT_ERROR,
              "Accept must list both application/json and text/event-stream (got '%.100s')",
              accept ? accept : "");
@@ -383,7 +483,7 @@ static bool check_post_headers(struct MHD_Connection *c, http_err_t *e)
 /* The session named by the Mcp-Session-Id header, referenced; NULL with e filled. */
 static host_session_t *find_session(host_http_t *http, struct MHD_Connection *c, http_err_t *e)
 {
-    const char *id = header(c, "Mcp-Session-Id");
+    const char *id = hdr(http, c, H_SESSION);
     if (!id) {
         fail(e, 400, FW_RPC_TRANSPORT_ERROR,
              "Mcp-Session-Id header missing: initialize first (POST initialize without it) and "
@@ -524,18 +624,44 @@ static void col_tell(void *ctx, fw_msg_kind_t kind, int32_t code)
 static void col_end(void *ctx)
 {
     collector_t *col = ctx;
-    if (col->count == col->cap) {
-        col->cap = col->cap ? 2 * col->cap : 4;
-        col->ends = realloc(col->ends, col->cap * sizeof *col->ends);
-        col->kinds = realloc(col->kinds, col->cap * sizeof *col->kinds);
-        col->codes = realloc(col->codes, col->cap * sizeof *col->codes);
-        if (!col->ends || !col->kinds || !col->codes) abort();
+    if (col->count == col->cap && col->cap == 0) {
+        col->cap = COL_INLINE;
+        col->ends = col->ends_in;
+        col->kinds = col->kinds_in;
+        col->codes = col->codes_in;
+    } else if (col->count == col->cap) {
+        bool inline_ = col->ends == col->ends_in;
+        col->cap *= 2;
+        size_t *ends = realloc(inline_ ? NULL : col->ends, col->cap * sizeof *col->ends);
+        uint8_t *kinds = realloc(inline_ ? NULL : col->kinds, col->cap * sizeof *col->kinds);
+        int32_t *codes = realloc(inline_ ? NULL : col->codes, col->cap * sizeof *col->codes);
+        if (!ends || !kinds || !codes) abort();
+        if (inline_) {
+            memcpy(ends, col->ends_in, sizeof col->ends_in);
+            memcpy(kinds, col->kinds_in, sizeof col->kinds_in);
+            memcpy(codes, col->codes_in, sizeof col->codes_in);
+        }
+        col->ends = ends;
+        col->kinds = kinds;
+        col->codes = codes;
     }
     col->kinds[col->count] = (uint8_t)col->kind;
     col->codes[col->count] = col->code;
     col->ends[col->count++] = col->data.len;
     col->kind = FW_MSG_RESULT; /* a message without a tell (a bridged device's late answer) */
     col->code = 0;
+}
+
+/* Moves src's messages to dst; src is left empty. */
+static void col_move(collector_t *dst, collector_t *src)
+{
+    *dst = *src;
+    if (src->ends == src->ends_in) { /* dst's own copies of the inline arrays */
+        dst->ends = dst->ends_in;
+        dst->kinds = dst->kinds_in;
+        dst->codes = dst->codes_in;
+    }
+    memset(src, 0, sizeof *src);
 }
 
 static fw_msg_sink_t col_sink(collector_t *col)
@@ -546,9 +672,11 @@ static fw_msg_sink_t col_sink(collector_t *col)
 static void col_free(collector_t *col)
 {
     host_buf_free(&col->data);
-    free(col->ends);
-    free(col->kinds);
-    free(col->codes);
+    if (col->ends != col->ends_in) {
+        free(col->ends);
+        free(col->kinds);
+        free(col->codes);
+    }
 }
 
 static bool is_response(fw_msg_kind_t kind)
@@ -672,8 +800,8 @@ static enum MHD_Result finish_post(host_http_t *http, struct MHD_Connection *c, 
 {
     host_session_t *s = req->s;
     bool created = req->created, requests = req->requests;
-    collector_t col = req->col;
-    memset(&req->col, 0, sizeof req->col);
+    collector_t col;
+    col_move(&col, &req->col);
     req->s = NULL;
     bool answered = req->answer != HOST_SILENT;
     bool listed = !created || finish_new_session(http, c, s);
@@ -750,11 +878,12 @@ static int32_t env_member(const fw_envelope_t *env, int32_t obj, const char *key
 
 /* True when the body asks for the stateless revision: a header naming a version that is not a
    stateful one, or (no header, no session) a _meta protocolVersion. */
-static bool wants_stateless(struct MHD_Connection *c, const fw_envelope_t *env)
+static bool wants_stateless(const host_http_t *http, struct MHD_Connection *c,
+                            const fw_envelope_t *env)
 {
-    const char *v = header(c, "MCP-Protocol-Version");
+    const char *v = hdr(http, c, H_VERSION);
     if (v) return !fw_mcp_version_supported(v, strlen(v));
-    if (header(c, "Mcp-Session-Id")) return false;
+    if (hdr(http, c, H_SESSION)) return false;
     char pv[128];
     if (!env_str(env, env->version, pv, sizeof pv)) return false;
     return !fw_mcp_version_supported(pv, strlen(pv));
@@ -1115,7 +1244,8 @@ static enum MHD_Result run_alone(host_http_t *http, struct MHD_Connection *c, ht
 static enum MHD_Result stateless_post(host_http_t *http, struct MHD_Connection *c,
                                       http_req_t *req, const fw_envelope_t *env)
 {
-    http_err_t e = {0};
+    http_err_t e;
+    err_init(&e);
     if (!check_stateless(c, env, &e) || !check_custom_headers(http, c, env, &e))
         return send_stateless_error(http, c, env, &e);
     return run_alone(http, c, req, is_listen(env));
@@ -1154,7 +1284,8 @@ static enum MHD_Result finish_stateless(host_http_t *http, struct MHD_Connection
 
 static enum MHD_Result handle_post(host_http_t *http, struct MHD_Connection *c, http_req_t *req)
 {
-    http_err_t e = {0};
+    http_err_t e;
+    err_init(&e);
     if (req->too_large) {
         fail(&e, 413, FW_RPC_TRANSPORT_ERROR, "request body over the limit of %u bytes",
              HOST_HTTP_BODY_MAX);
@@ -1176,9 +1307,9 @@ static enum MHD_Result handle_post(host_http_t *http, struct MHD_Connection *c, 
         req->unreadable = true; /* the device answers why (400 for a parse error) */
         return run_alone(http, c, req, false);
     }
-    if (wants_stateless(c, &env)) return stateless_post(http, c, req, &env);
+    if (wants_stateless(http, c, &env)) return stateless_post(http, c, req, &env);
     bool init = is_initialize(&env), requests = env.requests;
-    bool created = init && !header(c, "Mcp-Session-Id");
+    bool created = init && !hdr(http, c, H_SESSION);
     host_session_t *s = created ? new_session(http, c, &e) : find_session(http, c, &e);
     if (!s) return send_error(http, c, "POST", "/mcp", &e);
     return run_post(http, c, req, s, created, requests);
@@ -1212,13 +1343,14 @@ static void receive(host_http_t *http, http_req_t *req, const char *data, size_t
 /* GET: the session's stream of server-initiated messages (one per session at a time). */
 static enum MHD_Result open_stream(host_http_t *http, struct MHD_Connection *c)
 {
-    http_err_t e = {0};
-    if (!host_http_accepts(header(c, "Accept"), "text/event-stream")) {
+    http_err_t e;
+    err_init(&e);
+    if (!host_http_accepts(hdr(http, c, H_ACCEPT), "text/event-stream")) {
         fail(&e, 406, FW_RPC_TRANSPORT_ERROR,
              "Accept must list text/event-stream for the GET stream");
         return send_error(http, c, "GET", "/mcp", &e);
     }
-    host_session_t *s = check_version(c, &e) ? find_session(http, c, &e) : NULL;
+    host_session_t *s = check_version(http, c, &e) ? find_session(http, c, &e) : NULL;
     if (!s) return send_error(http, c, "GET", "/mcp", &e);
     host_stream_t *st = host_stream_open(&http->sessions, s, socket_of(c));
     host_session_release(&http->sessions, s); /* the stream holds its own reference */
@@ -1232,8 +1364,9 @@ static enum MHD_Result open_stream(host_http_t *http, struct MHD_Connection *c)
 /* DELETE: ends the session; its GET stream ends after what is queued. */
 static enum MHD_Result end_session(host_http_t *http, struct MHD_Connection *c)
 {
-    http_err_t e = {0};
-    host_session_t *s = check_version(c, &e) ? find_session(http, c, &e) : NULL;
+    http_err_t e;
+    err_init(&e);
+    host_session_t *s = check_version(http, c, &e) ? find_session(http, c, &e) : NULL;
     if (!s) return send_error(http, c, "DELETE", "/mcp", &e);
     char tag[16];
     host_session_tag(s, tag);
@@ -1250,10 +1383,10 @@ static enum MHD_Result end_session(host_http_t *http, struct MHD_Connection *c)
 static enum MHD_Result first_call(host_http_t *http, struct MHD_Connection *c, const char *url,
                                   const char *method, void **con_cls)
 {
-    http_err_t e = {0};
+    http_err_t e;
+    err_init(&e);
     if (!check_common(http, c, url, &e)) return send_error(http, c, method, url, &e);
-    if (strcmp(method, "OPTIONS") == 0 && header(c, "Origin") &&
-        header(c, "Access-Control-Request-Method"))
+    if (strcmp(method, "OPTIONS") == 0 && hdr(http, c, H_ORIGIN) && hdr(http, c, H_ACRM))
         return preflight(http, c);
     if (!check_auth(http, c, &e)) return send_error(http, c, method, url, &e);
     if (strcmp(method, "GET") == 0) return open_stream(http, c);
@@ -1264,23 +1397,28 @@ static enum MHD_Result first_call(host_http_t *http, struct MHD_Connection *c, c
         e.allow = "GET, POST, DELETE";
         return send_error(http, c, method, url, &e);
     }
-    if (!check_post_headers(c, &e)) return send_error(http, c, method, url, &e);
+    if (!check_post_headers(http, c, &e)) return send_error(http, c, method, url, &e);
     http_req_t *req = calloc(1, sizeof *req);
     if (!req) abort();
+    if (http->hdrs && http->hdrs_conn == c) /* the request's later calls read these */
+        req->hdrs = *http->hdrs;
+    else
+        hdrs_read(c, &req->hdrs);
     *con_cls = req;
     http_guard_headers_done(c, true); /* the body must follow in time */
     return MHD_YES;
 }
 
-static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
-                                  const char *method, const char *version, const char *upload,
-                                  size_t *upload_size, void **con_cls)
+static enum MHD_Result serve(host_http_t *http, struct MHD_Connection *c, const char *url,
+                             const char *method, const char *upload, size_t *upload_size,
+                             void **con_cls)
 {
-    (void)version;
+    void *cls = http;
     http_req_t *req = *con_cls;
     if (!req) {
-        http_guard_headers_done(c, false);
-        return first_call(cls, c, url, method, con_cls);
+        enum MHD_Result rc = first_call(cls, c, url, method, con_cls);
+        if (!*con_cls) http_guard_headers_done(c, false); /* answered: no body to wait for */
+        return rc;
     }
     if (req->waiting) { /* resumed: the late answer came (or the server stops) */
         if (!req->answered) {
@@ -1297,6 +1435,31 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     }
     http_guard_body_done(c);
     return handle_post(cls, c, req);
+}
+
+/* Every call of libmicrohttpd for a request: the first (headers only) reads the headers the
+   transport looks at in one pass; a POST keeps them for its later calls. */
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
+                                  const char *method, const char *version, const char *upload,
+                                  size_t *upload_size, void **con_cls)
+{
+    (void)version;
+    host_http_t *http = cls;
+    http_req_t *req = *con_cls;
+    const req_hdrs_t *outer = http->hdrs;
+    struct MHD_Connection *outer_c = http->hdrs_conn;
+    req_hdrs_t first;
+    if (req) {
+        http->hdrs = &req->hdrs;
+    } else {
+        hdrs_read(c, &first);
+        http->hdrs = &first;
+    }
+    http->hdrs_conn = c;
+    enum MHD_Result rc = serve(http, c, url, method, upload, upload_size, con_cls);
+    http->hdrs = outer;
+    http->hdrs_conn = outer_c;
+    return rc;
 }
 
 static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,

@@ -140,11 +140,13 @@ static int range_match(const char *range, size_t len, const char *type)
     return 0;
 }
 
-bool host_http_accepts(const char *accept, const char *type)
+void host_http_accepts_each(const char *accept, const char *const *types, size_t n, bool *ok)
 {
-    if (!accept || !strchr(type, '/')) return false;
-    int best = 0;
-    bool best_ok = false;
+    int best[HOST_HTTP_ACCEPT_TYPES_MAX] = {0};
+    bool best_ok[HOST_HTTP_ACCEPT_TYPES_MAX] = {false};
+    if (n > HOST_HTTP_ACCEPT_TYPES_MAX) n = HOST_HTTP_ACCEPT_TYPES_MAX;
+    for (size_t i = 0; i < n; i++) ok[i] = false;
+    if (!accept) return;
     const char *end = accept + strlen(accept);
     for (const char *p = accept; p < end;) {
         const char *comma = memchr(p, ',', (size_t)(end - p));
@@ -152,14 +154,24 @@ bool host_http_accepts(const char *accept, const char *type)
         const char *semi = memchr(p, ';', (size_t)(stop - p));
         const char *s = skip_space(p, stop);
         const char *e = trim_end(s, semi ? semi : stop);
-        int m = range_match(s, (size_t)(e - s), type);
-        if (m > best) {
-            best = m;
-            best_ok = semi ? q_positive(semi + 1, stop) : true;
+        for (size_t i = 0; i < n; i++) {
+            if (!strchr(types[i], '/')) continue;
+            int m = range_match(s, (size_t)(e - s), types[i]);
+            if (m > best[i]) {
+                best[i] = m;
+                best_ok[i] = semi ? q_positive(semi + 1, stop) : true;
+            }
         }
         p = comma ? comma + 1 : end;
     }
-    return best > 0 && best_ok;
+    for (size_t i = 0; i < n; i++) ok[i] = best[i] > 0 && best_ok[i];
+}
+
+bool host_http_accepts(const char *accept, const char *type)
+{
+    bool ok;
+    host_http_accepts_each(accept, &type, 1, &ok);
+    return ok;
 }
 
 bool host_http_is_json(const char *content_type)

@@ -30,6 +30,11 @@ bool host_http_origin_allowed(const char *origin, const char *const *allow, size
  */
 bool host_http_accepts(const char *accept, const char *type);
 
+/* host_http_accepts for each of types[0..n) (n at most HOST_HTTP_ACCEPT_TYPES_MAX) in one
+   reading of the header: ok[i] is host_http_accepts(accept, types[i]). */
+#define HOST_HTTP_ACCEPT_TYPES_MAX 4
+void host_http_accepts_each(const char *accept, const char *const *types, size_t n, bool *ok);
+
 /* True when a Content-Type value is application/json (parameters such as charset ignored). */
 bool host_http_is_json(const char *content_type);
 

@@ -35,10 +35,17 @@ struct host_stream {
 static const char greeting[] = ": mcpsim event stream\n\n";
 static const char keepalive[] = ": keep-alive\n\n";
 
+/* Milliseconds of the coarse monotonic clock (a tick of the kernel's, a few ms at most, is
+   precise enough for idle timeouts and keep-alives; it is read on every request, and it costs no read of the
+   hardware clock). */
 static uint64_t mono_ms(void)
 {
     struct timespec ts;
+#ifdef CLOCK_MONOTONIC_COARSE
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+#else
     clock_gettime(CLOCK_MONOTONIC, &ts);
+#endif
     return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
@@ -105,13 +112,22 @@ static void unlist(host_sessions_t *t, host_session_t *s)
     wake_session(s);
 }
 
-/* ends sessions with no request, no stream and no activity for idle_ms. */
+/* ends sessions with no request, no stream and no activity for idle_ms. The table is walked
+   only once the earliest a listed session may expire (reap_ms) has come: a session's last_ms
+   only ever grows, so reap_ms stays a lower bound until the next walk computes it again (and
+   a session listed later lowers it, host_sessions_publish). */
 static void reap(host_sessions_t *t)
 {
     uint64_t now = mono_ms();
+    if (now < t->reap_ms) return;
+    uint64_t next = UINT64_MAX;
     for (unsigned i = 0; i < t->max; i++) {
         host_session_t *s = t->slots[i];
-        if (!s || s->streaming || s->refs > 1 || now - s->last_ms < t->idle_ms) continue;
+        if (!s) continue;
+        if (s->streaming || s->refs > 1 || now - s->last_ms < t->idle_ms) {
+            if (s->last_ms + t->idle_ms < next) next = s->last_ms + t->idle_ms;
+            continue;
+        }
         char tag[16];
         host_session_tag(s, tag);
         host_log(HOST_LOG_INFO, "http: session %s expired: idle for %.1f s (--http-idle-timeout)",
@@ -119,6 +135,7 @@ static void reap(host_sessions_t *t)
         unlist(t, s);
         if (unref(s)) session_free(s);
     }
+    t->reap_ms = next;
 }
 
 void host_sessions_init(host_sessions_t *t, unsigned max, uint64_t idle_ms)
@@ -224,6 +241,7 @@ unsigned host_sessions_publish(host_sessions_t *t, host_session_t *s)
         s->refs++;
         s->last_ms = mono_ms();
         s->last_use = ++t->uses;
+        if (s->last_ms + t->idle_ms < t->reap_ms) t->reap_ms = s->last_ms + t->idle_ms;
         t->count++;
         break;
     }

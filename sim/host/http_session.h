@@ -56,6 +56,7 @@ typedef struct host_sessions {
     unsigned per_client; /* most listed sessions of one owner (host_sessions_reserve_for) */
     uint64_t uses;       /* activity counter: orders sessions by their last use */
     uint64_t idle_ms;  /* a session without request or stream for this long ends */
+    uint64_t reap_ms;  /* no listed session expires before this (mono ms; 0: walk the table) */
     bool stopping;
     host_buf_t msg; /* the message being drained */
     /* told when a session leaves the table (ended, expired, evicted, stopping): what the device

@@ -132,6 +132,14 @@ static void clock_arm(host_t *h, uint64_t next_us)
         ms = 0;
     else if (next_us != UINT64_MAX && (next_us - now + 999u) / 1000u < ms)
         ms = (next_us - now + 999u) / 1000u; /* round up: waking early would only spin */
+    /* Armed already, due no later than ms from now and at most an eighth of ms earlier: it
+       stays (it wakes a little early at worst, and on_clock arms it again), instead of a clock
+       read and a move in the timer heap after every call into the device. The loop's time is
+       never ahead of now, so the due time measured from it is never short of the real one. */
+    if (uv_is_active((uv_handle_t *)&h->clock_timer)) {
+        uint64_t due = uv_timer_get_due_in(&h->clock_timer);
+        if (due <= ms && ms - due <= ms / 8u) return;
+    }
     uv_update_time(h->clock_timer.loop); /* a fleet's device: its owner's loop */
     uv_timer_start(&h->clock_timer, on_clock, ms, 0);
 }

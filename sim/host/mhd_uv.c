@@ -45,6 +45,23 @@ static void on_poll(uv_poll_t *p, int status, int events)
     run(p->data);
 }
 
+/* How much earlier than libmicrohttpd's next timeout the timer may stay armed: a timer that
+   fires early only runs libmicrohttpd once more (nothing is due, it is armed again). */
+#define ARM_EARLY_MS 1000u
+
+/* Arms the timer to fire in ms. A keep-alive connection's timeout moves with every request
+   (its last activity plus the idle timeout): a timer already due no later than that, and at
+   most ARM_EARLY_MS earlier, is left as it is instead of being moved in the timer heap after
+   every request. It never fires later than asked. */
+static void arm(host_mhd_t *m, uint64_t ms)
+{
+    if (uv_is_active((uv_handle_t *)&m->timer)) {
+        uint64_t due = uv_timer_get_due_in(&m->timer);
+        if (due <= ms && ms - due <= ARM_EARLY_MS) return;
+    }
+    uv_timer_start(&m->timer, on_timer, ms, 0);
+}
+
 /* Runs what is due, then arms the timer for libmicrohttpd's next timeout (0 when it knows of
    work it has not done yet: data already read, a resumed connection). */
 static void run(host_mhd_t *m)
@@ -58,7 +75,7 @@ static void run(host_mhd_t *m)
         m->kicked = false;
         uv_timer_start(&m->timer, on_timer, 0, 0);
     } else if (MHD_get_timeout(m->d, &ms) == MHD_YES)
-        uv_timer_start(&m->timer, on_timer, ms > 60000u ? 60000u : (uint64_t)ms, 0);
+        arm(m, ms > 60000u ? 60000u : (uint64_t)ms);
     else
         uv_timer_stop(&m->timer);
 }

@@ -102,6 +102,41 @@ START_TEST(accept_needs_a_matching_range_with_positive_q)
 }
 END_TEST
 
+START_TEST(accepts_each_reads_the_header_once_with_the_same_verdicts)
+{
+    static const char *const values[] = {
+        "application/json, text/event-stream",
+        "application/json",
+        "TEXT/Event-Stream;q=0.5",
+        "*/*",
+        "text/*",
+        "text/event-stream;q=0, application/json",
+        "*/*, text/event-stream;q=0",
+        "*/*;q=0, text/event-stream, application/*",
+        "application/*;q=0, application/json;q=0.1, text/*;q=0.000",
+        " application/json ; q=1 ,text/event-stream;level=1;q=0.9",
+        "application/jsonx, text/event-streamy",
+        "",
+        ",,;",
+        NULL,
+    };
+    static const char *const types[] = {"application/json", "text/event-stream", "text/plain",
+                                        "nonsense"};
+    for (size_t v = 0; v < sizeof values / sizeof values[0]; v++) {
+        bool ok[4] = {true, true, true, true};
+        host_http_accepts_each(values[v], types, 4, ok);
+        for (size_t i = 0; i < 4; i++)
+            ck_assert_msg(ok[i] == host_http_accepts(values[v], types[i]), "'%s' for %s",
+                          values[v] ? values[v] : "(null)", types[i]);
+    }
+    bool two[2];
+    host_http_accepts_each("application/json, text/event-stream", types, 2, two);
+    ck_assert(two[0] && two[1]);
+    host_http_accepts_each("application/json", types, 2, two);
+    ck_assert(two[0] && !two[1]);
+}
+END_TEST
+
 START_TEST(content_type_is_application_json_with_any_parameters)
 {
     ck_assert(host_http_is_json("application/json"));
@@ -150,6 +185,7 @@ static Suite *http_check_suite(void)
     tcase_add_test(tc, origin_allows_local_http_and_https_only);
     tcase_add_test(tc, allow_origin_entries_match_exactly_or_everything);
     tcase_add_test(tc, accept_needs_a_matching_range_with_positive_q);
+    tcase_add_test(tc, accepts_each_reads_the_header_once_with_the_same_verdicts);
     tcase_add_test(tc, content_type_is_application_json_with_any_parameters);
     tcase_add_test(tc, bearer_token_must_match_exactly);
     suite_add_tcase(s, tc);

@@ -597,6 +597,47 @@ START_TEST(two_host_headers_get_400)
 }
 END_TEST
 
+/* Header names in any case: the transport reads every header it checks in one pass over the
+   request's headers, matching names as libmicrohttpd does (case-insensitively, the first of a
+   name); a second Host in another case still counts. */
+START_TEST(header_names_match_in_any_case)
+{
+    start();
+    char *sid = initialize();
+    char sh[128];
+    snprintf(sh, sizeof sh, "mcp-session-id: %s", sid);
+    const char *lower[] = {"content-type: application/json",
+                           "ACCEPT: application/json, text/event-stream", sh, NULL};
+    resp_t *r = request("POST", "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/list\"}", lower);
+    ck_assert_msg(r->status == 200, "%ld %s", r->status, r->body);
+    ck_assert_msg(strstr(r->body, "\"id\":5") != NULL, "%s", r->body);
+    resp_free(r);
+    const char *evil[] = {CT_JSON, ACCEPT_BOTH, "oRiGiN: http://evil.com", NULL};
+    expect_refusal(request("POST", INIT_BODY, evil), 403, FW_RPC_TRANSPORT_ERROR, "evil.com");
+    const char *type[] = {"CONTENT-TYPE: text/plain", ACCEPT_BOTH, NULL};
+    expect_refusal(request("POST", INIT_BODY, type), 415, FW_RPC_TRANSPORT_ERROR, NULL);
+    const char *accept[] = {CT_JSON, "accept: application/json", NULL};
+    expect_refusal(request("POST", INIT_BODY, accept), 406, FW_RPC_TRANSPORT_ERROR, NULL);
+    const char *version[] = {CT_JSON, ACCEPT_BOTH, sh, "mcp-protocol-version: 1999-01-01", NULL};
+    expect_refusal(request("GET", NULL, version), 400, FW_RPC_TRANSPORT_ERROR, "1999-01-01");
+    free(sid);
+
+    it_conn_t *c = it_tcp_connect(http_port);
+    char req[512];
+    snprintf(req, sizeof req,
+             "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nhOST: evil.example\r\n%s\r\n%s\r\n"
+             "Content-Length: %zu\r\nConnection: close\r\n\r\n%s",
+             CT_JSON, ACCEPT_BOTH, strlen(INIT_BODY), INIT_BODY);
+    it_send(c, req);
+    char *line = it_read_line(c, IT_TIMEOUT);
+    ck_assert_ptr_nonnull(line);
+    ck_assert_msg(strstr(line, " 400 ") != NULL, "%s", line);
+    free(line);
+    it_conn_close(c);
+    stop();
+}
+END_TEST
+
 START_TEST(a_foreign_origin_gets_403_unless_allowed)
 {
     start();
@@ -1299,6 +1340,7 @@ static Suite *it_http_suite(void)
     tcase_add_test(tc, bodies_beyond_the_input_budget_get_503_with_retry_after);
     tcase_add_test(tc, a_foreign_host_header_gets_403_unless_allowed);
     tcase_add_test(tc, two_host_headers_get_400);
+    tcase_add_test(tc, header_names_match_in_any_case);
     tcase_add_test(tc, a_foreign_origin_gets_403_unless_allowed);
     tcase_add_test(tc, auth_token_requires_the_bearer_token);
     tcase_add_test(tc, browsers_of_allowed_origins_get_cors_headers);

@@ -160,12 +160,13 @@ static enum MHD_Result hdrs_one(void *cls, enum MHD_ValueKind kind, const char *
     req_hdrs_t *h = cls;
     (void)kind;
     (void)value_size;
+    /* every name starts with a letter: (ch | 0x20) is its lower case, and no other byte's */
+    int first = key[0] | 0x20;
+    if (first == 'h' && strcasecmp(key, "Host") == 0) h->hosts++; /* as count_host counts */
     for (unsigned i = 0; i < H_COUNT; i++) {
-        /* every name starts with a letter: (ch | 0x20) is its lower case, and no other byte's */
-        if ((key[0] | 0x20) != (hdr_names[i].name[0] | 0x20)) continue;
-        if (i == H_HOST && strcasecmp(key, "Host") == 0) h->hosts++; /* as count_host counts */
         /* as MHD_lookup_connection_value matches: the whole key, case-insensitively */
-        if (hdr_names[i].len != key_size || strncasecmp(key, hdr_names[i].name, key_size) != 0)
+        if (hdr_names[i].len != key_size || (hdr_names[i].name[0] | 0x20) != first ||
+            strncasecmp(key, hdr_names[i].name, key_size) != 0)
             continue;
         if (!(h->found & 1u << i)) {
             h->found |= 1u << i;

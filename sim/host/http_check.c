@@ -127,13 +127,12 @@ static bool q_positive(const char *params, const char *end)
     return true;
 }
 
-/* Specificity of a media range for type ("a/b"): 3 exact, 2 "a/" wildcard, 1 full wildcard,
-   0 no match. */
-static int range_match(const char *range, size_t len, const char *type)
+/* Specificity of a media range for type ("a/b", len bytes, its "/" at major): 3 exact, 2 "a/"
+   wildcard, 1 full wildcard, 0 no match. */
+static int range_match(const char *range, size_t len, const char *type, size_t type_len,
+                       size_t major)
 {
-    const char *slash = strchr(type, '/');
-    size_t major = (size_t)(slash - type);
-    if (len == strlen(type) && strncasecmp(range, type, len) == 0) return 3;
+    if (len == type_len && strncasecmp(range, type, len) == 0) return 3;
     if (len == major + 2 && strncasecmp(range, type, major + 1) == 0 && range[len - 1] == '*')
         return 2;
     if (len == 3 && memcmp(range, "*/*", 3) == 0) return 1;
@@ -147,6 +146,12 @@ void host_http_accepts_each(const char *accept, const char *const *types, size_t
     if (n > HOST_HTTP_ACCEPT_TYPES_MAX) n = HOST_HTTP_ACCEPT_TYPES_MAX;
     for (size_t i = 0; i < n; i++) ok[i] = false;
     if (!accept) return;
+    size_t type_len[HOST_HTTP_ACCEPT_TYPES_MAX], major[HOST_HTTP_ACCEPT_TYPES_MAX];
+    for (size_t i = 0; i < n; i++) {
+        const char *slash = strchr(types[i], '/');
+        type_len[i] = strlen(types[i]);
+        major[i] = slash ? (size_t)(slash - types[i]) : type_len[i]; /* no '/': matches nothing */
+    }
     const char *end = accept + strlen(accept);
     for (const char *p = accept; p < end;) {
         const char *comma = memchr(p, ',', (size_t)(end - p));
@@ -155,8 +160,8 @@ void host_http_accepts_each(const char *accept, const char *const *types, size_t
         const char *s = skip_space(p, stop);
         const char *e = trim_end(s, semi ? semi : stop);
         for (size_t i = 0; i < n; i++) {
-            if (!strchr(types[i], '/')) continue;
-            int m = range_match(s, (size_t)(e - s), types[i]);
+            if (major[i] == type_len[i]) continue;
+            int m = range_match(s, (size_t)(e - s), types[i], type_len[i], major[i]);
             if (m > best[i]) {
                 best[i] = m;
                 best_ok[i] = semi ? q_positive(semi + 1, stop) : true;

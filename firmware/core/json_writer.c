@@ -84,7 +84,17 @@ static bool needs_escape(unsigned char c)
     return c < 0x20 || c == '"' || c == '\\';
 }
 
+/* Level 2 escapes a string's contents straight into the buffer (put_escaped below). */
+#if FW_SPEED_PATHS >= 2 && !FW_ROM_SPLIT && FW_JW_BUF_SIZE >= 64 && defined(__BYTE_ORDER__) &&     \
+    defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define ESCAPE_IN_BUFFER 1
+#else
+#define ESCAPE_IN_BUFFER 0
+#endif
+
+#if !ESCAPE_IN_BUFFER
 static void put_escape(fw_jw_t *w, unsigned char c);
+#endif
 
 #if FW_SPEED_PATHS == 1
 /* A NUL-terminated text (a key: short) escaped and quoted, followed by suffix (0: none), in one
@@ -106,6 +116,7 @@ static void put_quoted_cstr(fw_jw_t *w, const char *s, char suffix)
 }
 #endif
 
+#if !ESCAPE_IN_BUFFER
 /* The escape of byte c (< 0x20, '"' or '\\'), RFC 8259 section 7. */
 static void put_escape(fw_jw_t *w, unsigned char c)
 {
@@ -138,6 +149,7 @@ static void put_escape(fw_jw_t *w, unsigned char c)
         return;
     }
 }
+#endif
 
 /* Bytes of s[0..n) before the first that needs an escape (n when none). In RAM a word at a
    time: a byte below 0x20 borrows in v - 0x20 per byte, a quote or backslash is a zero byte of
@@ -164,6 +176,94 @@ static size_t plain_run(const char *s, size_t n)
     return i;
 }
 
+#if ESCAPE_IN_BUFFER
+/* The second byte of the escape of c below 0x60 ('u': \u00XX; 0: c is plain). */
+static const char escape_second[0x60] = {
+    ['\b'] = 'b', ['\t'] = 't', ['\n'] = 'n', ['\f'] = 'f', ['\r'] = 'r', ['"'] = '"', ['\\'] = '\\',
+    [0x00] = 'u', [0x01] = 'u', [0x02] = 'u', [0x03] = 'u', [0x04] = 'u', [0x05] = 'u', [0x06] = 'u',
+    [0x07] = 'u', [0x0B] = 'u', [0x0E] = 'u', [0x0F] = 'u', [0x10] = 'u', [0x11] = 'u', [0x12] = 'u',
+    [0x13] = 'u', [0x14] = 'u', [0x15] = 'u', [0x16] = 'u', [0x17] = 'u', [0x18] = 'u', [0x19] = 'u',
+    [0x1A] = 'u', [0x1B] = 'u', [0x1C] = 'u', [0x1D] = 'u', [0x1E] = 'u', [0x1F] = 'u',
+};
+
+/*
+ * String contents without quotes, escaped straight into the buffer (level 2): the run before
+ * the first byte to escape is put as it is; from there eight bytes at a time are stored as they are, and where one of them needs an escape (found as plain_run finds
+ * it) only the bytes before it count, the escape following them. Within 16 bytes of the
+ * buffer's end a unit (eight plain bytes, or up to seven and an escape) is made aside and put,
+ * so the buffer still fills exactly and goes to the sink where the general path sends it. A
+ * quoted text in a text (a tool's JSON result in its content) costs a few instructions a byte,
+ * not a call per quote.
+ */
+static void put_escaped(fw_jw_t *w, const char *s, size_t n)
+{
+    static const char hex[] = "0123456789abcdef";
+    const size_t ones = (size_t)-1 / 0xFFu;
+    const size_t highs = ones << 7;
+    size_t run = plain_run(s, n);
+    put(w, s, run); /* a text with nothing to escape is one copy, as before */
+    if (run == n) return;
+    s += run;
+    n -= run;
+    const unsigned char *p = (const unsigned char *)s;
+    const unsigned char *const end = p + n;
+    char *d = w->buf + w->used;
+    char *const lim = w->buf + sizeof w->buf - 16;
+    char aside[16];
+    while (p < end) {
+        char *o = d < lim ? d : aside;
+        size_t u; /* bytes of the unit */
+        size_t k = 0; /* plain bytes before the one to escape */
+        if ((size_t)(end - p) >= sizeof(size_t)) {
+            size_t v;
+            memcpy(&v, p, sizeof v);
+            memcpy(o, &v, sizeof v); /* (bytes past the plain ones are written over) */
+            size_t q = v ^ (ones * (size_t)'"');
+            size_t b = v ^ (ones * (size_t)'\\');
+            size_t m = (((v - ones * 0x20u) & ~v) | ((q - ones) & ~q) | ((b - ones) & ~b)) & highs;
+            if (m == 0) {
+                p += sizeof v;
+                u = sizeof v;
+                goto unit_made;
+            }
+            k = (size_t)__builtin_ctzll((unsigned long long)m) / 8u;
+        } else {
+            while (p + k < end && !needs_escape(p[k])) {
+                o[k] = (char)p[k];
+                k++;
+            }
+            if (p + k == end) {
+                p += k;
+                u = k;
+                goto unit_made;
+            }
+        }
+        p += k;
+        unsigned c = *p++;
+        o[k] = '\\';
+        o[k + 1] = escape_second[c];
+        u = k + 2;
+        if (o[k + 1] == 'u') {
+            o[k + 2] = '0';
+            o[k + 3] = '0';
+            o[k + 4] = hex[c >> 4];
+            o[k + 5] = hex[c & 15u];
+            u = k + 6;
+        }
+    unit_made:
+        if (o == d) {
+            d += u;
+            continue;
+        }
+        w->total += (size_t)(d - w->buf) - w->used; /* what went straight in so far */
+        w->used = (size_t)(d - w->buf);
+        put(w, aside, u);
+        d = w->buf + w->used;
+    }
+    w->total += (size_t)(d - w->buf) - w->used;
+    w->used = (size_t)(d - w->buf);
+}
+#else
 /* String contents without quotes; bytes >= 0x80 pass through (the caller gives UTF-8). Each
    plain run is found, then copied in one piece. */
 static void put_escaped(fw_jw_t *w, const char *s, size_t n)
@@ -179,6 +279,7 @@ static void put_escaped(fw_jw_t *w, const char *s, size_t n)
         n -= k + 1;
     }
 }
+#endif
 
 /* "s" (escaped) followed by suffix (0: none). Where speed is asked for, a text with nothing to
    escape that fits the buffer's room is one copy between its quotes, the writer's members

@@ -1071,6 +1071,76 @@ static void count_write(void *ctx, const char *data, size_t len)
     c->hash = fnv(c->hash, data, len);
 }
 
+/* A reference escaper (RFC 8259 section 7, the writer's choices: the short escapes where JSON
+   has them, \u00XX for the other control bytes, everything else as it is). */
+static size_t ref_escape(const char *s, size_t n, char *out)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        const char *e = c == '"' ? "\\\"" : c == '\\' ? "\\\\" : c == '\n' ? "\\n"
+                      : c == '\r' ? "\\r" : c == '\t' ? "\\t" : c == '\b' ? "\\b"
+                      : c == '\f' ? "\\f" : NULL;
+        if (e != NULL) {
+            memcpy(out + o, e, 2);
+            o += 2;
+        } else if (c < 0x20) {
+            o += (size_t)sprintf(out + o, "\\u%04x", c);
+        } else {
+            out[o++] = (char)c;
+        }
+    }
+    return o;
+}
+
+/* Texts with bytes to escape (a JSON result quoted in a text, every control byte, escapes
+   spread over a long text, UTF-8), each after a pad of every length the buffer has: the output
+   is the reference's, and every write to the sink but the last is a whole buffer (the level-2
+   escaping straight into the buffer must flush where the general path does). */
+START_TEST(test_escaped_texts_at_every_offset)
+{
+    static char texts[4][700];
+    static size_t lens[4];
+    const char *json = "{\"pin\":2,\"name\":\"led\",\"value\":true,\"note\":\"a\\\\b\"}";
+    lens[0] = strlen(json);
+    memcpy(texts[0], json, lens[0]);
+    for (int c = 0; c < 128; c++) texts[1][c] = (char)c;
+    lens[1] = 128;
+    for (size_t i = 0; i < 640; i++) texts[2][i] = "abcdefghij\"klmnopqrstuvwxyz\n0123456789\\"[i % 39];
+    lens[2] = 640;
+    const char *utf8 = "caf\xc3\xa9 \"\xe2\x82\xac\" \xf0\x9f\x98\x80\x01\x1f";
+    lens[3] = strlen(utf8);
+    memcpy(texts[3], utf8, lens[3]);
+    static char want[4000], esc[4000];
+    char pad[FW_JW_BUF_SIZE + 8];
+    for (size_t t = 0; t < 4; t++) {
+        size_t en = ref_escape(texts[t], lens[t], esc);
+        for (size_t off = 0; off < FW_JW_BUF_SIZE + 4; off++) {
+            memset(pad, 'p', off);
+            pad[off] = 0;
+            count_sink_t cs = {0, 0, 0, 0, 14695981039346656037u};
+            fw_jw_init(&w, (fw_sink_t){count_write, &cs});
+            fw_jw_arr_begin(&w);
+            fw_jw_str(&w, pad);
+            fw_jw_strn(&w, texts[t], lens[t]);
+            fw_jw_arr_end(&w);
+            ck_assert_int_eq(fw_jw_flush(&w), FW_OK);
+            size_t wn = (size_t)sprintf(want, "[\"%s\",\"", pad);
+            memcpy(want + wn, esc, en);
+            wn += en;
+            memcpy(want + wn, "\"]", 2);
+            wn += 2;
+            ck_assert_uint_eq(w.total, wn);
+            ck_assert_uint_eq(cs.bytes, wn);
+            ck_assert_msg(cs.hash == fnv(14695981039346656037u, want, wn),
+                          "text %zu after a pad of %zu: not the reference's bytes", t, off);
+            ck_assert_uint_le(cs.short_calls, 1);
+            ck_assert_uint_eq(cs.calls, (wn + FW_JW_BUF_SIZE - 1) / FW_JW_BUF_SIZE);
+        }
+    }
+}
+END_TEST
+
 START_TEST(test_megabyte_document_bounded_buffer)
 {
     count_sink_t cs = {0, 0, 0, 0, 14695981039346656037u};
@@ -1338,6 +1408,7 @@ Suite *json_writer_suite(void)
     t = tcase_create("buffering");
     tcase_set_timeout(t, 60);
     tcase_add_test(t, test_megabyte_document_bounded_buffer);
+    tcase_add_test(t, test_escaped_texts_at_every_offset);
     tcase_add_test(t, test_total_counts_buffered_bytes);
     tcase_add_test(t, test_null_sink_discards);
     suite_add_tcase(s, t);

@@ -571,9 +571,9 @@ typedef unsigned run_mask_t; /* (16 bits: a 32-bit count of its zeros needs no w
 #define RUN_BYTES 16u
 #define RUN_BITS 1u /* mask bits per byte */
 
-/* The comparison's bound, 0x21 in every byte: made once per parse, the empty asm hiding that it
-   is a constant, so the comparison is compiled as written (one pcmpgtb: the compiler would
-   otherwise turn it around into another and a negation). */
+/* The comparisons' three constants, made once per parse and hidden from the compiler by an
+   empty asm: it would otherwise load them again for every run, and turn the comparison with
+   0x21 around into another and a negation (one pcmpgtb as written). */
 typedef struct run_consts {
     run_char_t two, x21, backslash;
 } run_consts_t;

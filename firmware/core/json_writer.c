@@ -154,18 +154,26 @@ static void put_escape(fw_jw_t *w, unsigned char c)
 /* Bytes of s[0..n) before the first that needs an escape (n when none). In RAM a word at a
    time: a byte below 0x20 borrows in v - 0x20 per byte, a quote or backslash is a zero byte of
    v ^ its repeated code (the first flagged byte is exact; the word is then searched bytewise). */
+#if FW_SPEED_PATHS && !FW_ROM_SPLIT
+/* The top bit of each byte of word v that needs an escape, exact up to the first (plain_run's
+   and put_escaped's word test). */
+static inline size_t escape_bytes(size_t v)
+{
+    const size_t ones = (size_t)-1 / 0xFFu;
+    size_t q = v ^ (ones * (size_t)'"');
+    size_t b = v ^ (ones * (size_t)'\\');
+    return (((v - ones * 0x20u) & ~v) | ((q - ones) & ~q) | ((b - ones) & ~b)) & (ones << 7);
+}
+#endif
+
 static size_t plain_run(const char *s, size_t n)
 {
     size_t i = 0;
 #if FW_SPEED_PATHS && !FW_ROM_SPLIT
-    const size_t ones = (size_t)-1 / 0xFFu;
-    const size_t highs = ones << 7;
     for (; i + sizeof(size_t) <= n; i += sizeof(size_t)) {
         size_t v;
         memcpy(&v, s + i, sizeof v);
-        size_t q = v ^ (ones * (size_t)'"');
-        size_t b = v ^ (ones * (size_t)'\\');
-        if ((((v - ones * 0x20u) & ~v) | ((q - ones) & ~q) | ((b - ones) & ~b)) & highs) {
+        if (escape_bytes(v) != 0) {
             break;
         }
     }
@@ -198,8 +206,6 @@ static const char escape_second[0x60] = {
 static void put_escaped(fw_jw_t *w, const char *s, size_t n)
 {
     static const char hex[] = "0123456789abcdef";
-    const size_t ones = (size_t)-1 / 0xFFu;
-    const size_t highs = ones << 7;
     size_t run = plain_run(s, n);
     put(w, s, run); /* a text with nothing to escape is one copy, as before */
     if (run == n) return;
@@ -218,9 +224,7 @@ static void put_escaped(fw_jw_t *w, const char *s, size_t n)
             size_t v;
             memcpy(&v, p, sizeof v);
             memcpy(o, &v, sizeof v); /* (bytes past the plain ones are written over) */
-            size_t q = v ^ (ones * (size_t)'"');
-            size_t b = v ^ (ones * (size_t)'\\');
-            size_t m = (((v - ones * 0x20u) & ~v) | ((q - ones) & ~q) | ((b - ones) & ~b)) & highs;
+            size_t m = escape_bytes(v);
             if (m == 0) {
                 p += sizeof v;
                 u = sizeof v;

@@ -47,6 +47,29 @@ static const bench_msg_t mix[] = {
 };
 #define MIX_LEN (sizeof mix / sizeof mix[0])
 
+/* Kinds measured alone only (K = MIX_LEN + 1...), outside the mix: an MCP tools/call, in a
+   session that initialize opened first (so the figure is the call's, as an MCP client sends it
+   over any transport). */
+static const bench_msg_t extra[] = {
+#if FW_WITH_MCP
+    {"{\"jsonrpc\":\"2.0\",\"id\":12,\"method\":\"tools/call\",\"params\":{\"name\":"
+     "\"gpio_write\",\"arguments\":{\"pin\":2,\"value\":true}}}",
+     1, "\"structuredContent\""},
+#endif
+    {NULL, 0, NULL},
+};
+#define EXTRA_LEN (sizeof extra / sizeof extra[0] - 1)
+
+#if FW_WITH_MCP
+/* What an MCP client sends before its first call. */
+static const bench_msg_t mcp_open[] = {
+    {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":"
+     "\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{\"name\":\"bench\",\"version\":\"1\"}}}",
+     1, "\"protocolVersion\":\"2025-11-25\""},
+    {"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}", 0, NULL},
+};
+#endif
+
 static const fw_pin_def_t bench_pins[] = {
     {.number = 2, .type = FW_PIN_DIGITAL_OUTPUT, .name = "led", .description = "Onboard LED"},
     {.number = 34, .type = FW_PIN_ADC_INPUT, .name = "sensor", .description = "Light sensor"},
@@ -96,18 +119,19 @@ static void feed(const bench_msg_t *m)
     fw_device_feed(&dev, &framer, (const uint8_t *)"\n", 1, (fw_sink_t){out_write, &out});
 }
 
-/* Feeds each message once and checks its reply; returns 0 when all are as expected. */
-static int check_mix(void)
+/* Feeds the count messages of msgs once and checks their replies (none expected: no reply at
+   all); returns 0 when all are as expected. */
+static int check(const bench_msg_t *msgs, size_t count)
 {
     int bad = 0;
     out.capture = 1;
-    for (size_t i = 0; i < MIX_LEN; i++) {
+    for (size_t i = 0; i < count; i++) {
         out.last_len = 0;
         out.last[0] = 0;
-        feed(&mix[i]);
-        if (!strstr(out.last, mix[i].expect)) {
-            fprintf(stderr, "bench_core: unexpected reply to message %zu\n  sent: %s\n  got:  %s\n",
-                    i + 1, mix[i].line, out.last);
+        feed(&msgs[i]);
+        if (msgs[i].expect ? !strstr(out.last, msgs[i].expect) : out.last_len != 0) {
+            fprintf(stderr, "bench_core: unexpected reply\n  sent: %s\n  got:  %s\n", msgs[i].line,
+                    out.last);
             bad = 1;
         }
     }
@@ -125,14 +149,17 @@ static double now_s(void)
 int main(int argc, char **argv)
 {
     unsigned long n = argc > 1 ? strtoul(argv[1], NULL, 10) : 100000ul;
-    /* Optional argv[2] = k (1..MIX_LEN): feed only message k of the mix, for a per-kind cost. */
+    /* Optional argv[2] = k: feed only message k of the mix (1..MIX_LEN), or the extra kind
+       k - MIX_LEN, for a per-kind cost. */
+    const bench_msg_t *msgs = mix;
     size_t first = 0, count = MIX_LEN;
     if (argc > 2) {
         unsigned long k = strtoul(argv[2], NULL, 10);
-        if (k < 1 || k > MIX_LEN) {
-            fprintf(stderr, "bench_core: message index must be 1..%zu\n", MIX_LEN);
+        if (k < 1 || k > MIX_LEN + EXTRA_LEN) {
+            fprintf(stderr, "bench_core: message index must be 1..%zu\n", MIX_LEN + EXTRA_LEN);
             return 1;
         }
+        if (k > MIX_LEN) msgs = extra, k -= MIX_LEN;
         first = k - 1;
         count = 1;
     }
@@ -144,13 +171,19 @@ int main(int argc, char **argv)
         return 1;
     }
     fw_framer_init(&framer);
-    if (check_mix() != 0) return 2;
+    if (check(mix, MIX_LEN) != 0) return 2;
+    if (msgs == extra) {
+#if FW_WITH_MCP
+        if (check(mcp_open, sizeof mcp_open / sizeof mcp_open[0]) != 0) return 2;
+#endif
+        if (check(&extra[first], 1) != 0) return 2;
+    }
 
     out.bytes = 0;
     unsigned long calls = 0;
     double t0 = now_s();
     for (unsigned long i = 0; i < n; i++) {
-        const bench_msg_t *m = &mix[first + i % count];
+        const bench_msg_t *m = &msgs[first + i % count];
         feed(m);
         calls += m->calls;
     }

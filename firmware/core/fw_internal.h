@@ -378,6 +378,18 @@ void fw_mcp_init(fw_device_t *dev);
 bool fw_rpc_handle(fw_device_t *dev, void *session, const char *msg, size_t len, fw_msg_sink_t out,
                    bool framed);
 
+/* As fw_rpc_handle (framed) for doc->buf/len, read already into doc (ok: the reading succeeded
+   with the device's limits, FW_JSON_TOKENS_MAX tokens and FW_JSON_DEPTH_MAX): where the speed
+   paths are on, doc's tokens are used instead of a second reading; otherwise, and when not ok,
+   doc->buf is read again, and its error answered as fw_rpc_handle answers it. */
+bool fw_rpc_handle_parsed(fw_device_t *dev, void *session, const fw_json_doc_t *doc, bool ok,
+                          fw_msg_sink_t out);
+
+/* The value tokens of object obj's members id, method and params, as the device reads a
+   message's (the first of a name; -1 when absent): one pass over its keys. */
+void fw_rpc_read_members(const fw_json_doc_t *doc, uint32_t obj, int32_t *id, int32_t *method,
+                         int32_t *params);
+
 /* Byte-stream entry behind fw_device_feed and fw_device_feed_session. */
 void fw_rpc_feed(fw_device_t *dev, void *session, fw_framer_t *fr, const uint8_t *data, size_t len,
                  fw_sink_t out);

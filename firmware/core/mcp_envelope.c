@@ -7,8 +7,10 @@
 
 static bool is_request(const fw_json_doc_t *doc, uint32_t tok)
 {
-    return doc->toks[tok].type == FW_JSON_OBJECT && fw_json_obj_get(doc, tok, "method") >= 0 &&
-           fw_json_obj_get(doc, tok, "id") >= 0;
+    if (doc->toks[tok].type != FW_JSON_OBJECT) return false;
+    int32_t id, method, params;
+    fw_rpc_read_members(doc, tok, &id, &method, &params);
+    return method >= 0 && id >= 0;
 }
 
 /* The value of member key of token obj when obj is an object, else -1. */
@@ -23,6 +25,8 @@ fw_err_t fw_envelope_read(fw_envelope_t *env, const char *msg, size_t len, fw_js
 {
     env->batch = env->requests = false;
     env->id = env->method = env->params = env->meta = env->version = env->caps = -1;
+    env->doc.buf = msg; /* (for fw_device_handle_envelope, whatever the verdict) */
+    env->doc.len = len;
     /* the limits fw_rpc_handle reads a message with: the same bytes, the same verdict */
     if (ntoks > FW_JSON_TOKENS_MAX) ntoks = FW_JSON_TOKENS_MAX;
     env->err = len > FW_MSG_MAX - 1u
@@ -39,12 +43,24 @@ fw_err_t fw_envelope_read(fw_envelope_t *env, const char *msg, size_t len, fw_js
         return FW_OK;
     }
     if (doc->toks[0].type != FW_JSON_OBJECT) return FW_OK;
-    env->requests = is_request(doc, 0);
-    env->id = fw_json_obj_get(doc, 0, "id");
-    env->method = fw_json_obj_get(doc, 0, "method");
-    env->params = fw_json_obj_get(doc, 0, "params");
+    fw_rpc_read_members(doc, 0, &env->id, &env->method, &env->params);
+    env->requests = env->method >= 0 && env->id >= 0;
     env->meta = member(doc, env->params, FW_S("_meta"));
     env->version = member(doc, env->meta, FW_S("io.modelcontextprotocol/protocolVersion"));
     env->caps = member(doc, env->meta, FW_S("io.modelcontextprotocol/clientCapabilities"));
     return FW_OK;
+}
+
+bool fw_device_handle_envelope(fw_device_t *dev, fw_session_t *session, const fw_envelope_t *env,
+                               fw_msg_sink_t out)
+{
+#if FW_WITH_MCP
+    void *layer_session = session;
+#else
+    void *layer_session = NULL; /* (sessions are plain connections: fw_device_handle_session) */
+    (void)session;
+#endif
+    /* a reading with fewer tokens than the device's may have failed where the device's would
+       not: only a success is taken as it is */
+    return fw_rpc_handle_parsed(dev, layer_session, &env->doc, env->err == FW_OK, out);
 }

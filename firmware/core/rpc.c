@@ -559,6 +559,16 @@ static void read_envelope(const fw_json_doc_t *doc, uint32_t obj, envelope_t *en
 }
 #endif
 
+void fw_rpc_read_members(const fw_json_doc_t *doc, uint32_t obj, int32_t *id, int32_t *method,
+                         int32_t *params)
+{
+    envelope_t env;
+    read_envelope(doc, obj, &env);
+    *id = env.m[ENV_ID];
+    *method = env.m[ENV_METHOD];
+    *params = env.m[ENV_PARAMS];
+}
+
 /* Whether string token tok may name one of the layer's methods (its method_firsts). */
 static bool layer_may_name(const fw_rpc_layer_t *layer, const fw_json_doc_t *doc, uint32_t tok)
 {
@@ -921,7 +931,8 @@ void fw_msg_sink_end(const fw_msg_sink_t *out, fw_msg_kind_t kind, int32_t code)
  * requests run one at a time, so a later message can only name one that has already finished.
  */
 HANDLE_INLINE bool handle_msg(fw_device_t *dev, void *session, const char *msg, size_t len,
-                              const fw_msg_sink_t *out, bool framed, bool padded)
+                              const fw_msg_sink_t *out, bool framed, bool padded,
+                              const fw_json_doc_t *parsed)
 {
     fw_jw_t w;
 #if FW_SPEED_PATHS >= 2 && !FW_ROM_SPLIT
@@ -948,10 +959,22 @@ HANDLE_INLINE bool handle_msg(fw_device_t *dev, void *session, const char *msg, 
     dev->msg = &m;
     const fw_rpc_layer_t *layer = FW_LAYER(dev);
     if (layer != NULL && layer->msg_begin != NULL) layer->msg_begin(dev, &m, session);
-    /* (padded: msg is a framer's line, its NUL and pad after it) */
-    fw_err_t err =
-        padded ? fw_json_parse_padded(&doc, msg, len, dev->toks, FW_JSON_TOKENS_MAX, FW_JSON_DEPTH_MAX)
-               : fw_json_parse(&doc, msg, len, dev->toks, FW_JSON_TOKENS_MAX, FW_JSON_DEPTH_MAX);
+    fw_err_t err;
+#if FW_SPEED_PATHS >= 2
+    if (parsed != NULL) { /* the transport's reading of msg (fw_rpc_handle_parsed) */
+        doc = *parsed;
+        err = FW_OK;
+    } else
+#else
+    (void)parsed;
+#endif
+    {
+        /* (padded: msg is a framer's line, its NUL and pad after it) */
+        err = padded ? fw_json_parse_padded(&doc, msg, len, dev->toks, FW_JSON_TOKENS_MAX,
+                                            FW_JSON_DEPTH_MAX)
+                     : fw_json_parse(&doc, msg, len, dev->toks, FW_JSON_TOKENS_MAX,
+                                     FW_JSON_DEPTH_MAX);
+    }
     m.doc = &doc;
     if (err != FW_OK) {
         answered = reject_unparsed(dev, &w, &doc, err);
@@ -988,7 +1011,17 @@ HANDLE_INLINE bool handle_msg(fw_device_t *dev, void *session, const char *msg, 
 bool fw_rpc_handle(fw_device_t *dev, void *session, const char *msg, size_t len, fw_msg_sink_t out,
                    bool framed)
 {
-    return handle_msg(dev, session, msg, len, &out, framed, false);
+    return handle_msg(dev, session, msg, len, &out, framed, false, NULL);
+}
+
+bool fw_rpc_handle_parsed(fw_device_t *dev, void *session, const fw_json_doc_t *doc, bool ok,
+                          fw_msg_sink_t out)
+{
+#if FW_SPEED_PATHS >= 2
+    if (ok) return handle_msg(dev, session, doc->buf, doc->len, &out, true, false, doc);
+#endif
+    (void)ok;
+    return handle_msg(dev, session, doc->buf, doc->len, &out, true, false, NULL);
 }
 
 bool fw_device_handle(fw_device_t *dev, const char *msg, size_t len, fw_sink_t out)
@@ -1039,7 +1072,7 @@ __attribute__((noinline)) static void feed_events(feed_state_t *st, size_t used)
         st->len -= used;
         const fw_msg_sink_t lines = {st->out.write, st->out.ctx, NULL, NULL};
         if (st->ev == FW_FRAME_LINE) {
-            handle_msg(st->dev, st->session, st->fr->line, st->fr->len, &lines, true, true);
+            handle_msg(st->dev, st->session, st->fr->line, st->fr->len, &lines, true, true, NULL);
         } else {
             write_overlong(st->dev, &lines);
         }

@@ -763,6 +763,133 @@ START_TEST(test_an_answer_after_reinit_is_ignored)
 }
 END_TEST
 
+/* ---------------------------------------------------------------- the transport's envelope */
+
+/* Messages a transport hands over after reading their envelope: sessions, calls, errors of
+   every kind, batches, and bodies the reading refuses (no JSON, too deep, too many tokens, too
+   long). */
+static const char *const envelope_msgs[] = {
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}",
+    "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"initialize\",\"params\":{\"protocolVersion\":"
+    "\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}",
+    "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}",
+    "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"gpio_write\","
+    "\"arguments\":{\"pin\":2,\"value\":true}}}",
+    " {\"jsonrpc\":\"2.0\",\"id\":\"s\",\"method\":\"tools/call\",\"params\":{\"name\":"
+    "\"gpio_read\",\"arguments\":{\"pin\":2}}} ",
+    "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{\"name\":\"gpio_write\","
+    "\"arguments\":{\"pin\":2,\"value\":\"on\"}}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"no/such\"}",
+    "[{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"ping\"},{\"jsonrpc\":\"2.0\",\"method\":"
+    "\"notifications/cancelled\",\"params\":{\"requestId\":9}},{\"jsonrpc\":\"2.0\",\"id\":7,"
+    "\"method\":\"gpio_read\",\"params\":{\"pin\":2}}]",
+    "[]",
+    "{\"jsonrpc\":\"2.0\",\"id\":8,\"result\":{}}",
+    "",
+    "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":",
+    "{\"jsonrpc\":\"2.0\",\"id\":10,\"method\":\"ping\",\"params\":{\"a\":[[[[[[[[[[[[[[[[[[1]]]]]]]"
+    "]]]]]]]]]]]}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":11,\"method\":\"ping\",\"params\":{\"a\":\"\xff\"}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":12,\"method\":\"ping\"}",
+};
+
+/* Every answer of the device (whether it answered, then the messages) to envelope_msgs and to
+   two bodies made here (more tokens than FW_JSON_TOKENS_MAX; over FW_MSG_MAX), each handed to
+   fw_device_handle_envelope after fw_envelope_read with ntoks tokens, or (ntoks 0) to
+   fw_device_handle_session; on a fresh device. */
+static size_t envelope_transcript(uint32_t ntoks, char *t, size_t cap)
+{
+    static char many[FW_JSON_TOKENS_MAX * 4 + 64], big[FW_MSG_MAX + 64];
+    size_t n = (size_t)snprintf(many, sizeof many, "{\"jsonrpc\":\"2.0\",\"id\":13,\"method\":"
+                                                   "\"ping\",\"params\":{\"a\":[");
+    for (unsigned i = 0; i < FW_JSON_TOKENS_MAX; i++) n += (size_t)snprintf(many + n, 4, "1,");
+    memcpy(many + n, "1]}}", 5);
+    n = (size_t)snprintf(big, sizeof big, "{\"jsonrpc\":\"2.0\",\"id\":14,\"method\":\"ping\","
+                                          "\"params\":{\"a\":\"");
+    memset(big + n, 'x', FW_MSG_MAX - n);
+    memcpy(big + FW_MSG_MAX, "\"}}", 4);
+    const char *msgs[sizeof envelope_msgs / sizeof envelope_msgs[0] + 2];
+    size_t count = 0;
+    for (; count < sizeof envelope_msgs / sizeof envelope_msgs[0]; count++)
+        msgs[count] = envelope_msgs[count];
+    msgs[count++] = many;
+    msgs[count++] = big;
+
+    mcap_reset(&out);
+    mcp_setup(true);
+    fw_session_init(&sess, &dev);
+    size_t used = 0;
+    for (size_t i = 0; i < count; i++) {
+        mcap_reset(&out);
+        bool a;
+        if (ntoks == 0) {
+            a = fw_device_handle_session(&dev, &sess, msgs[i], strlen(msgs[i]), mcap_sink(&out));
+        } else {
+            static fw_json_tok_t toks[FW_JSON_TOKENS_MAX];
+            fw_envelope_t env;
+            fw_envelope_read(&env, msgs[i], strlen(msgs[i]), toks, ntoks);
+            a = fw_device_handle_envelope(&dev, &sess, &env, mcap_sink(&out));
+        }
+        int w = snprintf(t + used, cap - used, "%zu %d %u %s\n", i, (int)a, out.count, out.buf);
+        ck_assert(w > 0 && (size_t)w < cap - used);
+        used += (size_t)w;
+    }
+    return used;
+}
+
+/* The envelope's members as the device reads them: the first of a name, escaped keys
+   decoded, a batch holding a request, and what is no request. */
+START_TEST(test_envelope_members)
+{
+    static fw_json_tok_t toks[FW_JSON_TOKENS_MAX];
+    fw_envelope_t env;
+    const char *m = "{\"\\u0069d\":7,\"method\":\"a\",\"method\":\"b\",\"params\":{\"_meta\":{"
+                    "\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\"}},\"id\":8}";
+    ck_assert_int_eq(fw_envelope_read(&env, m, strlen(m), toks, FW_JSON_TOKENS_MAX), FW_OK);
+    ck_assert(env.requests && !env.batch);
+    ck_assert_int_eq(env.id, 2);
+    ck_assert(fw_json_str_eq(&env.doc, (uint32_t)env.method, "a"));
+    ck_assert(env.params > 0 && env.meta > env.params && env.version > env.meta);
+    ck_assert(fw_json_str_eq(&env.doc, (uint32_t)env.version, "2026-07-28"));
+    ck_assert_int_eq(env.caps, -1);
+    m = "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}";
+    ck_assert_int_eq(fw_envelope_read(&env, m, strlen(m), toks, FW_JSON_TOKENS_MAX), FW_OK);
+    ck_assert(!env.requests && env.method > 0 && env.id == -1 && env.params == -1);
+    m = "[{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}},1,{\"i\\u0064\":2,\"method\":\"ping\"}]";
+    ck_assert_int_eq(fw_envelope_read(&env, m, strlen(m), toks, FW_JSON_TOKENS_MAX), FW_OK);
+    ck_assert(env.batch && env.requests && env.method == -1);
+    m = "[{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}},{\"method\":\"x\"}]";
+    ck_assert_int_eq(fw_envelope_read(&env, m, strlen(m), toks, FW_JSON_TOKENS_MAX), FW_OK);
+    ck_assert(env.batch && !env.requests);
+    ck_assert_int_eq(fw_envelope_read(&env, "\"id\"", 4, toks, FW_JSON_TOKENS_MAX), FW_OK);
+    ck_assert(!env.batch && !env.requests && env.id == -1 && env.method == -1);
+    ck_assert_int_eq(fw_envelope_read(&env, "{\"id\":", 6, toks, FW_JSON_TOKENS_MAX),
+                     FW_ERR_JSON_INVALID);
+}
+END_TEST
+
+/* The device answers a message handed over with its envelope exactly as the same message
+   handed over as text, whether the transport read it with the device's limits or with fewer
+   tokens (its refusal is not taken: the device reads the text again). */
+START_TEST(test_envelope_handoff_answers_as_the_text)
+{
+    static char by_text[1 << 16], by_env[1 << 16], by_few[1 << 16];
+    size_t a = envelope_transcript(0, by_text, sizeof by_text);
+    size_t b = envelope_transcript(FW_JSON_TOKENS_MAX, by_env, sizeof by_env);
+    size_t c = envelope_transcript(3, by_few, sizeof by_few);
+    ck_assert_str_eq(by_env, by_text);
+    ck_assert_str_eq(by_few, by_text);
+    ck_assert_uint_eq(a, b);
+    ck_assert_uint_eq(a, c);
+    /* what the transcript holds: a call answered in the session, a refusal of each kind */
+    ck_assert_ptr_nonnull(strstr(by_text, "\"structuredContent\":{\"pin\":2"));
+    ck_assert_ptr_nonnull(strstr(by_text, "-32700"));
+    ck_assert_ptr_nonnull(strstr(by_text, "FW_JSON_TOKENS_MAX"));
+    ck_assert_ptr_nonnull(strstr(by_text, "FW_MSG_MAX"));
+    ck_assert_ptr_nonnull(strstr(by_text, "FW_JSON_DEPTH_MAX"));
+}
+END_TEST
+
 static Suite *mcp_extra_suite(void)
 {
     Suite *s = suite_create("mcp_extra");
@@ -804,6 +931,11 @@ static Suite *mcp_extra_suite(void)
     tcase_add_test(t, test_ask_over_a_byte_stream);
     tcase_add_test(t, test_an_mcp_result_tool_asks_too);
     tcase_add_test(t, test_an_answer_after_reinit_is_ignored);
+    suite_add_tcase(s, t);
+    t = tcase_create("envelope");
+    tcase_add_checked_fixture(t, NULL, mcp_teardown);
+    tcase_add_test(t, test_envelope_members);
+    tcase_add_test(t, test_envelope_handoff_answers_as_the_text);
     suite_add_tcase(s, t);
     return s;
 }

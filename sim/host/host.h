@@ -209,10 +209,11 @@ typedef enum host_answer { HOST_SILENT, HOST_ANSWERED, HOST_DEFERRED } host_answ
 void host_device_feed_late(host_t *h, host_tap_src_t *src, fw_session_t *session, fw_framer_t *fr,
                            const uint8_t *data, size_t len, fw_sink_t out, host_late_t late);
 
-/* host_device_session, with late for an answer that comes later (HOST_DEFERRED). */
+/* host_device_session, with late for an answer that comes later (HOST_DEFERRED); env (or
+   NULL): msg as fw_envelope_read read it, so the simulated device does not read it again. */
 host_answer_t host_device_session_late(host_t *h, const char *transport, fw_session_t *session,
-                                       const char *msg, size_t len, fw_msg_sink_t out,
-                                       host_late_t late);
+                                       const char *msg, size_t len, const fw_envelope_t *env,
+                                       fw_msg_sink_t out, host_late_t late);
 
 /* Loop thread: how many late answers are still due to ctx (a transport that
    saw its input end waits for them before it closes). */

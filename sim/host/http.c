@@ -762,15 +762,16 @@ static enum MHD_Result finish_post(host_http_t *http, struct MHD_Connection *c, 
 static enum MHD_Result finish_stateless(host_http_t *http, struct MHD_Connection *c,
                                         http_req_t *req);
 
-/* Runs the body in session fw; the answer is sent at once, or once the late answer came. */
+/* Runs the body in session fw (env: the body as handle_post read it); the answer is sent at
+   once, or once the late answer came. */
 static enum MHD_Result call_device(host_http_t *http, struct MHD_Connection *c, http_req_t *req,
-                                   fw_session_t *fw)
+                                   fw_session_t *fw, const fw_envelope_t *env)
 {
     fw_msg_sink_t out = col_sink(&req->col);
     host_session_t *outer = http->calling;
     http->calling = req->s && fw == &req->s->fw ? req->s : NULL; /* for the watcher */
     req->answer = host_device_session_late(http->host, "http", fw, req->body.data, req->body.len,
-                                           out, (host_late_t){http_late, req, "http"});
+                                           env, out, (host_late_t){http_late, req, "http"});
     http->calling = outer;
     if (req->answer == HOST_DEFERRED && !req->answered) { /* the bridge always answers: the
                                                              device's reply or its timeout */
@@ -788,12 +789,13 @@ static enum MHD_Result call_device(host_http_t *http, struct MHD_Connection *c, 
  * when notifications precede it), a call stream when the call asked the client, or 202.
  */
 static enum MHD_Result run_post(host_http_t *http, struct MHD_Connection *c, http_req_t *req,
-                                host_session_t *s, bool created, bool requests)
+                                const fw_envelope_t *env, host_session_t *s, bool created,
+                                bool requests)
 {
     req->s = s;
     req->created = created;
     req->requests = requests;
-    return call_device(http, c, req, &s->fw);
+    return call_device(http, c, req, &s->fw, env);
 }
 
 /* The answer of run_post's call, once the device gave it. */
@@ -1234,12 +1236,12 @@ static bool is_listen(const fw_envelope_t *env)
 /* Runs the body in a session of its own, for this one request (the stateless revision, and a
    body the device cannot read: it answers the error). */
 static enum MHD_Result run_alone(host_http_t *http, struct MHD_Connection *c, http_req_t *req,
-                                 bool listen)
+                                 const fw_envelope_t *env, bool listen)
 {
     fw_session_init(&req->none, sim_device(http->host->sim));
     req->stateless = true;
     req->listen = listen;
-    return call_device(http, c, req, &req->none);
+    return call_device(http, c, req, &req->none, env);
 }
 
 static enum MHD_Result stateless_post(host_http_t *http, struct MHD_Connection *c,
@@ -1249,7 +1251,7 @@ static enum MHD_Result stateless_post(host_http_t *http, struct MHD_Connection *
     err_init(&e);
     if (!check_stateless(c, env, &e) || !check_custom_headers(http, c, env, &e))
         return send_stateless_error(http, c, env, &e);
-    return run_alone(http, c, req, is_listen(env));
+    return run_alone(http, c, req, env, is_listen(env));
 }
 
 /* The answer of stateless_post's call, once the device gave it. */
@@ -1306,14 +1308,14 @@ static enum MHD_Result handle_post(host_http_t *http, struct MHD_Connection *c, 
     if (fw_envelope_read(&env, req->body.data ? req->body.data : "", req->body.len, toks,
                          FW_JSON_TOKENS_MAX) != FW_OK) {
         req->unreadable = true; /* the device answers why (400 for a parse error) */
-        return run_alone(http, c, req, false);
+        return run_alone(http, c, req, &env, false);
     }
     if (wants_stateless(http, c, &env)) return stateless_post(http, c, req, &env);
     bool init = is_initialize(&env), requests = env.requests;
     bool created = init && !hdr(http, c, H_SESSION);
     host_session_t *s = created ? new_session(http, c, &e) : find_session(http, c, &e);
     if (!s) return send_error(http, c, "POST", "/mcp", &e);
-    return run_post(http, c, req, s, created, requests);
+    return run_post(http, c, req, &env, s, created, requests);
 }
 
 /* Collects the body as it arrives (counted in the input budget until the request ends);

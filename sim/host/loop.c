@@ -84,11 +84,13 @@ static void device_feed(host_t *h, fw_session_t *session, fw_framer_t *fr, const
 }
 
 static host_answer_t device_handle(host_t *h, fw_session_t *session, const char *msg, size_t len,
-                                   fw_msg_sink_t out, host_late_t late)
+                                   const fw_envelope_t *env, fw_msg_sink_t out, host_late_t late)
 {
     if (h->bridge) return host_bridge_handle(h->bridge, session, msg, len, out, late);
-    return fw_device_handle_session(sim_device(h->sim), session, msg, len, out) ? HOST_ANSWERED
-                                                                               : HOST_SILENT;
+    fw_device_t *dev = sim_device(h->sim);
+    bool answered = env ? fw_device_handle_envelope(dev, session, env, out)
+                        : fw_device_handle_session(dev, session, msg, len, out);
+    return answered ? HOST_ANSWERED : HOST_SILENT;
 }
 
 /* The bridge's late answers that became due during a call. */
@@ -216,8 +218,8 @@ static void feed_tapped(host_t *h, host_tap_src_t *src, fw_session_t *session, f
 
 /* A whole message's call, tapped. */
 static host_answer_t session_tapped(host_t *h, const char *transport, fw_session_t *session,
-                                    const char *msg, size_t len, fw_msg_sink_t out,
-                                    host_late_t late)
+                                    const char *msg, size_t len, const fw_envelope_t *env,
+                                    fw_msg_sink_t out, host_late_t late)
 {
     tap_out_t *t = malloc(sizeof *t);
     if (!t) abort();
@@ -227,7 +229,7 @@ static host_answer_t session_tapped(host_t *h, const char *transport, fw_session
     fw_msg_sink_t tap = {tap_msg_write, t, out.end ? tap_msg_end : NULL,
                          out.tell ? tap_msg_tell : NULL};
     clock_sync(h);
-    host_answer_t answered = device_handle(h, session, msg, len, tap, late);
+    host_answer_t answered = device_handle(h, session, msg, len, env, tap, late);
     tell_watchers(h, false);
     uint64_t next = clock_next(h);
     clock_arm(h, next);
@@ -269,13 +271,13 @@ char *host_device_control(host_t *h, const char *msg, size_t len)
 }
 
 host_answer_t host_device_session_late(host_t *h, const char *transport, fw_session_t *session,
-                                       const char *msg, size_t len, fw_msg_sink_t out,
-                                       host_late_t late)
+                                       const char *msg, size_t len, const fw_envelope_t *env,
+                                       fw_msg_sink_t out, host_late_t late)
 {
     if (host_tap_on(&h->tap) && host_tap_admit(&h->tap))
-        return session_tapped(h, transport, session, msg, len, out, late);
+        return session_tapped(h, transport, session, msg, len, env, out, late);
     clock_sync(h);
-    host_answer_t answered = device_handle(h, session, msg, len, out, late);
+    host_answer_t answered = device_handle(h, session, msg, len, env, out, late);
     tell_watchers(h, false);
     uint64_t next = clock_next(h);
     clock_arm(h, next);
@@ -286,7 +288,7 @@ host_answer_t host_device_session_late(host_t *h, const char *transport, fw_sess
 bool host_device_session(host_t *h, const char *transport, fw_session_t *session, const char *msg,
                          size_t len, fw_msg_sink_t out)
 {
-    return host_device_session_late(h, transport, session, msg, len, out, (host_late_t){0}) ==
+    return host_device_session_late(h, transport, session, msg, len, NULL, out, (host_late_t){0}) ==
            HOST_ANSWERED;
 }
 

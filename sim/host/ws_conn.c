@@ -233,7 +233,8 @@ static void call_device(ws_conn_t *c, const char *msg, size_t len, bool wrap)
     c->msgs_in++;
     ws_conn_t *outer = c->ws->calling;
     c->ws->calling = c; /* the watcher told "not all" drains this one */
-    host_device_session_late(c->h, transport, &c->session, msg, len, conn_sink(c, wrap), late);
+    host_device_session_late(c->h, transport, &c->session, msg, len, NULL, conn_sink(c, wrap),
+                             late);
     c->ws->calling = outer;
 }
 

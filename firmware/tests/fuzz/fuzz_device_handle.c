@@ -18,6 +18,8 @@
  *    holds no newline (the stream path adds one); on path 2 every framed message passes
  *    fuzz_check_message, only notifications precede the response and the response comes last;
  *    what fw_device_drain writes are notifications, as many as it returns;
+ *  - on path 2, fw_device_handle_envelope, given the message as fw_envelope_read read it, on the
+ *    same state, writes the same bytes and ends the same messages as fw_device_handle_session;
  *  - the response is the one the oracle (fuzz_oracle.c) prescribes: presence, ids, shape, the
  *    codes of refused messages, envelopes, unknown methods and arguments the schemas refuse;
  *  - afterwards, with the HAL healthy again, the device still answers get_info.
@@ -51,14 +53,20 @@ typedef struct framed {
     json_t *msgs;
 } framed_t;
 
+/* While raw_on, everything the framing sinks are given, each end() as a 0x1e byte. */
+static fuzz_buf_t raw_out;
+static bool raw_on;
+
 static void framed_write(void *ctx, const char *data, size_t len)
 {
     fuzz_buf_write(&((framed_t *)ctx)->cur, data, len);
+    if (raw_on) fuzz_buf_write(&raw_out, data, len);
 }
 
 static void framed_end(void *ctx)
 {
     framed_t *f = ctx;
+    if (raw_on) fuzz_buf_write(&raw_out, "\x1e", 1);
     FUZZ_CHECK(f->cur.len > 0, "session: an empty message");
     json_array_append_new(f->msgs, fuzz_check_message(f->cur.data, f->cur.len, "session"));
     f->cur.len = 0;
@@ -92,12 +100,21 @@ static json_t *handle_plain(const char *msg, size_t size)
     return answered ? fuzz_check_reply(out.data, out.len, "handle") : NULL;
 }
 
-/* Path 2: fw_device_handle_session. Returns the response (NULL: none). */
-static json_t *handle_framed(const char *msg, size_t size)
+/* Path 2: fw_device_handle_session, or (via_env) fw_device_handle_envelope on the message as
+   fw_envelope_read read it. Returns the response (NULL: none). */
+static json_t *handle_framed_by(const char *msg, size_t size, bool via_env)
 {
     framed_t f = {framed_buf(), json_array()};
     fw_msg_sink_t sink = {framed_write, &f, framed_end, NULL};
-    bool answered = fw_device_handle_session(&handle_rig.dev, &handle_session, msg, size, sink);
+    bool answered;
+    if (via_env) {
+        static fw_json_tok_t toks[FW_JSON_TOKENS_MAX];
+        fw_envelope_t env;
+        fw_envelope_read(&env, msg, size, toks, FW_JSON_TOKENS_MAX);
+        answered = fw_device_handle_envelope(&handle_rig.dev, &handle_session, &env, sink);
+    } else {
+        answered = fw_device_handle_session(&handle_rig.dev, &handle_session, msg, size, sink);
+    }
     size_t n = json_array_size(f.msgs);
     FUZZ_CHECK(f.cur.len == 0, "session: output not ended as a message");
     for (size_t i = 0; i + 1 < n; i++)
@@ -111,6 +128,11 @@ static json_t *handle_framed(const char *msg, size_t size)
     json_decref(f.msgs);
     framed_keep(&f);
     return reply;
+}
+
+static json_t *handle_framed(const char *msg, size_t size)
+{
+    return handle_framed_by(msg, size, false);
 }
 
 /* fw_device_drain writes only notifications, as many as it says. */
@@ -179,10 +201,27 @@ static void run(const uint8_t *data, size_t size, bool framed)
     }
     handle_rig.failing = framed;
     handle_rig.fail_pattern = fnv1a(data, size) | 1u;
+    raw_on = framed;
+    raw_out.len = 0;
     json_t *reply = framed ? handle_framed(msg, size) : handle_plain(msg, size);
     FUZZ_CHECK(memcmp(msg, data, size) == 0, "handle: the message buffer was modified");
     fuzz_check_answer(msg, size, reply, framed ? "session" : "handle");
     json_decref(reply);
+    if (framed) { /* the same message on the same state, handed over with its envelope */
+        static fuzz_buf_t by_text;
+        by_text.len = 0;
+        fuzz_buf_write(&by_text, raw_out.data, raw_out.len);
+        reset_framed();
+        handle_rig.failing = true;
+        handle_rig.fail_pattern = fnv1a(data, size) | 1u;
+        raw_out.len = 0;
+        json_decref(handle_framed_by(msg, size, true));
+        FUZZ_CHECK(raw_out.len == by_text.len &&
+                       (raw_out.len == 0 || memcmp(raw_out.data, by_text.data, raw_out.len) == 0),
+                   "envelope: answered otherwise than the text (%zu bytes, %zu by the text)",
+                   raw_out.len, by_text.len);
+    }
+    raw_on = false;
     if (framed) {
         fuzz_rig_advance(&handle_rig, 500);
         drain();

@@ -154,25 +154,53 @@ static const struct {
 };
 #undef HDR_NAME
 
+/* id when key (hdr_names[id].len bytes) is that name in any case, else H_COUNT: the canonical
+   spelling, which clients send, is compared as bytes first (inlined: id is a constant in each
+   call), strncasecmp takes any other, as MHD_lookup_connection_value matches. */
+static inline unsigned named(const char *key, unsigned id)
+{
+    const char *name = hdr_names[id].name;
+    size_t len = hdr_names[id].len;
+    return memcmp(key, name, len) == 0 || strncasecmp(key, name, len) == 0 ? id : H_COUNT;
+}
+
+/* The id of a request header's name (key_size bytes), H_COUNT for a name not read: its length
+   picks the one name it can be (the first letter where two names share a length). */
+static unsigned hdr_id(const char *key, size_t key_size)
+{
+    int first = key[0] | 0x20; /* a letter's lower case */
+    switch (key_size) {
+    case 4:
+        return named(key, H_HOST);
+    case 6:
+        return first == 'o' ? named(key, H_ORIGIN) : named(key, H_ACCEPT);
+    case 12:
+        return named(key, H_TYPE);
+    case 13:
+        return named(key, H_AUTH);
+    case 14:
+        return first == 'c' ? named(key, H_LENGTH) : named(key, H_SESSION);
+    case 20:
+        return named(key, H_VERSION);
+    case 29:
+        return named(key, H_ACRM);
+    default:
+        return H_COUNT;
+    }
+}
+
 static enum MHD_Result hdrs_one(void *cls, enum MHD_ValueKind kind, const char *key,
                                 size_t key_size, const char *value, size_t value_size)
 {
     req_hdrs_t *h = cls;
     (void)kind;
     (void)value_size;
-    /* every name starts with a letter: (ch | 0x20) is its lower case, and no other byte's */
-    int first = key[0] | 0x20;
-    if (first == 'h' && strcasecmp(key, "Host") == 0) h->hosts++; /* as count_host counts */
-    for (unsigned i = 0; i < H_COUNT; i++) {
-        /* as MHD_lookup_connection_value matches: the whole key, case-insensitively */
-        if (hdr_names[i].len != key_size || (hdr_names[i].name[0] | 0x20) != first ||
-            strncasecmp(key, hdr_names[i].name, key_size) != 0)
-            continue;
-        if (!(h->found & 1u << i)) {
-            h->found |= 1u << i;
-            h->v[i] = value;
-        }
-        break;
+    unsigned id = hdr_id(key, key_size);
+    if (id == H_COUNT) return MHD_YES;
+    if (id == H_HOST) h->hosts++; /* as count_host counts */
+    if (!(h->found & 1u << id)) {
+        h->found |= 1u << id;
+        h->v[id] = value;
     }
     return MHD_YES;
 }

@@ -632,6 +632,33 @@ START_TEST(header_names_match_in_any_case)
 }
 END_TEST
 
+/* A name as long as one the transport reads, but another, is not taken for it (the header pass
+   picks its candidate by length): each request below lacks the header it seems to carry. */
+START_TEST(header_names_of_the_same_length_are_not_confused)
+{
+    start();
+    char *sid = initialize();
+    char sh[128];
+    snprintf(sh, sizeof sh, "Mcp-Session-Ix: %s", sid); /* Content-Length's length too */
+    const char *session[] = {CT_JSON, ACCEPT_BOTH, sh, NULL};
+    expect_refusal(request("POST", "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/list\"}",
+                           session),
+                   400, FW_RPC_TRANSPORT_ERROR, "Mcp-Session-Id header missing");
+    const char *accept[] = {CT_JSON, "Origin: application/json, text/event-stream", NULL};
+    expect_refusal(request("POST", INIT_BODY, accept), 403, FW_RPC_TRANSPORT_ERROR, "Origin");
+    const char *accepx[] = {CT_JSON, "Accept:", "Accepx: application/json, text/event-stream",
+                            NULL};
+    expect_refusal(request("POST", INIT_BODY, accepx), 406, FW_RPC_TRANSPORT_ERROR, NULL);
+    const char *type[] = {"Content-Type:", "Content-Typf: application/json", ACCEPT_BOTH, NULL};
+    expect_refusal(request("POST", INIT_BODY, type), 415, FW_RPC_TRANSPORT_ERROR, NULL);
+    const char *version[] = {CT_JSON, ACCEPT_BOTH, "Mcp-Session-Id: x",
+                             "XCP-Protocol-Version: 1999-01-01", NULL};
+    expect_refusal(request("POST", INIT_BODY, version), 404, FW_RPC_SESSION_NOT_FOUND, NULL);
+    free(sid);
+    stop();
+}
+END_TEST
+
 START_TEST(a_foreign_origin_gets_403_unless_allowed)
 {
     start();
@@ -1335,6 +1362,7 @@ static Suite *it_http_suite(void)
     tcase_add_test(tc, a_foreign_host_header_gets_403_unless_allowed);
     tcase_add_test(tc, two_host_headers_get_400);
     tcase_add_test(tc, header_names_match_in_any_case);
+    tcase_add_test(tc, header_names_of_the_same_length_are_not_confused);
     tcase_add_test(tc, a_foreign_origin_gets_403_unless_allowed);
     tcase_add_test(tc, auth_token_requires_the_bearer_token);
     tcase_add_test(tc, browsers_of_allowed_origins_get_cors_headers);

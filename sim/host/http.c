@@ -58,6 +58,8 @@ struct host_http {
     host_session_t *calling; /* the session whose POST the device handles now, or NULL */
     const struct req_hdrs *hdrs;        /* the headers of the request on_request serves now */
     struct MHD_Connection *hdrs_conn;   /* ... on this connection (NULL: none) */
+    struct http_req *spare; /* finished POSTs' states kept for the next ones (req_new) */
+    unsigned spare_count;
 };
 
 /* The messages the device wrote for one POST: concatenated, with the end of each. The first
@@ -116,7 +118,15 @@ typedef struct http_req {
     bool stateless, listen;
     bool unreadable; /* the device cannot read the body: its error is the answer */
     fw_session_t none;   /* stateless: the request's own session */
+    host_buf_t kept;     /* a spare state's body buffer, empty: the body's first bytes take it (an
+                            empty body stays NULL, as in a new state) */
+    struct http_req *next_spare; /* in http->spare */
 } http_req_t;
+
+/* A finished POST's state is kept for the next one, its body buffer too (up to SPARE_BODY_MAX
+   bytes): a POST allocates nothing of its own. At most SPARE_REQS are kept. */
+#define SPARE_REQS 16u
+#define SPARE_BODY_MAX 4096u
 
 /* A refusal: the HTTP status, the JSON-RPC error in the body and the headers it needs. */
 typedef struct http_err {
@@ -1366,6 +1376,7 @@ static void receive(host_http_t *http, http_req_t *req, const char *data, size_t
         host_buf_free(&req->body);
         return;
     }
+    if (!req->body.data) host_buf_swap(&req->body, &req->kept);
     host_buf_append(&req->body, data, len);
 }
 
@@ -1409,6 +1420,39 @@ static enum MHD_Result end_session(host_http_t *http, struct MHD_Connection *c)
 
 /* ---------------------------------------------------------------- libmicrohttpd callbacks */
 
+/* A zeroed request state: a spare one (its body buffer kept, empty) or a new one. */
+static http_req_t *req_new(host_http_t *http)
+{
+    http_req_t *req = http->spare;
+    if (!req) {
+        req = calloc(1, sizeof *req);
+        if (!req) abort();
+        return req;
+    }
+    http->spare = req->next_spare;
+    http->spare_count--;
+    host_buf_t kept = req->body;
+    memset(req, 0, sizeof *req);
+    req->kept = kept;
+    return req;
+}
+
+/* Lets go of a finished request's state (what it held is freed already): kept as a spare, or
+   freed. */
+static void req_free(host_http_t *http, http_req_t *req)
+{
+    if (!req->body.data) host_buf_swap(&req->body, &req->kept); /* no body came */
+    if (http->spare_count == SPARE_REQS || req->body.cap > SPARE_BODY_MAX) {
+        host_buf_free(&req->body);
+        free(req);
+        return;
+    }
+    req->body.len = 0;
+    req->next_spare = http->spare;
+    http->spare = req;
+    http->spare_count++;
+}
+
 /* First call of a request (headers only): checks, then GET and DELETE are answered, a POST
    gets its state to collect the body. */
 static enum MHD_Result first_call(host_http_t *http, struct MHD_Connection *c, const char *url,
@@ -1429,8 +1473,7 @@ static enum MHD_Result first_call(host_http_t *http, struct MHD_Connection *c, c
         return send_error(http, c, method, url, &e);
     }
     if (!check_post_headers(http, c, &e)) return send_error(http, c, method, url, &e);
-    http_req_t *req = calloc(1, sizeof *req);
-    if (!req) abort();
+    http_req_t *req = req_new(http);
     if (http->hdrs && http->hdrs_conn == c) /* the request's later calls read these */
         req->hdrs = *http->hdrs;
     else
@@ -1506,8 +1549,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
     host_mhd_park_free(req->park);
     col_free(&req->col);
     host_in_release(http->host, req->body.len);
-    host_buf_free(&req->body);
-    free(req);
+    req_free(http, req);
     *con_cls = NULL;
 }
 
@@ -1668,6 +1710,12 @@ void host_http_close(host_http_t *http)
 {
     host_sessions_stop(&http->sessions); /* wakes every stream: they end */
     host_mhd_stop(http->mhd); /* resumes what is parked, closes every connection */
+    while (http->spare) { /* after the requests' last on_completed */
+        http_req_t *req = http->spare;
+        http->spare = req->next_spare;
+        host_buf_free(&req->body);
+        free(req);
+    }
     http_guard_close(http->guard);
     host_device_unwatch(http->host, on_device, http);
     host_sessions_destroy(&http->sessions);

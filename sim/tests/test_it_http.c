@@ -388,6 +388,31 @@ START_TEST(malformed_json_gets_400_with_a_parse_error)
 }
 END_TEST
 
+/* A finished POST's state serves the next POST (http.c keeps spares, their body buffers too):
+   an empty body after others stays empty, and a body is only its own bytes, whether the
+   buffer before it was kept (short) or not (over 4 KiB). */
+START_TEST(a_reused_request_state_holds_only_its_own_body)
+{
+    start();
+    resp_t *first = post(NULL, "");
+    ck_assert_int_eq(first->status, 400);
+    char big[6000];
+    snprintf(big, sizeof big, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"x\":\"%5900d\"}", 7);
+    const char *bodies[] = {"not json", big, "{\"jsonrpc\":\"2.0\",\"id\":", big, NULL};
+    for (size_t i = 0; bodies[i]; i++) {
+        resp_free(post(NULL, bodies[i]));
+        resp_t *r = post(NULL, "");
+        ck_assert_int_eq(r->status, first->status);
+        ck_assert_str_eq(r->body, first->body);
+        resp_free(r);
+    }
+    resp_free(first);
+    expect_refusal(post(NULL, "{\"jsonrpc\":\"2.0\",\"id\":"), 400, FW_RPC_PARSE_ERROR,
+                   "parse error at byte 22");
+    stop();
+}
+END_TEST
+
 START_TEST(post_needs_json_content_and_an_accept_of_json_and_sse)
 {
     start();
@@ -1356,6 +1381,7 @@ static Suite *it_http_suite(void)
     suite_add_tcase(s, tc);
     tc = tcase_create("checks");
     tcase_add_test(tc, malformed_json_gets_400_with_a_parse_error);
+    tcase_add_test(tc, a_reused_request_state_holds_only_its_own_body);
     tcase_add_test(tc, post_needs_json_content_and_an_accept_of_json_and_sse);
     tcase_add_test(tc, a_body_over_1_mib_gets_413);
     tcase_add_test(tc, bodies_beyond_the_input_budget_get_503_with_retry_after);

@@ -42,6 +42,15 @@
 /* A connection silent for this long is closed (streams send a keep-alive every 15 s). */
 #define CONN_TIMEOUT_S 60u
 
+/* The verdict of a check on the last value of a header: a client sends the same Host,
+   Content-Type and Accept with every request, and each of these checks depends on the value
+   alone (and on the allow lists, fixed at start). A longer value is checked every time. */
+typedef struct memo {
+    char value[128];
+    bool known; /* value holds one */
+    bool ok;
+} memo_t;
+
 struct host_http {
     host_t *host;
     struct MHD_Daemon *daemon;
@@ -60,6 +69,7 @@ struct host_http {
     struct MHD_Connection *hdrs_conn;   /* ... on this connection (NULL: none) */
     struct http_req *spare; /* finished POSTs' states kept for the next ones (req_new) */
     unsigned spare_count;
+    memo_t host_ok, type_ok, accept_ok; /* check_host's and check_post_headers' last verdicts */
 };
 
 /* The messages the device wrote for one POST: concatenated, with the end of each. The first
@@ -415,7 +425,43 @@ static enum MHD_Result count_host(void *cls, enum MHD_ValueKind kind, const char
     return MHD_YES;
 }
 
-static bool check_host(const host_http_t *http, struct MHD_Connection *c, http_err_t *e)
+/* check(http, v), or its verdict on v kept in m. */
+static bool checked(host_http_t *http, memo_t *m, const char *v,
+                    bool (*check)(const host_http_t *http, const char *v))
+{
+    if (m->known && strcmp(m->value, v) == 0) return m->ok;
+    bool ok = check(http, v);
+    size_t n = strlen(v);
+    if (n < sizeof m->value) {
+        memcpy(m->value, v, n + 1);
+        m->known = true;
+        m->ok = ok;
+    }
+    return ok;
+}
+
+static bool host_allowed(const host_http_t *http, const char *host)
+{
+    return host_http_host_allowed(host, http->allow_hosts, http->allow_host_count);
+}
+
+static bool is_json(const host_http_t *http, const char *type)
+{
+    (void)http;
+    return host_http_is_json(type);
+}
+
+/* Accept lists both answers a POST may get: JSON and an SSE stream. */
+static bool accepts_answers(const host_http_t *http, const char *accept)
+{
+    static const char *const answers[] = {"application/json", "text/event-stream"};
+    bool ok[2];
+    (void)http;
+    host_http_accepts_each(accept, answers, 2, ok);
+    return ok[0] && ok[1];
+}
+
+static bool check_host(host_http_t *http, struct MHD_Connection *c, http_err_t *e)
 {
     const char *host = hdr(http, c, H_HOST);
     if (!host) {
@@ -432,7 +478,7 @@ static bool check_host(const host_http_t *http, struct MHD_Connection *c, http_e
              hosts);
         return false;
     }
-    if (host_http_host_allowed(host, http->allow_hosts, http->allow_host_count)) return true;
+    if (checked(http, &http->host_ok, host, host_allowed)) return true;
     fail(e, 403, FW_RPC_TRANSPORT_ERROR,
          "Host '%.200s' is not allowed (DNS rebinding protection): only localhost, 127.0.0.1 "
          "and [::1] unless --allow-host names it",
@@ -478,7 +524,7 @@ static bool check_version(const host_http_t *http, struct MHD_Connection *c, htt
 }
 
 /* The checks every request passes first: Host, Origin, the path. */
-static bool check_common(const host_http_t *http, struct MHD_Connection *c, const char *url,
+static bool check_common(host_http_t *http, struct MHD_Connection *c, const char *url,
                          http_err_t *e)
 {
     if (!check_host(http, c, e) || !check_origin(http, c, e)) return false;
@@ -489,20 +535,17 @@ static bool check_common(const host_http_t *http, struct MHD_Connection *c, cons
     return true;
 }
 
-static bool check_post_headers(const host_http_t *http, struct MHD_Connection *c, http_err_t *e)
+static bool check_post_headers(host_http_t *http, struct MHD_Connection *c, http_err_t *e)
 {
     const char *type = hdr(http, c, H_TYPE);
     const char *accept = hdr(http, c, H_ACCEPT);
     const char *length = hdr(http, c, H_LENGTH);
-    if (!host_http_is_json(type)) {
+    if (!type || !checked(http, &http->type_ok, type, is_json)) {
         fail(e, 415, FW_RPC_TRANSPORT_ERROR, "Content-Type must be application/json (got '%.100s')",
              type ? type : "");
         return false;
     }
-    static const char *const answers[] = {"application/json", "text/event-stream"};
-    bool ok[2];
-    host_http_accepts_each(accept, answers, 2, ok);
-    if (!ok[0] || !ok[1]) {
+    if (!accept || !checked(http, &http->accept_ok, accept, accepts_answers)) {
         fail(e, 406, FW_RPC_TRANSPORT_ERROR,
              "Accept must list both application/json and text/event-stream (got '%.100s')",
              accept ? accept : "");

@@ -684,6 +684,46 @@ START_TEST(header_names_of_the_same_length_are_not_confused)
 }
 END_TEST
 
+/* The server keeps its verdict on the last Host, Content-Type and Accept it saw (http.c's memo):
+   each value still gets its own, whatever came before it (a longer or shorter value with the
+   same start, one over the memo's 127 bytes). */
+START_TEST(header_verdicts_follow_each_value_in_turn)
+{
+    start();
+    char long_accept[300];
+    snprintf(long_accept, sizeof long_accept, "Accept: application/json, %200s, text/event-stream",
+             "text/plain;q=0.5");
+    char long_bad[300];
+    snprintf(long_bad, sizeof long_bad, "Accept: application/json, %200s", "text/plain;q=0.5");
+    struct {
+        const char *headers[4];
+        long status;
+    } turns[] = {
+        {{CT_JSON, ACCEPT_BOTH, NULL}, 200},
+        {{CT_JSON, ACCEPT_BOTH, "Host: 127.0.0.1.evil.com", NULL}, 403},
+        {{CT_JSON, ACCEPT_BOTH, "Host: 127.0.0.1", NULL}, 200},
+        {{CT_JSON, ACCEPT_BOTH, "Host: 127.0.0.", NULL}, 403},
+        {{"Content-Type: application/json; charset=utf-8", ACCEPT_BOTH, NULL}, 200},
+        {{"Content-Type: application/jsonx", ACCEPT_BOTH, NULL}, 415},
+        {{CT_JSON, ACCEPT_BOTH, NULL}, 200},
+        {{"Content-Type: application/jso", ACCEPT_BOTH, NULL}, 415},
+        {{CT_JSON, "Accept: application/json, text/event-stream;q=0", NULL}, 406},
+        {{CT_JSON, ACCEPT_BOTH, NULL}, 200},
+        {{CT_JSON, "Accept: application/json, text/event-strea", NULL}, 406},
+        {{CT_JSON, long_accept, NULL}, 200},
+        {{CT_JSON, long_bad, NULL}, 406},
+        {{CT_JSON, long_accept, NULL}, 200},
+    };
+    for (size_t i = 0; i < sizeof turns / sizeof turns[0]; i++) {
+        resp_t *r = request("POST", INIT_BODY, turns[i].headers);
+        ck_assert_msg(r->status == turns[i].status, "turn %zu: expected %ld, got %ld: %s", i,
+                      turns[i].status, r->status, r->body);
+        resp_free(r);
+    }
+    stop();
+}
+END_TEST
+
 START_TEST(a_foreign_origin_gets_403_unless_allowed)
 {
     start();
@@ -1389,6 +1429,7 @@ static Suite *it_http_suite(void)
     tcase_add_test(tc, two_host_headers_get_400);
     tcase_add_test(tc, header_names_match_in_any_case);
     tcase_add_test(tc, header_names_of_the_same_length_are_not_confused);
+    tcase_add_test(tc, header_verdicts_follow_each_value_in_turn);
     tcase_add_test(tc, a_foreign_origin_gets_403_unless_allowed);
     tcase_add_test(tc, auth_token_requires_the_bearer_token);
     tcase_add_test(tc, browsers_of_allowed_origins_get_cors_headers);

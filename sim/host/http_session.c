@@ -101,13 +101,16 @@ static bool unref(host_session_t *s)
     return --s->refs == 0;
 }
 
-/* takes s out of the table and wakes its stream. */
+/* takes s out of the table (the last listed session takes its place) and wakes its stream. */
 static void unlist(host_sessions_t *t, host_session_t *s)
 {
-    for (unsigned i = 0; i < t->max; i++)
-        if (t->slots[i] == s) t->slots[i] = NULL;
+    for (unsigned i = 0; i < t->count; i++) {
+        if (t->slots[i] != s) continue;
+        t->slots[i] = t->slots[--t->count];
+        t->slots[t->count] = NULL;
+        break;
+    }
     s->listed = false;
-    t->count--;
     if (t->on_unlist) t->on_unlist(t->on_unlist_ctx, &s->fw);
     wake_session(s);
 }
@@ -121,9 +124,8 @@ static void reap(host_sessions_t *t)
     uint64_t now = mono_ms();
     if (now < t->reap_ms) return;
     uint64_t next = UINT64_MAX;
-    for (unsigned i = 0; i < t->max; i++) {
+    for (unsigned i = t->count; i-- > 0;) { /* downwards: unlist moves the last one to i */
         host_session_t *s = t->slots[i];
-        if (!s) continue;
         if (s->streaming || s->refs > 1 || now - s->last_ms < t->idle_ms) {
             if (s->last_ms + t->idle_ms < next) next = s->last_ms + t->idle_ms;
             continue;
@@ -151,9 +153,8 @@ void host_sessions_init(host_sessions_t *t, unsigned max, uint64_t idle_ms)
 void host_sessions_stop(host_sessions_t *t)
 {
     t->stopping = true;
-    for (unsigned i = 0; i < t->max; i++) {
-        host_session_t *s = t->slots[i];
-        if (!s) continue;
+    while (t->count > 0) {
+        host_session_t *s = t->slots[t->count - 1];
         unlist(t, s);
         if (unref(s)) session_free(s);
     }
@@ -179,9 +180,9 @@ bool host_sessions_reserve(host_sessions_t *t)
 static host_session_t *lru_idle(host_sessions_t *t, const char *owner)
 {
     host_session_t *best = NULL;
-    for (unsigned i = 0; i < t->max; i++) {
+    for (unsigned i = 0; i < t->count; i++) {
         host_session_t *s = t->slots[i];
-        if (!s || s->streaming || s->refs > 1 || s->call) continue;
+        if (s->streaming || s->refs > 1 || s->call) continue;
         if (owner && strcmp(s->owner, owner) != 0) continue;
         if (!best || s->last_use < best->last_use) best = s;
     }
@@ -203,8 +204,8 @@ host_reserve_t host_sessions_reserve_for(host_sessions_t *t, const char *owner)
     host_reserve_t rc = HOST_RESERVED;
     reap(t);
     unsigned mine = 0;
-    for (unsigned i = 0; owner && i < t->max; i++)
-        if (t->slots[i] && strcmp(t->slots[i]->owner, owner) == 0) mine++;
+    for (unsigned i = 0; owner && i < t->count; i++)
+        if (strcmp(t->slots[i]->owner, owner) == 0) mine++;
     if (t->stopping) {
         rc = HOST_RESERVE_FULL;
     } else if (owner && t->per_client && mine >= t->per_client) {
@@ -234,16 +235,13 @@ void host_sessions_unreserve(host_sessions_t *t)
 unsigned host_sessions_publish(host_sessions_t *t, host_session_t *s)
 {
     t->reserved--;
-    for (unsigned i = 0; i < t->max && !t->stopping; i++) {
-        if (t->slots[i]) continue;
-        t->slots[i] = s;
+    if (!t->stopping && t->count < t->max) {
+        t->slots[t->count++] = s;
         s->listed = true;
         s->refs++;
         s->last_ms = mono_ms();
         s->last_use = ++t->uses;
         if (s->last_ms + t->idle_ms < t->reap_ms) t->reap_ms = s->last_ms + t->idle_ms;
-        t->count++;
-        break;
     }
     unsigned count = t->count;
     return count;
@@ -262,10 +260,8 @@ host_session_t *host_sessions_find(host_sessions_t *t, const char *id)
     if (!id || strlen(id) != HOST_HTTP_SESSION_ID_LEN) return NULL;
     host_session_t *found = NULL;
     reap(t);
-    for (unsigned i = 0; i < t->max && !found; i++) {
-        host_session_t *s = t->slots[i];
-        if (s && id_equal(s->id, id)) found = s;
-    }
+    for (unsigned i = 0; i < t->count && !found; i++)
+        if (id_equal(t->slots[i]->id, id)) found = t->slots[i];
     if (found) {
         found->refs++;
         found->last_ms = mono_ms();
@@ -389,8 +385,7 @@ static void drain_session(host_sessions_t *t, host_session_t *s, host_drain_fn d
 void host_sessions_drain_with(host_sessions_t *t, host_drain_fn drain, void *ctx)
 {
     reap(t);
-    for (unsigned i = 0; i < t->max; i++)
-        if (t->slots[i]) drain_session(t, t->slots[i], drain, ctx);
+    for (unsigned i = 0; i < t->count; i++) drain_session(t, t->slots[i], drain, ctx);
 }
 
 void host_session_drain_with(host_sessions_t *t, host_session_t *s, host_drain_fn drain, void *ctx)

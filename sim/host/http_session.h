@@ -49,7 +49,8 @@ typedef struct host_session {
 
 /* The sessions of one HTTP server. */
 typedef struct host_sessions {
-    host_session_t **slots; /* max entries, NULL when free */
+    host_session_t **slots; /* the listed sessions in slots[0..count), in no order (room for max):
+                               a walk costs what is listed, not max */
     unsigned max;
     unsigned count;    /* listed sessions */
     unsigned reserved; /* initializes in flight that may become sessions */

@@ -187,6 +187,50 @@ START_TEST(a_request_in_flight_keeps_a_session_alive)
 }
 END_TEST
 
+/* The table holds its listed sessions packed (an ended or expired one's place goes to the
+   last): whichever go, in whatever order, the others are found, each expiry is counted once,
+   and every place comes back. */
+START_TEST(sessions_leaving_in_any_order_leave_the_others_findable)
+{
+    enum { N = 8 };
+    host_sessions_init(&table, N, 50); /* 50 ms */
+    host_session_t *s[N];
+    char id[N][40];
+    for (int i = 0; i < N; i++) {
+        s[i] = listed();
+        snprintf(id[i], sizeof id[i], "%s", s[i]->id);
+    }
+    ck_assert(!host_sessions_reserve(&table));
+    static const int ended[] = {3, 7, 0}; /* a middle one, the last, the first */
+    for (size_t k = 0; k < sizeof ended / sizeof ended[0]; k++) {
+        host_session_t *f = host_sessions_find(&table, id[ended[k]]);
+        ck_assert_ptr_eq(f, s[ended[k]]);
+        ck_assert(host_sessions_end(&table, f));
+        host_session_release(&table, f);
+    }
+    ck_assert_uint_eq(table.count, N - 3);
+    for (int i = 0; i < N; i++) {
+        bool gone = i == 3 || i == 7 || i == 0;
+        host_session_t *f = host_sessions_find(&table, id[i]);
+        ck_assert_ptr_eq(f, gone ? NULL : s[i]);
+        if (f) host_session_release(&table, f);
+    }
+    /* 1, 4 and 6 stay busy (a request each) while the others expire in one walk */
+    host_session_t *busy[] = {host_sessions_find(&table, id[1]), host_sessions_find(&table, id[4]),
+                              host_sessions_find(&table, id[6])};
+    usleep(120 * 1000);
+    ck_assert(host_sessions_reserve(&table)); /* reaps 2 and 5 */
+    host_sessions_unreserve(&table);
+    ck_assert_uint_eq(table.count, 3);
+    ck_assert_ptr_null(host_sessions_find(&table, id[2]));
+    ck_assert_ptr_null(host_sessions_find(&table, id[5]));
+    for (int k = 0; k < 3; k++) host_session_release(&table, busy[k]);
+    for (int i = 0; i < N - 3; i++) ck_assert(host_sessions_reserve(&table));
+    ck_assert(!host_sessions_reserve(&table));
+    host_sessions_destroy(&table);
+}
+END_TEST
+
 START_TEST(one_stream_per_session)
 {
     host_sessions_init(&table, 1, 60000);
@@ -392,6 +436,7 @@ static Suite *http_session_suite(void)
     tcase_add_test(tc, an_ended_session_is_not_found_and_frees_its_place);
     tcase_add_test(tc, an_idle_session_expires_unless_its_stream_is_open);
     tcase_add_test(tc, a_request_in_flight_keeps_a_session_alive);
+    tcase_add_test(tc, sessions_leaving_in_any_order_leave_the_others_findable);
     suite_add_tcase(s, tc);
     tc = tcase_create("streams");
     tcase_add_test(tc, one_stream_per_session);

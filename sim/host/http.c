@@ -1504,12 +1504,13 @@ static enum MHD_Result first_call(host_http_t *http, struct MHD_Connection *c, c
     http_err_t e;
     err_init(&e);
     if (!check_common(http, c, url, &e)) return send_error(http, c, method, url, &e);
-    if (strcmp(method, "OPTIONS") == 0 && hdr(http, c, H_ORIGIN) && hdr(http, c, H_ACRM))
+    bool post = strcmp(method, "POST") == 0; /* most requests: the others are not compared */
+    if (!post && strcmp(method, "OPTIONS") == 0 && hdr(http, c, H_ORIGIN) && hdr(http, c, H_ACRM))
         return preflight(http, c);
     if (!check_auth(http, c, &e)) return send_error(http, c, method, url, &e);
-    if (strcmp(method, "GET") == 0) return open_stream(http, c);
-    if (strcmp(method, "DELETE") == 0) return end_session(http, c);
-    if (strcmp(method, "POST") != 0) {
+    if (!post && strcmp(method, "GET") == 0) return open_stream(http, c);
+    if (!post && strcmp(method, "DELETE") == 0) return end_session(http, c);
+    if (!post) {
         fail(&e, 405, FW_RPC_TRANSPORT_ERROR,
              "method %.20s not allowed on /mcp: use POST, GET or DELETE", method);
         e.allow = "GET, POST, DELETE";

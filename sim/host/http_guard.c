@@ -173,12 +173,17 @@ void http_guard_notify(void *cls, struct MHD_Connection *c, void **socket_contex
     *socket_context = NULL;
 }
 
-/* Sets c's deadline to ms from now (0: none). */
-static void set_deadline(struct MHD_Connection *c, uint64_t ms, bool header_phase)
+/* c's entry (NULL when it has none). */
+static guard_conn_t *conn_of(struct MHD_Connection *c)
 {
     const union MHD_ConnectionInfo *ci =
         MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
-    guard_conn_t *gc = ci ? ci->socket_context : NULL;
+    return ci ? ci->socket_context : NULL;
+}
+
+/* Sets gc's deadline to ms from now (0: none). */
+static void set_deadline(guard_conn_t *gc, uint64_t ms, bool header_phase)
+{
     if (!gc) return;
     gc->deadline_ms = ms ? mono_ms() + ms : 0;
     gc->header_phase = header_phase;
@@ -186,21 +191,19 @@ static void set_deadline(struct MHD_Connection *c, uint64_t ms, bool header_phas
 
 void http_guard_headers_done(struct MHD_Connection *c, bool body_follows)
 {
-    set_deadline(c, body_follows ? HOST_HTTP_BODY_S * 1000u : 0, false);
+    set_deadline(conn_of(c), body_follows ? HOST_HTTP_BODY_S * 1000u : 0, false);
 }
 
 void http_guard_body_done(struct MHD_Connection *c)
 {
-    set_deadline(c, 0, false);
+    set_deadline(conn_of(c), 0, false);
 }
 
 void http_guard_request_done(struct MHD_Connection *c)
 {
-    const union MHD_ConnectionInfo *ci =
-        MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
-    guard_conn_t *gc = ci ? ci->socket_context : NULL;
+    guard_conn_t *gc = conn_of(c);
     /* keep-alive: the next request may come after the idle timeout's wait */
-    if (gc) set_deadline(c, ((uint64_t)gc->g->idle_s + HOST_HTTP_HEADER_S) * 1000u, true);
+    if (gc) set_deadline(gc, ((uint64_t)gc->g->idle_s + HOST_HTTP_HEADER_S) * 1000u, true);
 }
 
 bool http_guard_log(http_guard_t *g, const char *msg)

@@ -1484,7 +1484,7 @@ static http_req_t *req_new(host_http_t *http)
    freed. */
 static void req_free(host_http_t *http, http_req_t *req)
 {
-    if (!req->body.data) host_buf_swap(&req->body, &req->kept); /* no body came */
+    if (!req->body.data) host_buf_swap(&req->body, &req->kept); /* no body, or it was dropped */
     if (http->spare_count == SPARE_REQS || req->body.cap > SPARE_BODY_MAX) {
         host_buf_free(&req->body);
         free(req);

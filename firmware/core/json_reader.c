@@ -1062,9 +1062,15 @@ int32_t(fw_json_obj_get)(const fw_json_doc_t *doc, uint32_t obj, const char *key
     }
     uint16_t k = (uint16_t)(obj + 1); /* token indexes are 16-bit (next) */
     for (uint16_t i = 0; i < t->count; i++) {
-        if ((fw_json_str_eq)(doc, k, key)) {
-            return (int32_t)(k + 1);
-        }
+#if FW_SPEED_PATHS >= 2 && !FW_ROM_SPLIT
+        /* a plain key whose first byte differs (most of them) is passed over without a call */
+        const fw_json_tok_t *kt = &doc->toks[k];
+        if ((kt->flags & FW_JSON_F_ESCAPED) != 0 || kt->start == kt->end ||
+            doc->buf[kt->start] == key[0])
+#endif
+            if ((fw_json_str_eq)(doc, k, key)) {
+                return (int32_t)(k + 1);
+            }
         k = doc->toks[k + 1].next;
     }
     return -1;
@@ -1215,6 +1221,21 @@ int32_t fw_json_str_decode(const fw_json_doc_t *doc, uint32_t tok, char *out, si
     }
     const uint8_t *buf = (const uint8_t *)doc->buf;
     size_t n = 0;
+#if FW_SPEED_PATHS >= 2 && !FW_ROM_SPLIT
+    /* a string without escapes is its raw bytes (a tool's name, a cursor): one copy */
+    if ((t->flags & FW_JSON_F_ESCAPED) == 0) {
+        n = (size_t)(t->end - t->start);
+        if (n >= cap || n > (size_t)INT32_MAX) {
+            if (cap > 0) {
+                out[0] = '\0';
+            }
+            return FW_ERR_NO_SPACE;
+        }
+        memcpy(out, buf + t->start, n);
+        out[n] = '\0';
+        return (int32_t)n;
+    }
+#endif
     fw_json_off_t pos = t->start;
     while (pos < t->end) {
         uint8_t u[4];

@@ -194,10 +194,18 @@ static const char escape_second[0x60] = {
     [0x1A] = 'u', [0x1B] = 'u', [0x1C] = 'u', [0x1D] = 'u', [0x1E] = 'u', [0x1F] = 'u',
 };
 
+/* Counts the bytes stored straight into the buffer up to d. */
+static inline void stored_to(fw_jw_t *w, char *d)
+{
+    w->total += (size_t)(d - w->buf) - w->used;
+    w->used = (size_t)(d - w->buf);
+}
+
 /*
  * String contents without quotes, escaped straight into the buffer (level 2): the run before
- * the first byte to escape is put as it is; from there eight bytes at a time are stored as they are, and where one of them needs an escape (found as plain_run finds
- * it) only the bytes before it count, the escape following them. Within 16 bytes of the
+ * the first byte to escape is put as it is; from there eight bytes at a time are stored as
+ * they are, and where one of them needs an escape (found as plain_run finds it) only the bytes
+ * before it count, the escape following them. Within 16 bytes of the
  * buffer's end a unit (eight plain bytes, or up to seven and an escape) is made aside and put,
  * so the buffer still fills exactly and goes to the sink where the general path sends it. A
  * quoted text in a text (a tool's JSON result in its content) costs a few instructions a byte,
@@ -259,13 +267,35 @@ static void put_escaped(fw_jw_t *w, const char *s, size_t n)
             d += u;
             continue;
         }
-        w->total += (size_t)(d - w->buf) - w->used; /* what went straight in so far */
-        w->used = (size_t)(d - w->buf);
+        stored_to(w, d); /* what went straight in so far */
         put(w, aside, u);
         d = w->buf + w->used;
     }
-    w->total += (size_t)(d - w->buf) - w->used;
-    w->used = (size_t)(d - w->buf);
+    stored_to(w, d);
+}
+
+/*
+ * put_escaped's output for a JSON text (fw_jw_str_json), byte by byte: its quotes come every
+ * few bytes, and put_escaped's word scan would end a unit at each. A quote or backslash gets
+ * its backslash in place; a control byte (none in the text a writer made) and each byte within
+ * 2 of the buffer's end go to put_escaped, so the buffer fills exactly where it sends it.
+ */
+static void put_escaped_bytes(fw_jw_t *w, const char *s, size_t n)
+{
+    const unsigned char *p = (const unsigned char *)s, *const end = p + n;
+    while (p < end) {
+        char *d = w->buf + w->used, *const lim = w->buf + sizeof w->buf - 2;
+        for (; p < end && d < lim; p++) {
+            unsigned c = *p;
+            if (c <= '\\') { /* (above it no byte needs a test: most are letters) */
+                if (c < 0x20) break;
+                if (c == '"' || c == '\\') *d++ = '\\';
+            }
+            *d++ = (char)c;
+        }
+        stored_to(w, d);
+        if (p < end) put_escaped(w, (const char *)p++, 1);
+    }
 }
 #else
 /* String contents without quotes; bytes >= 0x80 pass through (the caller gives UTF-8). Each
@@ -512,6 +542,25 @@ void fw_jw_strn(fw_jw_t *w, const char *s, size_t n)
         put_quoted(w, s, n, 0);
     }
 }
+
+#if FW_SPEED_PATHS >= 2 && !FW_ROM_SPLIT
+void fw_jw_str_json(fw_jw_t *w, const char *json, size_t n)
+{
+#if ESCAPE_IN_BUFFER
+    if (json == NULL || n == 0) { /* (not a JSON text: as fw_jw_strn has it) */
+        fw_jw_strn(w, json, n);
+        return;
+    }
+    if (begin_value(w)) {
+        put_ch(w, '"');
+        put_escaped_bytes(w, json, n);
+        put_ch(w, '"');
+    }
+#else
+    fw_jw_strn(w, json, n);
+#endif
+}
+#endif
 
 void fw_jw_str(fw_jw_t *w, const char *s)
 {

@@ -165,7 +165,7 @@ static fw_err_t write_result(fw_mcp_req_t *q, tee_t *t, bool ok)
         fw_jw_str_end(w);
     } else {
         w = begin_content(q->call);
-        fw_jw_strn(w, t->buf, t->len);
+        fw_jw_str_json(w, t->buf, t->len);
     }
     end_content(w);
     if (!ok) {

@@ -1094,9 +1094,10 @@ static size_t ref_escape(const char *s, size_t n, char *out)
 }
 
 /* Texts with bytes to escape (a JSON result quoted in a text, every control byte, escapes
-   spread over a long text, UTF-8), each after a pad of every length the buffer has: the output
-   is the reference's, and every write to the sink but the last is a whole buffer (the level-2
-   escaping straight into the buffer must flush where the general path does). */
+   spread over a long text, UTF-8), each after a pad of every length the buffer has, written by
+   fw_jw_strn and by fw_jw_str_json: the output is the reference's, and every write to the sink
+   but the last is a whole buffer (the level-2 escaping straight into the buffer, a word or a
+   byte at a time, must flush where the general path does). */
 START_TEST(test_escaped_texts_at_every_offset)
 {
     static char texts[4][700];
@@ -1113,8 +1114,9 @@ START_TEST(test_escaped_texts_at_every_offset)
     memcpy(texts[3], utf8, lens[3]);
     static char want[4000], esc[4000];
     char pad[FW_JW_BUF_SIZE + 8];
-    for (size_t t = 0; t < 4; t++) {
-        size_t en = ref_escape(texts[t], lens[t], esc);
+    for (size_t t = 0; t < 8; t++) {
+        bool as_json = t >= 4;
+        size_t en = ref_escape(texts[t % 4], lens[t % 4], esc);
         for (size_t off = 0; off < FW_JW_BUF_SIZE + 4; off++) {
             memset(pad, 'p', off);
             pad[off] = 0;
@@ -1122,7 +1124,10 @@ START_TEST(test_escaped_texts_at_every_offset)
             fw_jw_init(&w, (fw_sink_t){count_write, &cs});
             fw_jw_arr_begin(&w);
             fw_jw_str(&w, pad);
-            fw_jw_strn(&w, texts[t], lens[t]);
+            if (as_json)
+                fw_jw_str_json(&w, texts[t % 4], lens[t % 4]);
+            else
+                fw_jw_strn(&w, texts[t % 4], lens[t % 4]);
             fw_jw_arr_end(&w);
             ck_assert_int_eq(fw_jw_flush(&w), FW_OK);
             size_t wn = (size_t)sprintf(want, "[\"%s\",\"", pad);
@@ -1133,7 +1138,8 @@ START_TEST(test_escaped_texts_at_every_offset)
             ck_assert_uint_eq(w.total, wn);
             ck_assert_uint_eq(cs.bytes, wn);
             ck_assert_msg(cs.hash == fnv(14695981039346656037u, want, wn),
-                          "text %zu after a pad of %zu: not the reference's bytes", t, off);
+                          "text %zu (%s) after a pad of %zu: not the reference's bytes", t % 4,
+                          as_json ? "fw_jw_str_json" : "fw_jw_strn", off);
             ck_assert_uint_le(cs.short_calls, 1);
             ck_assert_uint_eq(cs.calls, (wn + FW_JW_BUF_SIZE - 1) / FW_JW_BUF_SIZE);
         }
@@ -1229,6 +1235,37 @@ START_TEST(test_str_chunks)
     fw_jw_kv_i64(&w, "n", 1);
     fw_jw_obj_end(&w);
     ck_assert_str_eq(finish(), "{\"text\":\"a\\\"\\n\xc3\xa9\",\"n\":1}");
+}
+END_TEST
+
+/* fw_jw_str_json where fw_jw_strn writes "" or refuses: the same bytes and error (NULL and an
+   empty text, NULL with a length, a value where a key is due, inside an open string). */
+START_TEST(test_str_json_edges_match_strn)
+{
+    static const struct {
+        const char *s;
+        size_t n;
+        int where; /* 0 in an array, 1 in an object (a key is due), 2 in an open string */
+    } cases[] = {{NULL, 0, 0}, {"", 0, 0}, {NULL, 3, 0}, {"{}", 2, 1}, {"{}", 2, 2}};
+    for (size_t i = 0; i < FW_ARRAY_LEN(cases); i++) {
+        char got[64], want[64];
+        fw_err_t errs[2];
+        for (int as_json = 0; as_json < 2; as_json++) {
+            start();
+            if (cases[i].where == 1) fw_jw_obj_begin(&w);
+            if (cases[i].where != 1) fw_jw_arr_begin(&w);
+            if (cases[i].where == 2) fw_jw_str_begin(&w);
+            if (as_json)
+                fw_jw_str_json(&w, cases[i].s, cases[i].n);
+            else
+                fw_jw_strn(&w, cases[i].s, cases[i].n);
+            errs[as_json] = fw_jw_flush(&w);
+            ck_assert_uint_eq(w.total, cap.len);
+            snprintf(as_json ? got : want, sizeof got, "%s", cap.buf);
+        }
+        ck_assert_int_eq(errs[1], errs[0]);
+        ck_assert_str_eq(got, want);
+    }
 }
 END_TEST
 
@@ -1415,6 +1452,7 @@ Suite *json_writer_suite(void)
 
     t = tcase_create("streamed_strings");
     tcase_add_test(t, test_str_chunks);
+    tcase_add_test(t, test_str_json_edges_match_strn);
     tcase_add_test(t, test_str_misuse);
     tcase_add_test(t, test_str_begin_needs_key_in_object);
     tcase_add_test(t, test_string_sink_round_trip_small);

@@ -113,11 +113,11 @@ typedef struct tee {
 static fw_jw_t *begin_content(fw_call_t *call)
 {
     fw_jw_t *w = fw_resp_result(call->dev, call->priv);
-    fw_jw_key(w, "content");
+    FW_JW_KEY(w, "content");
     fw_jw_arr_begin(w);
     fw_jw_obj_begin(w);
-    fw_jw_kv_str(w, "type", "text");
-    fw_jw_key(w, "text");
+    FW_JW_KV_STR(w, "type", "text");
+    FW_JW_KEY(w, "text");
     return w;
 }
 
@@ -171,7 +171,7 @@ static fw_err_t write_result(fw_mcp_req_t *q, tee_t *t, bool ok)
     if (!ok) {
         fw_jw_kv_bool(w, "isError", true);
     } else if (t->text == NULL && fw_mcp_version_of(q->session) >= FW_MCP_V2025_06_18) {
-        fw_jw_key(w, "structuredContent");
+        FW_JW_KEY(w, "structuredContent");
         fw_jw_raw(w, t->buf, t->len);
     }
     return FW_OK;

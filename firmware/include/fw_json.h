@@ -184,7 +184,8 @@ void fw_jw_kv_i64(fw_jw_t *w, const char *key, int64_t v);
 void fw_jw_kv_bool(fw_jw_t *w, const char *key, bool v);
 /*
  * FW_JW_KV_I64/BOOL/STR(w, "key", v): the same member as fw_jw_kv_*, for a key that is a string
- * literal with nothing to escape (no '"', '\\' or byte below 0x20: the caller's promise). At
+ * literal with nothing to escape (no '"', '\\' or byte below 0x20: the caller's promise); and
+ * FW_JW_KEY(w, "key") the same key as fw_jw_key (at level 2 fw_jw_key_raw of the pasted text). At
  * FW_SPEED_PATHS 2 (hosted builds) the quoted key and its ':' are pasted at compile time
  * (member is "\"key\":", n its length) and written where the call is, inline: the member text
  * is then constant bytes stored as immediates, with no call, no length and no copy loop. Where
@@ -202,6 +203,7 @@ void fw_jw_member_str(fw_jw_t *w, const char *member, size_t n, const char *s);
 extern const char fw_jw_digit_pairs_[201];
 
 #define FW_JW_MEMBER_(key) ("\"" key "\":"), (sizeof("\"" key "\":") - 1u)
+#define FW_JW_KEY(w, key) fw_jw_key_raw((w), FW_JW_MEMBER_(key))
 #define FW_JW_KV_I64(w, key, v) fw_jw_kv_i64_at_((w), FW_JW_MEMBER_(key), (v))
 #define FW_JW_KV_BOOL(w, key, v) fw_jw_kv_bool_at_((w), FW_JW_MEMBER_(key), (v))
 #define FW_JW_KV_STR(w, key, s) fw_jw_kv_str_at_((w), FW_JW_MEMBER_(key), (s))
@@ -326,6 +328,7 @@ FW_JW_INLINE_ void fw_jw_kv_str_at_(fw_jw_t *w, const char *member, size_t n, co
     fw_jw_member_str(w, member, n, s);
 }
 #else
+#define FW_JW_KEY(w, key) fw_jw_key((w), key)
 #define FW_JW_KV_I64(w, key, v) fw_jw_kv_i64((w), key, (v))
 #define FW_JW_KV_BOOL(w, key, v) fw_jw_kv_bool((w), key, (v))
 #define FW_JW_KV_STR(w, key, s) fw_jw_kv_str((w), key, (s))

@@ -1054,6 +1054,21 @@ static const fw_json_tok_t *tok_of(const fw_json_doc_t *doc, uint32_t tok, fw_js
     return &doc->toks[tok];
 }
 
+#if FW_SPEED_PATHS
+/* Whether the raw bytes [p, e) of an unescaped string are s (NUL-terminated): a string's byte
+   is never NUL, so s's NUL ends a match. */
+static inline bool raw_eq(const char *p, const char *e, const char *s)
+{
+    const uint8_t *want = (const uint8_t *)s;
+    for (; p != e; p++, want++) {
+        if (fw_rd8(want) != (uint8_t)*p) {
+            return false;
+        }
+    }
+    return fw_rd8(want) == '\0';
+}
+#endif
+
 int32_t(fw_json_obj_get)(const fw_json_doc_t *doc, uint32_t obj, const char *key)
 {
     const fw_json_tok_t *t = tok_of(doc, obj, FW_JSON_OBJECT);
@@ -1063,10 +1078,13 @@ int32_t(fw_json_obj_get)(const fw_json_doc_t *doc, uint32_t obj, const char *key
     uint16_t k = (uint16_t)(obj + 1); /* token indexes are 16-bit (next) */
     for (uint16_t i = 0; i < t->count; i++) {
 #if FW_SPEED_PATHS >= 2 && !FW_ROM_SPLIT
-        /* a plain key whose first byte differs (most of them) is passed over without a call */
+        /* a plain key is compared here, without a call (most differ in their first byte) */
         const fw_json_tok_t *kt = &doc->toks[k];
-        if ((kt->flags & FW_JSON_F_ESCAPED) != 0 || kt->start == kt->end ||
-            doc->buf[kt->start] == key[0])
+        if ((kt->flags & FW_JSON_F_ESCAPED) == 0) {
+            if (raw_eq(doc->buf + kt->start, doc->buf + kt->end, key)) {
+                return (int32_t)(k + 1);
+            }
+        } else
 #endif
             if ((fw_json_str_eq)(doc, k, key)) {
                 return (int32_t)(k + 1);
@@ -1196,21 +1214,12 @@ bool(fw_json_str_eq)(const fw_json_doc_t *doc, uint32_t tok, const char *s)
         return false;
     }
     const uint8_t *buf = (const uint8_t *)doc->buf;
-    const uint8_t *want = (const uint8_t *)s;
 #if FW_SPEED_PATHS
     if ((t->flags & FW_JSON_F_ESCAPED) == 0) {
-        /* raw bytes as they stand: a string's byte is never NUL, so s's NUL ends a match */
-        const uint8_t *p = buf + t->start;
-        const uint8_t *const e = buf + t->end;
-        for (; p != e; p++, want++) {
-            if (fw_rd8(want) != *p) {
-                return false;
-            }
-        }
-        return fw_rd8(want) == '\0';
+        return raw_eq(doc->buf + t->start, doc->buf + t->end, s);
     }
 #endif
-    return str_eq_decoded(buf, t, want);
+    return str_eq_decoded(buf, t, (const uint8_t *)s);
 }
 
 int32_t fw_json_str_decode(const fw_json_doc_t *doc, uint32_t tok, char *out, size_t cap)

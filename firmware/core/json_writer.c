@@ -274,17 +274,63 @@ static void put_escaped(fw_jw_t *w, const char *s, size_t n)
     stored_to(w, d);
 }
 
+/* Exact byte masks of word v (the top bit of each byte that is so, and of no other: no borrow
+   or carry runs between bytes, as it may in escape_bytes after the first): bytes below 0x20,
+   and quotes or backslashes. */
+static inline size_t control_bytes(size_t v)
+{
+    const size_t ones = (size_t)-1 / 0xFFu;
+    return ~(((v & ones * 0x7Fu) + ones * 0x60u) | v) & (ones << 7);
+}
+
+static inline size_t quote_bytes(size_t v)
+{
+    const size_t ones = (size_t)-1 / 0xFFu, low7 = ones * 0x7Fu;
+    size_t q = v ^ (ones * (size_t)'"'), b = v ^ (ones * (size_t)'\\');
+    return ~(((q & low7) + low7) | q | low7) | ~(((b & low7) + low7) | b | low7);
+}
+
 /*
- * put_escaped's output for a JSON text (fw_jw_str_json), byte by byte: its quotes come every
- * few bytes, and put_escaped's word scan would end a unit at each. A quote or backslash gets
- * its backslash in place; a control byte (none in the text a writer made) and each byte within
- * 2 of the buffer's end go to put_escaped, so the buffer fills exactly where it sends it.
+ * put_escaped's output for a JSON text (fw_jw_str_json): its quotes come every few bytes, where
+ * put_escaped's word scan would end a unit at each. A word at a time while its escapes fit the
+ * room with a word to spare (twice its bytes, stored as words whose bytes past the end are
+ * written over): the word is stored, and at each quote or backslash the word's rest is stored
+ * again after the backslash put before it. A word with a control byte (none in a text a writer made) and
+ * the last bytes go byte by byte; a control byte, and each byte within 2 of the buffer's end,
+ * go to put_escaped, so the buffer fills exactly where it sends it.
  */
 static void put_escaped_bytes(fw_jw_t *w, const char *s, size_t n)
 {
     const unsigned char *p = (const unsigned char *)s, *const end = p + n;
     while (p < end) {
         char *d = w->buf + w->used, *const lim = w->buf + sizeof w->buf - 2;
+        size_t v;
+        for (; end - p >= (ptrdiff_t)sizeof v && lim - d >= (ptrdiff_t)(3 * sizeof v - 2);
+             p += sizeof v) {
+            memcpy(&v, p, sizeof v);
+            if (control_bytes(v) != 0) break;
+            size_t m = quote_bytes(v);
+            if (m == 0) {
+                memcpy(d, &v, sizeof v);
+                d += sizeof v;
+                continue;
+            }
+            /* the word and a word of zeros: its rest from any byte is one load */
+            unsigned char word[2 * sizeof v] = {0};
+            memcpy(word, &v, sizeof v);
+            size_t at = 0; /* bytes of the word stored */
+            for (; m != 0; m &= m - 1) {
+                size_t k = (size_t)__builtin_ctzll((unsigned long long)m) / 8u;
+                memcpy(d, word + at, sizeof v);
+                d += k - at;
+                d[0] = '\\';
+                d[1] = (char)word[k];
+                d += 2;
+                at = k + 1u;
+            }
+            memcpy(d, word + at, sizeof v);
+            d += sizeof v - at;
+        }
         for (; p < end && d < lim; p++) {
             unsigned c = *p;
             if (c <= '\\') { /* (above it no byte needs a test: most are letters) */
@@ -297,6 +343,7 @@ static void put_escaped_bytes(fw_jw_t *w, const char *s, size_t n)
         if (p < end) put_escaped(w, (const char *)p++, 1);
     }
 }
+
 #else
 /* String contents without quotes; bytes >= 0x80 pass through (the caller gives UTF-8). Each
    plain run is found, then copied in one piece. */

@@ -473,7 +473,9 @@ static bool take_cancelled(fw_device_t *dev, const char *id, size_t len)
 #define CACHEABLE FW_MCP_CACHEABLE
 #define INPUT FW_MCP_INPUT
 
+/* tools/call first: most requests of a session are calls, found here with one comparison */
 static const fw_mcp_method_t methods[] = {
+    {"tools/call", fw_mcp_tools_call, INPUT},
     {"initialize", initialize, REMOVED},
     {"ping", ping, REMOVED},
     {"notifications/initialized", initialized, REMOVED},
@@ -481,7 +483,6 @@ static const fw_mcp_method_t methods[] = {
     {"logging/setLevel", set_level, REMOVED},
     {"server/discover", discover, CACHEABLE},
     {"tools/list", fw_mcp_tools_list, CACHEABLE},
-    {"tools/call", fw_mcp_tools_call, INPUT},
     {"resources/list", fw_mcp_resources_list, CACHEABLE},
     {"resources/templates/list", fw_mcp_resources_templates, CACHEABLE},
     {"resources/read", fw_mcp_resources_read, CACHEABLE | INPUT},

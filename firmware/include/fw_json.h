@@ -185,13 +185,13 @@ void fw_jw_kv_bool(fw_jw_t *w, const char *key, bool v);
 /*
  * FW_JW_KV_I64/BOOL/STR(w, "key", v): the same member as fw_jw_kv_*, for a key that is a string
  * literal with nothing to escape (no '"', '\\' or byte below 0x20: the caller's promise); and
- * FW_JW_KEY(w, "key") the same key as fw_jw_key (at level 2 fw_jw_key_raw of the pasted text). At
+ * FW_JW_KEY(w, "key") the same key as fw_jw_key (its value due next). At
  * FW_SPEED_PATHS 2 (hosted builds) the quoted key and its ':' are pasted at compile time
  * (member is "\"key\":", n its length) and written where the call is, inline: the member text
  * is then constant bytes stored as immediates, with no call, no length and no copy loop. Where
  * that cannot be (a key not allowed here, the room short, a string to escape, a number of more
- * than two digits) fw_jw_member_* writes the member as fw_jw_kv_* would. Elsewhere these are
- * fw_jw_kv_*, so the flash-tight images do not change.
+ * than two digits) fw_jw_member_* writes the member as fw_jw_kv_* would (fw_jw_key_raw the key).
+ * Elsewhere these are fw_jw_kv_* and fw_jw_key, so the flash-tight images do not change.
  */
 #if FW_SPEED_PATHS >= 2 && !FW_ROM_SPLIT
 #include <string.h>
@@ -203,7 +203,7 @@ void fw_jw_member_str(fw_jw_t *w, const char *member, size_t n, const char *s);
 extern const char fw_jw_digit_pairs_[201];
 
 #define FW_JW_MEMBER_(key) ("\"" key "\":"), (sizeof("\"" key "\":") - 1u)
-#define FW_JW_KEY(w, key) fw_jw_key_raw((w), FW_JW_MEMBER_(key))
+#define FW_JW_KEY(w, key) fw_jw_key_at_((w), FW_JW_MEMBER_(key))
 #define FW_JW_KV_I64(w, key, v) fw_jw_kv_i64_at_((w), FW_JW_MEMBER_(key), (v))
 #define FW_JW_KV_BOOL(w, key, v) fw_jw_kv_bool_at_((w), FW_JW_MEMBER_(key), (v))
 #define FW_JW_KV_STR(w, key, s) fw_jw_kv_str_at_((w), FW_JW_MEMBER_(key), (s))
@@ -249,6 +249,17 @@ FW_JW_INLINE_ char *fw_jw_member_at_(fw_jw_t *w, const char *member, size_t n, s
     w->total += need;
     memcpy(p + comma, member, n);
     return p + comma + n;
+}
+
+/* The key where one may come and the room has it (its value is then due), else
+   fw_jw_key_raw. */
+FW_JW_INLINE_ void fw_jw_key_at_(fw_jw_t *w, const char *member, size_t n)
+{
+    if (fw_jw_member_at_(w, member, n, 0) != NULL) {
+        w->want_value = true;
+        return;
+    }
+    fw_jw_key_raw(w, member, n);
 }
 
 /* A value below 100 is its two bytes of fw_jw_digit_pairs_, one below 10 the second byte of

@@ -176,10 +176,11 @@ static const char *const member_strs[] = {
 static const int64_t member_ints[] = {0,    1,  9,  10,  42,  99,         100,       128,
                                       4095, -1, -9, -10, -99, 4294967295, INT64_MAX, INT64_MIN};
 
-/* Member i of kind (0 string, 1 integer, 2 boolean; any other: a string that is NULL) through
-   the literal-key macro when literal, else through fw_jw_kv_*; with general, the plain
-   literal-key functions instead of fw_jw_kv_* (on misuse those write nothing of the member,
-   where fw_jw_kv_* writes the value after the refused key). */
+/* Member i of kind (0 string, 1 integer, 2 boolean, 4 a key by FW_JW_KEY and then the value i;
+   3: a string that is NULL) through the literal-key macro when literal, else through fw_jw_kv_*
+   (fw_jw_key); with general, the plain literal-key functions instead of fw_jw_kv_* (on misuse
+   those write nothing of the member, where fw_jw_kv_* writes the value after the refused key;
+   fw_jw_key_raw for the key). */
 static void put_member_case(fw_jw_t *to, bool literal, unsigned kind, size_t i, bool general)
 {
 #if FW_SPEED_PATHS >= 2 && !FW_ROM_SPLIT
@@ -190,8 +191,11 @@ static void put_member_case(fw_jw_t *to, bool literal, unsigned kind, size_t i, 
             fw_jw_member_i64(to, FW_JW_MEMBER_("pin"), member_ints[i]);
         else if (kind == 2)
             fw_jw_member_bool(to, FW_JW_MEMBER_("value"), (i & 1u) != 0);
+        else if (kind == 4)
+            fw_jw_key_raw(to, FW_JW_MEMBER_("key"));
         else
             fw_jw_member_str(to, FW_JW_MEMBER_("name"), NULL);
+        if (kind == 4) fw_jw_i64(to, (int64_t)i);
         return;
     }
 #else
@@ -216,6 +220,13 @@ static void put_member_case(fw_jw_t *to, bool literal, unsigned kind, size_t i, 
         else
             fw_jw_kv_bool(to, "value", (i & 1u) != 0);
         break;
+    case 4: /* a key alone, then its value */
+        if (literal)
+            FW_JW_KEY(to, "key");
+        else
+            fw_jw_key(to, "key");
+        fw_jw_i64(to, (int64_t)i);
+        break;
     default:
         if (literal)
             FW_JW_KV_STR(to, "name", NULL);
@@ -239,7 +250,8 @@ START_TEST(test_literal_key_members_every_offset)
     for (size_t off = 0; off < FW_JW_BUF_SIZE + 12; off++) {
         memset(pad, 'p', off);
         pad[off] = 0;
-        for (unsigned kind = 0; kind < 3; kind++) {
+        for (unsigned kind = 0; kind < 5; kind++) {
+            if (kind == 3) continue; /* (NULL: a misuse) */
             for (size_t i = 0; i < member_cases(kind); i++) {
                 for (unsigned later = 0; later < 2; later++) {
                     start_twins();
@@ -276,7 +288,7 @@ END_TEST
 START_TEST(test_literal_key_member_misuse_matches_general)
 {
     for (unsigned where = 0; where < 6; where++) {
-        for (unsigned kind = 0; kind < 4; kind++) {
+        for (unsigned kind = 0; kind < 5; kind++) {
             start_twins();
             fw_jw_t *ws[2] = {&w, &ref};
             for (unsigned t = 0; t < 2; t++) {

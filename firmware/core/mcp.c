@@ -41,28 +41,55 @@ int32_t fw_mcp_member(const fw_mcp_req_t *q, int32_t obj, const char *key)
     return obj < 0 ? -1 : fw_json_obj_get(q->doc, (uint32_t)obj, key);
 }
 
-/* The member's token when present with type `type` (-1 when absent); an issue otherwise. */
-static fw_err_t member_of_type(fw_mcp_req_t *q, int32_t obj, const char *key, const char *path,
-                               bool required, uint8_t type, int32_t *tok)
+#if FW_SPEED_PATHS >= 2
+void fw_mcp_members(const fw_mcp_req_t *q, int32_t obj, const char *const keys[], size_t n,
+                    int32_t out[])
+{
+    const fw_json_doc_t *doc = q->doc;
+    for (size_t j = 0; j < n; j++) out[j] = -1;
+    if (obj < 0 || (uint32_t)obj >= doc->count || doc->toks[obj].type != FW_JSON_OBJECT) return;
+    uint32_t k = (uint32_t)obj + 1u;
+    for (uint16_t i = 0; i < doc->toks[obj].count; i++) {
+        for (size_t j = 0; j < n; j++) {
+            if (out[j] < 0 && fw_tok_is(doc, k, keys[j])) {
+                out[j] = (int32_t)(k + 1u);
+                break;
+            }
+        }
+        k = doc->toks[k + 1u].next;
+    }
+}
+#endif
+
+/* Member token tok (-1 when absent) when it has type `type`; an issue otherwise. */
+static fw_err_t tok_of_type(fw_mcp_req_t *q, int32_t tok, const char *path, bool required,
+                            uint8_t type)
 {
     static const char *const wanted[] = {"null",     "a boolean", "a boolean", "a number",
                                          "a string", "an array",  "an object"};
-    *tok = fw_mcp_member(q, obj, key);
-    if (*tok < 0 && required)
+    if (tok < 0 && required)
         return fw_call_param_error(q->call, path, "%s", "required parameter missing");
-    if (*tok < 0) return FW_OK;
-    uint8_t got = q->doc->toks[*tok].type;
+    if (tok < 0) return FW_OK;
+    uint8_t got = q->doc->toks[tok].type;
     bool boolean = type == FW_JSON_TRUE || type == FW_JSON_FALSE;
     if (got == type || (boolean && (got == FW_JSON_TRUE || got == FW_JSON_FALSE))) return FW_OK;
     return fw_call_param_error(q->call, path, "must be %s", wanted[type]);
 }
 
-fw_err_t fw_mcp_string(fw_mcp_req_t *q, int32_t obj, const char *key, const char *path,
-                       bool required, char *out, size_t cap)
+/* The member's token when present with type `type` (-1 when absent); an issue otherwise. */
+static fw_err_t member_of_type(fw_mcp_req_t *q, int32_t obj, const char *key, const char *path,
+                               bool required, uint8_t type, int32_t *tok)
 {
-    int32_t tok;
+    *tok = fw_mcp_member(q, obj, key);
+    return tok_of_type(q, *tok, path, required, type);
+}
+
+/* fw_mcp_string of the member's token tok (-1: absent). */
+static fw_err_t string_at(fw_mcp_req_t *q, int32_t tok, const char *path, bool required, char *out,
+                          size_t cap)
+{
     out[0] = 0;
-    fw_err_t err = member_of_type(q, obj, key, path, required, FW_JSON_STRING, &tok);
+    fw_err_t err = tok_of_type(q, tok, path, required, FW_JSON_STRING);
     if (err != FW_OK || tok < 0) return err;
     int32_t len = fw_json_str_decode(q->doc, (uint32_t)tok, out, cap);
     if (len < 0) {
@@ -76,11 +103,32 @@ fw_err_t fw_mcp_string(fw_mcp_req_t *q, int32_t obj, const char *key, const char
     return FW_OK;
 }
 
+fw_err_t fw_mcp_string(fw_mcp_req_t *q, int32_t obj, const char *key, const char *path,
+                       bool required, char *out, size_t cap)
+{
+    return string_at(q, fw_mcp_member(q, obj, key), path, required, out, cap);
+}
+
 fw_err_t fw_mcp_object(fw_mcp_req_t *q, int32_t obj, const char *key, const char *path,
                        bool required, int32_t *out)
 {
     return member_of_type(q, obj, key, path, required, FW_JSON_OBJECT, out);
 }
+
+#if FW_SPEED_PATHS >= 2
+fw_err_t fw_mcp_string_tok(fw_mcp_req_t *q, int32_t tok, const char *path, bool required,
+                           char *out, size_t cap)
+{
+    return string_at(q, tok, path, required, out, cap);
+}
+
+fw_err_t fw_mcp_object_tok(fw_mcp_req_t *q, int32_t tok, const char *path, bool required,
+                           int32_t *out)
+{
+    *out = tok;
+    return tok_of_type(q, tok, path, required, FW_JSON_OBJECT);
+}
+#endif
 
 fw_err_t fw_mcp_bool(fw_mcp_req_t *q, int32_t obj, const char *key, const char *path, bool *out)
 {

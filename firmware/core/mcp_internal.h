@@ -101,6 +101,18 @@ fw_err_t fw_mcp_object(fw_mcp_req_t *q, int32_t obj, const char *key, const char
                        bool required, int32_t *out);
 fw_err_t fw_mcp_bool(fw_mcp_req_t *q, int32_t obj, const char *key, const char *path, bool *out);
 
+#if FW_SPEED_PATHS >= 2
+/* The value tokens of members keys[0..n) of object token obj in one pass: for each key what
+   fw_mcp_member gives (the first occurrence, -1 when absent or obj is no object). */
+void fw_mcp_members(const fw_mcp_req_t *q, int32_t obj, const char *const keys[], size_t n,
+                    int32_t out[]);
+/* fw_mcp_string and fw_mcp_object of a member found so: its token tok (-1: absent). */
+fw_err_t fw_mcp_string_tok(fw_mcp_req_t *q, int32_t tok, const char *path, bool required,
+                           char *out, size_t cap);
+fw_err_t fw_mcp_object_tok(fw_mcp_req_t *q, int32_t tok, const char *path, bool required,
+                           int32_t *out);
+#endif
+
 /* Writes text, or formatted text (fw_fmt's format, at most 95 bytes), into w's open string. */
 void fw_mcp_chunk(fw_jw_t *w, const char *s);
 void fw_mcp_chunkf(fw_jw_t *w, const char *fmt, ...);

@@ -613,6 +613,24 @@ START_TEST(test_call_unknown_tool)
 }
 END_TEST
 
+/* params' members are read as JSON has them whichever way they are found: a key with escapes
+   is its decoded text, the first of two equal keys counts, _meta's progressToken likewise. */
+START_TEST(test_call_params_escaped_and_repeated_keys)
+{
+    json_t *r = result_of("tools/call", "{\"n\\u0061me\":\"gpio_read\",\"name\":\"nope\","
+                                        "\"arguments\":{\"pin\":\"led\"},\"arguments\":7}");
+    ck_assert_str_eq(jstr(r, "structuredContent.name"), "led");
+    json_t *e = error_of("tools/call", "{\"name\":\"gpio_read\",\"\\u0061rguments\":7,"
+                                       "\"arguments\":{\"pin\":\"led\"}}",
+                         FW_RPC_INVALID_PARAMS);
+    ck_assert_str_eq(jstr(e, "message"), "invalid params: arguments: must be an object");
+    send_in(&sess, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":"
+                   "\"i2c_scan\",\"\\u005fmeta\":{\"progressToken\":7},\"_meta\":{}}}");
+    ck_assert_uint_eq(out.count, 8); /* 7 notifications, then the result */
+    ck_assert_int_eq(jint(own(mcap_json(&out, 0)), "params.progressToken"), 7);
+}
+END_TEST
+
 /* The same binder as MCP/U calls: -32602 with every issue in data.issues. */
 START_TEST(test_call_bad_arguments)
 {
@@ -971,6 +989,7 @@ Suite *mcp_suite(void)
     tcase_add_test(t, test_call_text_only_before_2025_06_18);
     tcase_add_test(t, test_call_hardware_failure_is_error_result);
     tcase_add_test(t, test_call_unknown_tool);
+    tcase_add_test(t, test_call_params_escaped_and_repeated_keys);
     tcase_add_test(t, test_call_bad_arguments);
     tcase_add_test(t, test_call_long_result_streams_as_text);
     tcase_add_test(t, test_call_handler_bug_is_error_result);

@@ -14,6 +14,41 @@
 #define META_SAMPLING                                                                              \
     META_NO_CAPS ",\"io.modelcontextprotocol/clientCapabilities\":{\"sampling\":{}}}"
 
+/* ---------------------------------------------------------------- params readers */
+
+#if FW_SPEED_PATHS >= 2
+/* fw_mcp_members finds in one pass what fw_mcp_member finds key by key: the first of repeated
+   keys, keys with escapes by their text, members of nested objects not, nothing in an array,
+   a scalar or an absent object. */
+START_TEST(test_members_one_pass_matches_member)
+{
+    static const char *const texts[] = {
+        "{\"name\":\"a\",\"arguments\":{\"name\":1},\"_meta\":{}}",
+        "{\"task\":1,\"n\\u0061me\":2,\"name\":3,\"task\":4,\"\\u005fmeta\":5}",
+        "{\"\":1,\"nam\":2,\"names\":3,\"n\":4,\"argument\":5,\"x\":{\"task\":6}}",
+        "{}",
+        "[\"name\",\"task\"]",
+        "\"name\"",
+    };
+    static const char *const keys[] = {"name", "arguments", "_meta", "task", ""};
+    for (size_t i = 0; i < FW_ARRAY_LEN(texts); i++) {
+        fw_json_tok_t toks[32];
+        fw_json_doc_t doc;
+        ck_assert_int_eq(fw_json_parse(&doc, texts[i], strlen(texts[i]), toks, 32, 8), FW_OK);
+        fw_mcp_req_t q = {.doc = &doc};
+        for (int32_t obj = -1; obj < (int32_t)doc.count; obj++) {
+            int32_t got[FW_ARRAY_LEN(keys)];
+            fw_mcp_members(&q, obj, keys, FW_ARRAY_LEN(keys), got);
+            for (size_t k = 0; k < FW_ARRAY_LEN(keys); k++)
+                ck_assert_msg(got[k] == fw_mcp_member(&q, obj, keys[k]),
+                              "%s, token %d, key '%s': %d", texts[i], (int)obj, keys[k],
+                              (int)got[k]);
+        }
+    }
+}
+END_TEST
+#endif
+
 /* ---------------------------------------------------------------- SipHash-2-4 */
 
 /* The reference vectors of the SipHash paper (Aumasson and Bernstein, 2012): key 00..0f,
@@ -579,7 +614,13 @@ END_TEST
 static Suite *mcp_stateless_suite(void)
 {
     Suite *s = suite_create("mcp_stateless");
-    TCase *t = tcase_create("siphash");
+    TCase *t;
+#if FW_SPEED_PATHS >= 2
+    t = tcase_create("params");
+    tcase_add_test(t, test_members_one_pass_matches_member);
+    suite_add_tcase(s, t);
+#endif
+    t = tcase_create("siphash");
     tcase_add_test(t, test_siphash_reference_vectors);
     tcase_add_test(t, test_siphash_incremental_equals_one_pass);
     suite_add_tcase(s, t);

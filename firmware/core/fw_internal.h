@@ -100,13 +100,9 @@ const char *fw_tool_name(const fw_tool_t *t);
    an unescaped token's raw bytes compared inline where speed is asked for and s is in
    plain memory (the method, tool, parameter and envelope names of every request). */
 #if FW_SPEED_PATHS >= 2 && !FW_ROM_SPLIT
-static inline bool fw_tok_is(const fw_json_doc_t *doc, uint32_t tok, const char *s)
+/* fw_tok_is of an unescaped string token's raw bytes p[0..n). */
+static inline bool fw_raw_is(const char *p, size_t n, const char *s)
 {
-    const fw_json_tok_t *t = &doc->toks[tok];
-    if (t->type != FW_JSON_STRING || (t->flags & FW_JSON_F_ESCAPED) != 0)
-        return (fw_json_str_eq)(doc, tok, s);
-    const char *p = doc->buf + t->start;
-    size_t n = (size_t)(t->end - t->start);
     /* most mismatches show in the first two bytes: no call (s[1] is there once s[0] is not 0) */
     if (n == 0 || s[0] != p[0]) return n == 0 && s[0] == '\0';
     if (n == 1 || s[1] != p[1]) return n == 1 && s[1] == '\0';
@@ -115,6 +111,14 @@ static inline bool fw_tok_is(const fw_json_doc_t *doc, uint32_t tok, const char 
     for (size_t i = 2; i < n; i++)
         if (s[i] != p[i]) return false;
     return s[n] == '\0';
+}
+
+static inline bool fw_tok_is(const fw_json_doc_t *doc, uint32_t tok, const char *s)
+{
+    const fw_json_tok_t *t = &doc->toks[tok];
+    if (t->type != FW_JSON_STRING || (t->flags & FW_JSON_F_ESCAPED) != 0)
+        return (fw_json_str_eq)(doc, tok, s);
+    return fw_raw_is(doc->buf + t->start, (size_t)(t->end - t->start), s);
 }
 #else
 #define fw_tok_is(doc, tok, s) (fw_json_str_eq)((doc), (tok), (s))

@@ -41,26 +41,6 @@ int32_t fw_mcp_member(const fw_mcp_req_t *q, int32_t obj, const char *key)
     return obj < 0 ? -1 : fw_json_obj_get(q->doc, (uint32_t)obj, key);
 }
 
-#if FW_SPEED_PATHS >= 2
-void fw_mcp_members(const fw_mcp_req_t *q, int32_t obj, const char *const keys[], size_t n,
-                    int32_t out[])
-{
-    const fw_json_doc_t *doc = q->doc;
-    for (size_t j = 0; j < n; j++) out[j] = -1;
-    if (obj < 0 || (uint32_t)obj >= doc->count || doc->toks[obj].type != FW_JSON_OBJECT) return;
-    uint32_t k = (uint32_t)obj + 1u;
-    for (uint16_t i = 0; i < doc->toks[obj].count; i++) {
-        for (size_t j = 0; j < n; j++) {
-            if (out[j] < 0 && fw_tok_is(doc, k, keys[j])) {
-                out[j] = (int32_t)(k + 1u);
-                break;
-            }
-        }
-        k = doc->toks[k + 1u].next;
-    }
-}
-#endif
-
 /* Member token tok (-1 when absent) when it has type `type`; an issue otherwise. */
 static fw_err_t tok_of_type(fw_mcp_req_t *q, int32_t tok, const char *path, bool required,
                             uint8_t type)

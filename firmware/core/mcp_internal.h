@@ -103,9 +103,29 @@ fw_err_t fw_mcp_bool(fw_mcp_req_t *q, int32_t obj, const char *key, const char *
 
 #if FW_SPEED_PATHS >= 2
 /* The value tokens of members keys[0..n) of object token obj in one pass: for each key what
-   fw_mcp_member gives (the first occurrence, -1 when absent or obj is no object). */
-void fw_mcp_members(const fw_mcp_req_t *q, int32_t obj, const char *const keys[], size_t n,
-                    int32_t out[]);
+   fw_mcp_member gives (the first occurrence, -1 when absent or obj is no object), in found[j].
+   Inline: with n known, found is set without a loop (a memset call otherwise). */
+static inline void fw_mcp_members(const fw_mcp_req_t *q, int32_t obj, const char *const keys[],
+                                  size_t n, int32_t found[])
+{
+    const fw_json_doc_t *doc = q->doc;
+    for (size_t j = 0; j < n; j++) found[j] = -1;
+    if (obj < 0 || (uint32_t)obj >= doc->count || doc->toks[obj].type != FW_JSON_OBJECT) return;
+    uint32_t k = (uint32_t)obj + 1u;
+    for (uint16_t i = 0; i < doc->toks[obj].count; i++) {
+        const fw_json_tok_t *t = &doc->toks[k]; /* a key: a string */
+        const char *p = doc->buf + t->start;
+        size_t len = (size_t)(t->end - t->start);
+        bool raw = (t->flags & FW_JSON_F_ESCAPED) == 0;
+        for (size_t j = 0; j < n; j++) {
+            if (found[j] < 0 && (raw ? fw_raw_is(p, len, keys[j]) : fw_tok_is(doc, k, keys[j]))) {
+                found[j] = (int32_t)(k + 1u);
+                break;
+            }
+        }
+        k = doc->toks[k + 1u].next;
+    }
+}
 /* fw_mcp_string and fw_mcp_object of a member found so: its token tok (-1: absent). */
 fw_err_t fw_mcp_string_tok(fw_mcp_req_t *q, int32_t tok, const char *path, bool required,
                            char *out, size_t cap);

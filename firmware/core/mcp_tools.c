@@ -97,7 +97,8 @@ fw_err_t fw_mcp_tools_list(fw_mcp_req_t *q)
 
 /*
  * The tool's result object is wanted twice (as the text of a content block and as
- * structuredContent), so it is written into dev->result_buf through a tee sink. When it does not
+ * structuredContent), so it is written into dev->result_buf through a tee sink (at level 2 one
+ * that never left the writer's buffer is taken from there: tee_flush). When it does not
  * fit, the tee starts the response there and then, and streams the kept bytes and all later ones
  * once, escaped, into the text block: such a result has no structuredContent. The handler cannot
  * fail any more once it writes its result, so starting the response mid-handler is safe.
@@ -228,6 +229,21 @@ static bool asked_and_waits(fw_mcp_req_t *q, fw_err_t err, bool started)
     return true;
 }
 
+/* Hands the result's bytes in w to the tee. Where speed is asked for, a result that w's buffer
+   holds whole (none went to the tee yet) stays there: the tee is pointed at it, not copied. */
+static void tee_flush(fw_jw_t *w)
+{
+#if FW_SPEED_PATHS >= 2
+    tee_t *t = w->sink.ctx;
+    if (t->len == 0 && t->text == NULL && w->used <= t->cap) {
+        t->buf = w->buf;
+        t->len = w->used;
+        return;
+    }
+#endif
+    fw_jw_flush(w);
+}
+
 /* Runs the tool into w (the tee); a failure is logged while still live, before the result.
    doc NULL: a deferred call runs again, with no arguments bound. */
 static fw_err_t run(fw_mcp_req_t *q, const fw_tool_t *tool, const fw_json_doc_t *doc, int32_t args,
@@ -235,7 +251,7 @@ static fw_err_t run(fw_mcp_req_t *q, const fw_tool_t *tool, const fw_json_doc_t 
 {
     live_begin(q, progress);
     fw_err_t err = fw_rpc_run_tool(q->call, tool, doc, args, w, started);
-    fw_jw_flush(w);
+    tee_flush(w);
     if (!*started) fw_log_tool_failure(q->call, err);
     live_end(q);
     return err;

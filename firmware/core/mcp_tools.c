@@ -302,6 +302,27 @@ static fw_err_t call_tool(fw_mcp_req_t *q, const fw_tool_t *tool, const fw_json_
     return write_result(q, &t, err == FW_OK && w.err == FW_OK);
 }
 
+#if FW_SPEED_PATHS >= 2
+/* The tool string token tok (-1: none) names when the name has no escapes and fits name (cap
+   bytes with its NUL): found on its raw bytes and copied to name, as fw_mcp_string_tok and
+   fw_device_find_tool would read and find it. NULL otherwise: the caller then reads it so. */
+static const fw_tool_t *tool_named(const fw_mcp_req_t *q, int32_t tok, char *name, size_t cap)
+{
+    if (tok < 0) return NULL;
+    const fw_json_tok_t *t = &q->doc->toks[tok];
+    size_t n = (size_t)(t->end - t->start);
+    if (t->type != FW_JSON_STRING || (t->flags & FW_JSON_F_ESCAPED) != 0 || n >= cap) return NULL;
+    const char *p = q->doc->buf + t->start;
+    for (size_t i = 0; i < q->dev->tool_count; i++) {
+        if (!fw_raw_is(p, n, fw_tool_name(q->dev->tools[i]))) continue;
+        memcpy(name, p, n);
+        name[n] = 0;
+        return q->dev->tools[i];
+    }
+    return NULL;
+}
+#endif
+
 /* Unknown tools and invalid arguments are JSON-RPC errors (-32602); a failure of the tool's
    work is a result with isError. */
 fw_err_t fw_mcp_tools_call(fw_mcp_req_t *q)
@@ -314,18 +335,21 @@ fw_err_t fw_mcp_tools_call(fw_mcp_req_t *q)
     static const char *const keys[MEMBERS] = {"name", "arguments", "_meta", "task"};
     int32_t m[MEMBERS];
     fw_mcp_members(q, q->params, keys, MEMBERS, m);
-    fw_err_t err = fw_mcp_string_tok(q, m[NAME], "name", true, name, sizeof name);
+    const fw_tool_t *tool = tool_named(q, m[NAME], name, sizeof name);
+    fw_err_t err =
+        tool != NULL ? FW_OK : fw_mcp_string_tok(q, m[NAME], "name", true, name, sizeof name);
     if (err == FW_OK) err = fw_mcp_object_tok(q, m[ARGUMENTS], "arguments", false, &args);
 #define TASK_MEMBER m[TASK]
 #define PROGRESS_TOKEN progress_of(q, m[META])
 #else
+    const fw_tool_t *tool = NULL;
     fw_err_t err = fw_mcp_string(q, q->params, "name", "name", true, name, sizeof name);
     if (err == FW_OK) err = fw_mcp_object(q, q->params, "arguments", "arguments", false, &args);
 #define TASK_MEMBER fw_mcp_member(q, q->params, "task")
 #define PROGRESS_TOKEN fw_mcp_progress_token(q)
 #endif
     if (err != FW_OK) return err;
-    const fw_tool_t *tool = fw_device_find_tool(q->dev, name);
+    if (tool == NULL) tool = fw_device_find_tool(q->dev, name);
     if (tool == NULL)
         return fw_call_errorf(q->call, FW_ERR_INVALID_PARAMS, "unknown tool: %s", name);
 #if FW_WITH_TASKS

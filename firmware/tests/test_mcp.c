@@ -614,9 +614,20 @@ START_TEST(test_call_unknown_tool)
 END_TEST
 
 /* params' members are read as JSON has them whichever way they are found: a key with escapes
-   is its decoded text, the first of two equal keys counts, _meta's progressToken likewise. */
+   is its decoded text, the first of two equal keys counts, _meta's progressToken likewise; a
+   name with escapes, or too long, is read as any string parameter. */
 START_TEST(test_call_params_escaped_and_repeated_keys)
 {
+    json_t *n = result_of("tools/call", "{\"name\":\"gpio_r\\u0065ad\",\"arguments\":{\"pin\":2}}");
+    ck_assert_str_eq(jstr(n, "structuredContent.name"), "led");
+    char params[160];
+    snprintf(params, sizeof params, "{\"name\":\"gpio_read%054d\",\"arguments\":{\"pin\":2}}", 0);
+    json_t *e1 = error_of("tools/call", params, FW_RPC_INVALID_PARAMS);
+    ck_assert_str_eq(jstr(e1, "message"), "unknown tool: gpio_read"
+                                          "000000000000000000000000000000000000000000000000000000");
+    snprintf(params, sizeof params, "{\"name\":\"gpio_read%055d\",\"arguments\":{\"pin\":2}}", 0);
+    e1 = error_of("tools/call", params, FW_RPC_INVALID_PARAMS);
+    ck_assert_str_eq(jstr(e1, "message"), "invalid params: name: is longer than 63 bytes");
     json_t *r = result_of("tools/call", "{\"n\\u0061me\":\"gpio_read\",\"name\":\"nope\","
                                         "\"arguments\":{\"pin\":\"led\"},\"arguments\":7}");
     ck_assert_str_eq(jstr(r, "structuredContent.name"), "led");

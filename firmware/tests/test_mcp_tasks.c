@@ -391,7 +391,8 @@ START_TEST(test_2025_task_support_errors)
 {
     /* required without params.task, forbidden with it: -32601; optional without: at once */
     json_t *e = error_of("tools/call", "{\"name\":\"ask2\"}", FW_RPC_METHOD_NOT_FOUND);
-    ck_assert_ptr_nonnull(strstr(jstr(e, "message"), "required"));
+    ck_assert_str_eq(jstr(e, "message"), "tool ask2 requires task augmentation (taskSupport: "
+                                         "required): call it with params.task");
     e = error_of("tools/call", "{\"name\":\"reading\",\"task\":{}}", FW_RPC_METHOD_NOT_FOUND);
     ck_assert_ptr_nonnull(strstr(jstr(e, "message"), "forbidden"));
     json_t *r = result_of("tools/call", "{\"name\":\"count\",\"arguments\":{\"seconds\":1}}");

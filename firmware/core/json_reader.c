@@ -1080,15 +1080,15 @@ int32_t(fw_json_obj_get)(const fw_json_doc_t *doc, uint32_t obj, const char *key
 #if FW_SPEED_PATHS >= 2 && !FW_ROM_SPLIT
         /* a plain key is compared here, without a call (most differ in their first byte) */
         const fw_json_tok_t *kt = &doc->toks[k];
-        if ((kt->flags & FW_JSON_F_ESCAPED) == 0) {
-            if (raw_eq(doc->buf + kt->start, doc->buf + kt->end, key)) {
-                return (int32_t)(k + 1);
-            }
-        } else
+        bool eq = (kt->flags & FW_JSON_F_ESCAPED) == 0
+                      ? raw_eq(doc->buf + kt->start, doc->buf + kt->end, key)
+                      : (fw_json_str_eq)(doc, k, key);
+#else
+        bool eq = (fw_json_str_eq)(doc, k, key);
 #endif
-            if ((fw_json_str_eq)(doc, k, key)) {
-                return (int32_t)(k + 1);
-            }
+        if (eq) {
+            return (int32_t)(k + 1);
+        }
         k = doc->toks[k + 1].next;
     }
     return -1;

@@ -205,9 +205,9 @@ static inline void stored_to(fw_jw_t *w, char *d)
  * String contents without quotes, escaped straight into the buffer (level 2): the run before
  * the first byte to escape is put as it is; from there eight bytes at a time are stored as
  * they are, and where one of them needs an escape (found as plain_run finds it) only the bytes
- * before it count, the escape following them. Within 16 bytes of the
- * buffer's end a unit (eight plain bytes, or up to seven and an escape) is made aside and put,
- * so the buffer still fills exactly and goes to the sink where the general path sends it. A
+ * before it count, the escape following them. Within 16 bytes of the buffer's end a unit
+ * (eight plain bytes, or up to seven and an escape) is made aside and put, so the buffer
+ * still fills exactly and goes to the sink where the general path sends it. A
  * quoted text in a text (a tool's JSON result in its content) costs a few instructions a byte,
  * not a call per quote.
  */
@@ -295,9 +295,9 @@ static inline size_t quote_bytes(size_t v)
  * put_escaped's word scan would end a unit at each. A word at a time while its escapes fit the
  * room with a word to spare (twice its bytes, stored as words whose bytes past the end are
  * written over): the word is stored, and at each quote or backslash the word's rest is stored
- * again after the backslash put before it. A word with a control byte (none in a text a writer made) and
- * the last bytes go byte by byte; a control byte, and each byte within 2 of the buffer's end,
- * go to put_escaped, so the buffer fills exactly where it sends it.
+ * again after the backslash put before it. A word with a control byte (none in a text a
+ * writer made) and the last bytes go byte by byte; a control byte, and each byte within 2 of
+ * the buffer's end, go to put_escaped, so the buffer fills exactly where it sends it.
  */
 static void put_escaped_bytes(fw_jw_t *w, const char *s, size_t n)
 {

@@ -96,8 +96,8 @@ fw_err_t fw_mcp_object(fw_mcp_req_t *q, int32_t obj, const char *key, const char
 }
 
 #if FW_SPEED_PATHS >= 2
-fw_err_t fw_mcp_string_tok(fw_mcp_req_t *q, int32_t tok, const char *path, bool required,
-                           char *out, size_t cap)
+fw_err_t fw_mcp_string_tok(fw_mcp_req_t *q, int32_t tok, const char *path, bool required, char *out,
+                           size_t cap)
 {
     return string_at(q, tok, path, required, out, cap);
 }

@@ -126,9 +126,10 @@ static inline void fw_mcp_members(const fw_mcp_req_t *q, int32_t obj, const char
         k = doc->toks[k + 1u].next;
     }
 }
+
 /* fw_mcp_string and fw_mcp_object of a member found so: its token tok (-1: absent). */
-fw_err_t fw_mcp_string_tok(fw_mcp_req_t *q, int32_t tok, const char *path, bool required,
-                           char *out, size_t cap);
+fw_err_t fw_mcp_string_tok(fw_mcp_req_t *q, int32_t tok, const char *path, bool required, char *out,
+                           size_t cap);
 fw_err_t fw_mcp_object_tok(fw_mcp_req_t *q, int32_t tok, const char *path, bool required,
                            int32_t *out);
 #endif

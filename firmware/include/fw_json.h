@@ -154,8 +154,8 @@ void fw_jw_obj_begin_raw(fw_jw_t *w, const char *text, size_t n);
 void fw_jw_str(fw_jw_t *w, const char *s); /* NUL-terminated, escaped as needed */
 void fw_jw_strn(fw_jw_t *w, const char *s, size_t n);
 /* The same string value as fw_jw_strn, for a text that is JSON (a tool's result as the text of
-   its content): where speed is asked for most, escaped byte by byte, as its quotes come every
-   few bytes (fw_jw_strn's word-at-a-time scan would stop at each). */
+   its content): where speed is asked for most, escaped for a text whose quotes come every few
+   bytes (fw_jw_strn's scan for the next byte to escape would stop at each). */
 #if FW_SPEED_PATHS >= 2 && !FW_ROM_SPLIT
 void fw_jw_str_json(fw_jw_t *w, const char *json, size_t n);
 #else

@@ -631,8 +631,9 @@ START_TEST(test_call_params_escaped_and_repeated_keys)
     json_t *r = result_of("tools/call", "{\"n\\u0061me\":\"gpio_read\",\"name\":\"nope\","
                                         "\"arguments\":{\"pin\":\"led\"},\"arguments\":7}");
     ck_assert_str_eq(jstr(r, "structuredContent.name"), "led");
-    json_t *e = error_of("tools/call", "{\"name\":\"gpio_read\",\"\\u0061rguments\":7,"
-                                       "\"arguments\":{\"pin\":\"led\"}}",
+    json_t *e = error_of("tools/call",
+                         "{\"name\":\"gpio_read\",\"\\u0061rguments\":7,"
+                         "\"arguments\":{\"pin\":\"led\"}}",
                          FW_RPC_INVALID_PARAMS);
     ck_assert_str_eq(jstr(e, "message"), "invalid params: arguments: must be an object");
     send_in(&sess, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":"

@@ -41,35 +41,33 @@ int32_t fw_mcp_member(const fw_mcp_req_t *q, int32_t obj, const char *key)
     return obj < 0 ? -1 : fw_json_obj_get(q->doc, (uint32_t)obj, key);
 }
 
-/* Member token tok (-1 when absent) when it has type `type`; an issue otherwise. */
-static fw_err_t tok_of_type(fw_mcp_req_t *q, int32_t tok, const char *path, bool required,
-                            uint8_t type)
+/* The member's token when present with type `type` (-1 when absent); an issue otherwise. At
+   level 2 key NULL says obj is the member's token already (fw_mcp_string_tok, _object_tok). */
+static fw_err_t member_of_type(fw_mcp_req_t *q, int32_t obj, const char *key, const char *path,
+                               bool required, uint8_t type, int32_t *tok)
 {
     static const char *const wanted[] = {"null",     "a boolean", "a boolean", "a number",
                                          "a string", "an array",  "an object"};
-    if (tok < 0 && required)
+#if FW_SPEED_PATHS >= 2
+    *tok = key != NULL ? fw_mcp_member(q, obj, key) : obj;
+#else
+    *tok = fw_mcp_member(q, obj, key);
+#endif
+    if (*tok < 0 && required)
         return fw_call_param_error(q->call, path, "%s", "required parameter missing");
-    if (tok < 0) return FW_OK;
-    uint8_t got = q->doc->toks[tok].type;
+    if (*tok < 0) return FW_OK;
+    uint8_t got = q->doc->toks[*tok].type;
     bool boolean = type == FW_JSON_TRUE || type == FW_JSON_FALSE;
     if (got == type || (boolean && (got == FW_JSON_TRUE || got == FW_JSON_FALSE))) return FW_OK;
     return fw_call_param_error(q->call, path, "must be %s", wanted[type]);
 }
 
-/* The member's token when present with type `type` (-1 when absent); an issue otherwise. */
-static fw_err_t member_of_type(fw_mcp_req_t *q, int32_t obj, const char *key, const char *path,
-                               bool required, uint8_t type, int32_t *tok)
+fw_err_t fw_mcp_string(fw_mcp_req_t *q, int32_t obj, const char *key, const char *path,
+                       bool required, char *out, size_t cap)
 {
-    *tok = fw_mcp_member(q, obj, key);
-    return tok_of_type(q, *tok, path, required, type);
-}
-
-/* fw_mcp_string of the member's token tok (-1: absent). */
-static fw_err_t string_at(fw_mcp_req_t *q, int32_t tok, const char *path, bool required, char *out,
-                          size_t cap)
-{
+    int32_t tok;
     out[0] = 0;
-    fw_err_t err = tok_of_type(q, tok, path, required, FW_JSON_STRING);
+    fw_err_t err = member_of_type(q, obj, key, path, required, FW_JSON_STRING, &tok);
     if (err != FW_OK || tok < 0) return err;
     int32_t len = fw_json_str_decode(q->doc, (uint32_t)tok, out, cap);
     if (len < 0) {
@@ -83,12 +81,6 @@ static fw_err_t string_at(fw_mcp_req_t *q, int32_t tok, const char *path, bool r
     return FW_OK;
 }
 
-fw_err_t fw_mcp_string(fw_mcp_req_t *q, int32_t obj, const char *key, const char *path,
-                       bool required, char *out, size_t cap)
-{
-    return string_at(q, fw_mcp_member(q, obj, key), path, required, out, cap);
-}
-
 fw_err_t fw_mcp_object(fw_mcp_req_t *q, int32_t obj, const char *key, const char *path,
                        bool required, int32_t *out)
 {
@@ -99,14 +91,13 @@ fw_err_t fw_mcp_object(fw_mcp_req_t *q, int32_t obj, const char *key, const char
 fw_err_t fw_mcp_string_tok(fw_mcp_req_t *q, int32_t tok, const char *path, bool required, char *out,
                            size_t cap)
 {
-    return string_at(q, tok, path, required, out, cap);
+    return fw_mcp_string(q, tok, NULL, path, required, out, cap);
 }
 
 fw_err_t fw_mcp_object_tok(fw_mcp_req_t *q, int32_t tok, const char *path, bool required,
                            int32_t *out)
 {
-    *out = tok;
-    return tok_of_type(q, tok, path, required, FW_JSON_OBJECT);
+    return fw_mcp_object(q, tok, NULL, path, required, out);
 }
 #endif
 

@@ -178,9 +178,10 @@ static fw_err_t write_result(fw_mcp_req_t *q, tee_t *t, bool ok)
     return FW_OK;
 }
 
-/* The progressToken (a string or a number) of _meta token meta (-1: none), or -1. */
-static int32_t progress_of(const fw_mcp_req_t *q, int32_t meta)
+/* _meta.progressToken (a string or a number), or -1. */
+int32_t fw_mcp_progress_token(const fw_mcp_req_t *q)
 {
+    int32_t meta = fw_mcp_member(q, q->params, "_meta");
     if (meta < 0 || q->doc->toks[meta].type != FW_JSON_OBJECT) return -1;
     int32_t tok = fw_mcp_member(q, meta, "progressToken");
     if (tok < 0) return -1;
@@ -188,19 +189,13 @@ static int32_t progress_of(const fw_mcp_req_t *q, int32_t meta)
     return type == FW_JSON_STRING || type == FW_JSON_NUMBER ? tok : -1;
 }
 
-int32_t fw_mcp_progress_token(const fw_mcp_req_t *q)
-{
-    return progress_of(q, fw_mcp_member(q, q->params, "_meta"));
-}
-
 /* Notifications may be written while the tool runs and nothing of the response is written
-   yet: only for a request (not a notification), outside a batch, on a framed output.
-   progress: the request's progressToken (fw_mcp_progress_token), or -1. */
-static void live_begin(fw_mcp_req_t *q, int32_t progress)
+   yet: only for a request (not a notification), outside a batch, on a framed output. */
+static void live_begin(fw_mcp_req_t *q)
 {
     const fw_resp_t *r = q->call->priv;
     q->msg->live = q->msg->framed && !q->msg->batch && r->id != NULL;
-    q->msg->progress = progress;
+    q->msg->progress = fw_mcp_progress_token(q);
     q->msg->asked = false;
 }
 
@@ -247,9 +242,9 @@ static void tee_flush(fw_jw_t *w)
 /* Runs the tool into w (the tee); a failure is logged while still live, before the result.
    doc NULL: a deferred call runs again, with no arguments bound. */
 static fw_err_t run(fw_mcp_req_t *q, const fw_tool_t *tool, const fw_json_doc_t *doc, int32_t args,
-                    fw_jw_t *w, bool *started, int32_t progress)
+                    fw_jw_t *w, bool *started)
 {
-    live_begin(q, progress);
+    live_begin(q);
     fw_err_t err = fw_rpc_run_tool(q->call, tool, doc, args, w, started);
     tee_flush(w);
     if (!*started) fw_log_tool_failure(q->call, err);
@@ -260,14 +255,14 @@ static fw_err_t run(fw_mcp_req_t *q, const fw_tool_t *tool, const fw_json_doc_t 
 /* A FW_TOOL_MCP_RESULT tool writes the members of the CallToolResult itself, straight into
    the response (as an MCP/U call would); a failure before its result is still wrapped. */
 static fw_err_t run_direct(fw_mcp_req_t *q, const fw_tool_t *tool, const fw_json_doc_t *doc,
-                           int32_t args, int32_t progress)
+                           int32_t args)
 {
     const fw_resp_t *r = q->call->priv;
     q->call->tool = tool;
     fw_err_t err = doc != NULL ? fw_schema_bind(q->call, doc, args) : FW_OK;
     if (err == FW_ERR_INVALID_PARAMS && q->msg->stateless) return write_failure(q, err);
     if (err != FW_OK) return err;
-    live_begin(q, progress);
+    live_begin(q);
     err = tool->handler(q->call);
     if (!r->result_started) fw_log_tool_failure(q->call, err);
     live_end(q);
@@ -279,17 +274,16 @@ static fw_err_t run_direct(fw_mcp_req_t *q, const fw_tool_t *tool, const fw_json
     return write_failure(q, err);
 }
 
-/* Runs tool for a tools/call (doc NULL: again, for the client's answer, without arguments);
-   progress is the call's progressToken, or -1. */
+/* Runs tool for a tools/call (doc NULL: again, for the client's answer, without arguments). */
 static fw_err_t call_tool(fw_mcp_req_t *q, const fw_tool_t *tool, const fw_json_doc_t *doc,
-                          int32_t args, int32_t progress)
+                          int32_t args)
 {
-    if (tool->flags & FW_TOOL_MCP_RESULT) return run_direct(q, tool, doc, args, progress);
+    if (tool->flags & FW_TOOL_MCP_RESULT) return run_direct(q, tool, doc, args);
     tee_t t = {q->call, q->dev->result_buf, sizeof q->dev->result_buf, 0, NULL};
     fw_jw_t w;
     bool started;
     fw_jw_init(&w, (fw_sink_t){tee_write, &t});
-    fw_err_t err = run(q, tool, doc, args, &w, &started, progress);
+    fw_err_t err = run(q, tool, doc, args, &w, &started);
     fw_mcp_ask_input_end(q->call);
     if (q->msg->input_required) return err; /* answered straight into the response */
     if (asked_and_waits(q, err, started)) return FW_OK;
@@ -330,9 +324,9 @@ fw_err_t fw_mcp_tools_call(fw_mcp_req_t *q)
     char name[64];
     int32_t args;
 #if FW_SPEED_PATHS >= 2
-    /* the members of params read here, found in one pass (task and progress below too) */
-    enum { NAME, ARGUMENTS, META, TASK, MEMBERS };
-    static const char *const keys[MEMBERS] = {"name", "arguments", "_meta", "task"};
+    /* the members of params read here, found in one pass (task below too) */
+    enum { NAME, ARGUMENTS, TASK, MEMBERS };
+    static const char *const keys[MEMBERS] = {"name", "arguments", "task"};
     int32_t m[MEMBERS];
     fw_mcp_members(q, q->params, keys, MEMBERS, m);
     const fw_tool_t *tool = tool_named(q, m[NAME], name, sizeof name);
@@ -340,13 +334,11 @@ fw_err_t fw_mcp_tools_call(fw_mcp_req_t *q)
         tool != NULL ? FW_OK : fw_mcp_string_tok(q, m[NAME], "name", true, name, sizeof name);
     if (err == FW_OK) err = fw_mcp_object_tok(q, m[ARGUMENTS], "arguments", false, &args);
 #define TASK_MEMBER m[TASK]
-#define PROGRESS_TOKEN progress_of(q, m[META])
 #else
     const fw_tool_t *tool = NULL;
     fw_err_t err = fw_mcp_string(q, q->params, "name", "name", true, name, sizeof name);
     if (err == FW_OK) err = fw_mcp_object(q, q->params, "arguments", "arguments", false, &args);
 #define TASK_MEMBER fw_mcp_member(q, q->params, "task")
-#define PROGRESS_TOKEN fw_mcp_progress_token(q)
 #endif
     if (err != FW_OK) return err;
     if (tool == NULL) tool = fw_device_find_tool(q->dev, name);
@@ -377,9 +369,8 @@ fw_err_t fw_mcp_tools_call(fw_mcp_req_t *q)
     if ((tool->flags & FW_TOOL_TASK_REQUIRED) && !fw_call_client_has(q->call, FW_CLIENT_TASKS))
         return fw_call_need_client(q->call, FW_CLIENT_TASKS);
 #endif
-    return call_tool(q, tool, q->doc, args, PROGRESS_TOKEN);
+    return call_tool(q, tool, q->doc, args);
 #undef TASK_MEMBER
-#undef PROGRESS_TOKEN
 }
 
 /* The client's answer arrived: the tool runs again, in the same session, as a tools/call
@@ -390,7 +381,7 @@ fw_err_t fw_mcp_resume(fw_call_t *call, const fw_json_doc_t *doc, uint32_t msg)
     fw_answer_t a = {doc, fw_json_obj_get(doc, msg, "result"), fw_json_obj_get(doc, msg, "error")};
     fw_mcp_req_t q = {call, call->dev, m, m->session, doc, -1};
     m->answer = &a;
-    fw_err_t err = call_tool(&q, call->tool, NULL, -1, -1);
+    fw_err_t err = call_tool(&q, call->tool, NULL, -1);
     m->answer = NULL;
     return err;
 }

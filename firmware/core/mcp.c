@@ -560,10 +560,18 @@ static fw_err_t mcp_run(const void *method, fw_call_t *call, const fw_json_doc_t
     const fw_mcp_method_t *m = method;
     fw_msg_t *msg = call->dev->msg;
     FW_ASSERT(msg != NULL); /* set by the handle functions around every dispatch */
-    fw_mcp_req_t q = {call, call->dev, msg, msg->session, doc, params};
+    fw_mcp_req_t q = {.call = call,
+                      .dev = call->dev,
+                      .msg = msg,
+                      .session = msg->session,
+                      .doc = doc,
+                      .params = params};
     if (params >= 0 && doc->toks[params].type != FW_JSON_OBJECT)
         return fw_call_param_error(call, "params", "%s",
                                    "must be an object (MCP names its params)");
+#if FW_SPEED_PATHS >= 2
+    q.meta = fw_mcp_member(&q, params, "_meta");
+#endif
     int32_t version = fw_mcp_meta_version(&q);
     return version >= 0 ? fw_mcp_stateless_run(&q, m, version) : m->run(&q);
 }

@@ -14,6 +14,10 @@ typedef struct fw_mcp_req {
     fw_session_t *session;
     const fw_json_doc_t *doc;
     int32_t params;
+#if FW_SPEED_PATHS >= 2
+    int32_t meta; /* params._meta's token once found (-1: none), 0 (no value's token) until then:
+                     the stateless check and the progressToken share one lookup (fw_mcp_meta) */
+#endif
 } fw_mcp_req_t;
 
 typedef struct fw_mcp_method fw_mcp_method_t;
@@ -88,6 +92,15 @@ uint64_t fw_sip_final(fw_sip_t *s);
 
 /* Value token of member key of object token obj (-1: no object), or -1. */
 int32_t fw_mcp_member(const fw_mcp_req_t *q, int32_t obj, const char *key);
+
+/* The request's params._meta token, or -1 (q->meta where it was found already). */
+static inline int32_t fw_mcp_meta(const fw_mcp_req_t *q)
+{
+#if FW_SPEED_PATHS >= 2
+    if (q->meta != 0) return q->meta;
+#endif
+    return fw_mcp_member(q, q->params, "_meta");
+}
 
 /*
  * Readers of a member of object token obj (-1: absent). path names the member in an issue

@@ -183,7 +183,7 @@ static fw_err_t check_input_responses(fw_mcp_req_t *q)
 
 int32_t fw_mcp_meta_version(const fw_mcp_req_t *q)
 {
-    int32_t meta = fw_mcp_member(q, q->params, "_meta");
+    int32_t meta = fw_mcp_meta(q);
     if (meta < 0 || q->doc->toks[meta].type != FW_JSON_OBJECT) return -1;
     int32_t v = fw_mcp_member(q, meta, meta_version);
     if (v < 0) return -1;
@@ -354,7 +354,12 @@ fw_err_t fw_call_input_end(fw_call_t *call, const char *state)
     if (state == NULL) return FW_OK;
     size_t len = strlen(state);
     if (len >= FW_MCP_STATE_MAX) len = FW_MCP_STATE_MAX - 1u;
-    fw_mcp_req_t q = {call, call->dev, m, m->session, m->doc, m->params};
+    fw_mcp_req_t q = {.call = call,
+                      .dev = call->dev,
+                      .msg = m,
+                      .session = m->session,
+                      .doc = m->doc,
+                      .params = m->params};
     char mac[17];
     hex64(mac, state_mac(call->dev, &q, state, len));
     fw_jw_key(w, "requestState");

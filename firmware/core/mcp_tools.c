@@ -181,7 +181,7 @@ static fw_err_t write_result(fw_mcp_req_t *q, tee_t *t, bool ok)
 /* _meta.progressToken (a string or a number), or -1. */
 int32_t fw_mcp_progress_token(const fw_mcp_req_t *q)
 {
-    int32_t meta = fw_mcp_member(q, q->params, "_meta");
+    int32_t meta = fw_mcp_meta(q);
     if (meta < 0 || q->doc->toks[meta].type != FW_JSON_OBJECT) return -1;
     int32_t tok = fw_mcp_member(q, meta, "progressToken");
     if (tok < 0) return -1;
@@ -379,7 +379,8 @@ fw_err_t fw_mcp_resume(fw_call_t *call, const fw_json_doc_t *doc, uint32_t msg)
 {
     fw_msg_t *m = call->dev->msg;
     fw_answer_t a = {doc, fw_json_obj_get(doc, msg, "result"), fw_json_obj_get(doc, msg, "error")};
-    fw_mcp_req_t q = {call, call->dev, m, m->session, doc, -1};
+    fw_mcp_req_t q = {
+        .call = call, .dev = call->dev, .msg = m, .session = m->session, .doc = doc, .params = -1};
     m->answer = &a;
     fw_err_t err = call_tool(&q, call->tool, NULL, -1);
     m->answer = NULL;

@@ -1025,7 +1025,7 @@ bool fw_rpc_handle_parsed(fw_device_t *dev, void *session, const fw_json_doc_t *
     if (ok) return handle_msg(dev, session, doc->buf, doc->len, &out, true, false, doc);
 #endif
     (void)ok;
-    return handle_msg(dev, session, doc->buf, doc->len, &out, true, false, NULL);
+    return fw_rpc_handle(dev, session, doc->buf, doc->len, out, true); /* (no copy of its own) */
 }
 
 bool fw_device_handle(fw_device_t *dev, const char *msg, size_t len, fw_sink_t out)

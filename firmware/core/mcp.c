@@ -570,7 +570,8 @@ static fw_err_t mcp_run(const void *method, fw_call_t *call, const fw_json_doc_t
         return fw_call_param_error(call, "params", "%s",
                                    "must be an object (MCP names its params)");
 #if FW_SPEED_PATHS >= 2
-    q.meta = fw_mcp_member(&q, params, "_meta");
+    static const char *const meta[] = {"_meta"};
+    fw_mcp_members(&q, params, meta, 1, &q.meta); /* inline: no call, no call per key */
 #endif
     int32_t version = fw_mcp_meta_version(&q);
     return version >= 0 ? fw_mcp_stateless_run(&q, m, version) : m->run(&q);

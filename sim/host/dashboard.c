@@ -18,6 +18,7 @@
 #include "http_check.h"
 #include "log.h"
 #include "mhd_uv.h"
+#include "mono.h"
 #include "net.h"
 
 /*
@@ -80,15 +81,6 @@ typedef struct dash_req {
     host_buf_t body;
     bool too_large;
 } dash_req_t;
-
-/* ---------------------------------------------------------------- time */
-
-static uint64_t mono_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
 
 /* ---------------------------------------------------------------- the device */
 
@@ -235,7 +227,7 @@ static int news(dash_stream_t *st)
     for (;;) {
         if (d->stopping || host_mhd_park_hung_up(st->park)) return -1;
         bool changed = st->first || d->changes != st->seen;
-        uint64_t now = mono_ms();
+        uint64_t now = host_mono_ms();
         if (!changed) { /* a keep-alive is due KEEPALIVE_MS after the last event */
             if (now >= st->idle_ms + KEEPALIVE_MS) {
                 add(st, ": keep-alive\n\n");
@@ -308,7 +300,7 @@ static enum MHD_Result open_stream(host_dashboard_t *d, struct MHD_Connection *c
     if (!st) abort();
     st->d = d;
     st->first = true;
-    st->idle_ms = mono_ms();
+    st->idle_ms = host_mono_ms();
     const union MHD_ConnectionInfo *ci =
         MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
     st->park = host_mhd_park_new(d->mhd, c, ci ? (int)ci->connect_fd : -1);

@@ -20,6 +20,7 @@
 #include <time.h>
 
 #include "log.h"
+#include "mono.h"
 
 #define SWEEP_MS 500u
 
@@ -39,20 +40,6 @@ struct http_guard {
     unsigned slow_header, slow_body; /* closed by the sweep, since the last summary */
     uint64_t last_summary_ms;
 };
-
-/* Milliseconds of the coarse monotonic clock (a tick of the kernel's, a few ms at most, is
-   precise enough for deadlines of seconds; it is read on every request, and it costs no read of the
-   hardware clock). */
-static uint64_t mono_ms(void)
-{
-    struct timespec ts;
-#ifdef CLOCK_MONOTONIC_COARSE
-    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-#else
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-#endif
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
 
 unsigned http_guard_conn_limit(void)
 {
@@ -93,7 +80,7 @@ static void summarise(http_guard_t *g, uint64_t now)
 static void on_sweep(uv_timer_t *t)
 {
     http_guard_t *g = t->data;
-    uint64_t now = mono_ms();
+    uint64_t now = host_mono_ms();
     for (guard_conn_t *c = g->conns; c; c = c->next) {
         if (c->deadline_ms == 0 || now < c->deadline_ms || c->fd < 0) continue;
         shutdown(c->fd, SHUT_RDWR); /* libmicrohttpd reads the end and closes it */
@@ -114,7 +101,7 @@ http_guard_t *http_guard_open(host_t *h, unsigned conn_max, unsigned per_address
     g->conn_max = conn_max;
     g->per_address = per_address ? per_address : (conn_max * 3u / 4u ? conn_max * 3u / 4u : 1u);
     g->idle_s = idle_s;
-    g->last_summary_ms = mono_ms();
+    g->last_summary_ms = host_mono_ms();
     uv_timer_init(&h->loop, &g->timer);
     g->timer.data = g;
     uv_timer_start(&g->timer, on_sweep, SWEEP_MS, SWEEP_MS);
@@ -125,7 +112,7 @@ http_guard_t *http_guard_open(host_t *h, unsigned conn_max, unsigned per_address
 static void on_timer_closed(uv_handle_t *handle)
 {
     http_guard_t *g = handle->data;
-    summarise(g, mono_ms());
+    summarise(g, host_mono_ms());
     while (g->conns) { /* none after MHD_stop_daemon; kept safe all the same */
         guard_conn_t *c = g->conns;
         g->conns = c->next;
@@ -153,7 +140,7 @@ void http_guard_notify(void *cls, struct MHD_Connection *c, void **socket_contex
         gc->g = g;
         gc->fd = ci ? (int)ci->connect_fd : -1;
         gc->header_phase = true;
-        gc->deadline_ms = mono_ms() + HOST_HTTP_HEADER_S * 1000u;
+        gc->deadline_ms = host_mono_ms() + HOST_HTTP_HEADER_S * 1000u;
         gc->next = g->conns;
         if (g->conns) g->conns->prev = gc;
         g->conns = gc;
@@ -185,7 +172,7 @@ static guard_conn_t *conn_of(struct MHD_Connection *c)
 static void set_deadline(guard_conn_t *gc, uint64_t ms, bool header_phase)
 {
     if (!gc) return;
-    gc->deadline_ms = ms ? mono_ms() + ms : 0;
+    gc->deadline_ms = ms ? host_mono_ms() + ms : 0;
     gc->header_phase = header_phase;
 }
 

@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "log.h"
+#include "mono.h"
 
 /*
  * Two kinds of stream: a session's GET stream sends the session's queue; a call stream answers
@@ -34,20 +35,6 @@ struct host_stream {
 
 static const char greeting[] = ": mcpsim event stream\n\n";
 static const char keepalive[] = ": keep-alive\n\n";
-
-/* Milliseconds of the coarse monotonic clock (a tick of the kernel's, a few ms at most, is
-   precise enough for idle timeouts and keep-alives; it is read on every request, and it costs no read of the
-   hardware clock). */
-static uint64_t mono_ms(void)
-{
-    struct timespec ts;
-#ifdef CLOCK_MONOTONIC_COARSE
-    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-#else
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-#endif
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
 
 void host_session_tag(const host_session_t *s, char out[16])
 {
@@ -85,7 +72,7 @@ host_session_t *host_session_new(void)
     if (!s) abort();
     for (size_t i = 0; i < sizeof raw; i++) snprintf(s->id + 2 * i, 3, "%02x", raw[i]);
     s->refs = 1;
-    s->last_ms = mono_ms();
+    s->last_ms = host_mono_ms();
     return s;
 }
 
@@ -121,7 +108,7 @@ static void unlist(host_sessions_t *t, host_session_t *s)
    a session listed later lowers it, host_sessions_publish). */
 static void reap(host_sessions_t *t)
 {
-    uint64_t now = mono_ms();
+    uint64_t now = host_mono_ms();
     if (now < t->reap_ms) return;
     uint64_t next = UINT64_MAX;
     for (unsigned i = t->count; i-- > 0;) { /* downwards: unlist moves the last one to i */
@@ -239,7 +226,7 @@ unsigned host_sessions_publish(host_sessions_t *t, host_session_t *s)
         t->slots[t->count++] = s;
         s->listed = true;
         s->refs++;
-        s->last_ms = mono_ms();
+        s->last_ms = host_mono_ms();
         s->last_use = ++t->uses;
         if (s->last_ms + t->idle_ms < t->reap_ms) t->reap_ms = s->last_ms + t->idle_ms;
     }
@@ -264,7 +251,7 @@ host_session_t *host_sessions_find(host_sessions_t *t, const char *id)
         if (id_equal(t->slots[i]->id, id)) found = t->slots[i];
     if (found) {
         found->refs++;
-        found->last_ms = mono_ms();
+        found->last_ms = host_mono_ms();
         found->last_use = ++t->uses;
     }
     return found;
@@ -272,7 +259,7 @@ host_session_t *host_sessions_find(host_sessions_t *t, const char *id)
 
 void host_session_release(host_sessions_t *t, host_session_t *s)
 {
-    s->last_ms = mono_ms();
+    s->last_ms = host_mono_ms();
     s->last_use = ++t->uses;
     bool last = unref(s);
     if (last) session_free(s);
@@ -402,7 +389,7 @@ static host_stream_t *stream_new(host_sessions_t *t, host_session_t *s, int fd)
     st->t = t;
     st->s = s;
     st->fd = fd;
-    st->next_ping_ms = mono_ms() + HOST_HTTP_KEEPALIVE_MS;
+    st->next_ping_ms = host_mono_ms() + HOST_HTTP_KEEPALIVE_MS;
     return st;
 }
 
@@ -501,10 +488,10 @@ ssize_t host_stream_read(host_stream_t *st, char *buf, size_t max)
             break;
         }
         if (st->done || !s->listed || t->stopping || hung_up(st)) break;
-        if (mono_ms() >= st->next_ping_ms) {
+        if (host_mono_ms() >= st->next_ping_ms) {
             st->comment = keepalive;
             st->comment_len = sizeof keepalive - 1;
-            st->next_ping_ms = mono_ms() + HOST_HTTP_KEEPALIVE_MS;
+            st->next_ping_ms = host_mono_ms() + HOST_HTTP_KEEPALIVE_MS;
             continue;
         }
         n = 0; /* nothing now: the caller waits for the wake, or host_stream_wait_ms */
@@ -515,7 +502,7 @@ ssize_t host_stream_read(host_stream_t *st, char *buf, size_t max)
 
 uint64_t host_stream_wait_ms(const host_stream_t *st)
 {
-    uint64_t now = mono_ms();
+    uint64_t now = host_mono_ms();
     return st->next_ping_ms > now ? st->next_ping_ms - now : 1;
 }
 

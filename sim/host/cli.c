@@ -37,6 +37,7 @@ typedef enum opt_id {
     OPT_HTTP_MAX_SESSIONS,
     OPT_HTTP_SESSIONS_PER_CLIENT,
     OPT_HTTP_PER_ADDRESS,
+    OPT_HTTP_CONN_MEMORY,
     OPT_OUTPUT_BUDGET,
     OPT_INPUT_BUDGET,
     OPT_ALLOW_HOST,
@@ -81,6 +82,7 @@ static const opt_t opts[] = {
     {"--http-max-sessions", "N (1 to 1024)", OPT_HTTP_MAX_SESSIONS},
     {"--http-sessions-per-client", "N (1 to 1024)", OPT_HTTP_SESSIONS_PER_CLIENT},
     {"--http-per-address", "N (1 to 65535)", OPT_HTTP_PER_ADDRESS},
+    {"--http-conn-memory", "KIB (4 to 1024)", OPT_HTTP_CONN_MEMORY},
     {"--output-budget", "MB (1 to 4096)", OPT_OUTPUT_BUDGET},
     {"--input-budget", "MB (1 to 4096)", OPT_INPUT_BUDGET},
     {"--allow-host", "HOST[:PORT]|*", OPT_ALLOW_HOST},
@@ -217,6 +219,8 @@ static int apply_http(host_options_t *o, const opt_t *op, const char *val, char 
         return parse_uint(op, val, 1, 1024, &o->http_sessions_per_client, err, cap);
     case OPT_HTTP_PER_ADDRESS:
         return parse_uint(op, val, 1, 65535, &o->http_per_address, err, cap);
+    case OPT_HTTP_CONN_MEMORY:
+        return parse_uint(op, val, 4, 1024, &o->http_conn_memory_kib, err, cap);
     case OPT_ALLOW_HOST:
         return add_allowed(op, val, o->allow_hosts, &o->allow_host_count, err, cap);
     case OPT_ALLOW_ORIGIN:
@@ -309,6 +313,7 @@ static int apply(host_options_t *o, const opt_t *op, const char *val, char *err,
     case OPT_HTTP_MAX_SESSIONS:
     case OPT_HTTP_SESSIONS_PER_CLIENT:
     case OPT_HTTP_PER_ADDRESS:
+    case OPT_HTTP_CONN_MEMORY:
     case OPT_ALLOW_HOST:
     case OPT_ALLOW_ORIGIN:
     case OPT_AUTH_TOKEN:
@@ -456,6 +461,7 @@ int host_cli_parse(int argc, char *const argv[], host_options_t *o, char *err, s
     o->log_level = HOST_LOG_INFO;
     o->http_idle_timeout_s = HOST_HTTP_IDLE_TIMEOUT_DEFAULT;
     o->http_max_sessions = HOST_HTTP_MAX_SESSIONS_DEFAULT;
+    o->http_conn_memory_kib = HOST_HTTP_CONN_MEMORY_KIB_DEFAULT;
     o->pty_reset_on_open = -1;
     o->output_budget_mb = HOST_OUTPUT_BUDGET_MB_DEFAULT;
     o->input_budget_mb = HOST_INPUT_BUDGET_MB_DEFAULT;
@@ -688,6 +694,7 @@ void host_cli_usage(FILE *f)
         "Usage: mcpsim --board NAME|FILE [--stdio] [--pty] [--pty-link PATH] [--tcp [HOST:]PORT]\n"
         "              [--http [HOST:]PORT [--http-idle-timeout SEC] [--http-max-sessions N]\n"
         "               [--http-sessions-per-client N] [--http-per-address N]\n"
+        "               [--http-conn-memory KIB]\n"
         "               [--allow-host H]... [--allow-origin O]... [--auth-token TOKEN]]\n"
         "              [--ws [HOST:]PORT] [--connect URL [--connect-header 'Name: value']...]\n"
         "              [--mqtt URL --mqtt-publish TOPIC --mqtt-subscribe TOPIC]\n"
@@ -744,6 +751,12 @@ void host_cli_usage(FILE *f)
           "                      Most HTTP connections from one address (default: 3/4 of the\n"
           "                      connection limit, which is half the open-files limit, at most\n"
           "                      2048).  e.g. --http-per-address 64\n"
+          "  --http-conn-memory KIB\n"
+          "                      Memory of each HTTP connection for its request's line and\n"
+          "                      headers (default 16, libmicrohttpd's own default being 32): a\n"
+          "                      request head larger than about this less 600 bytes gets 431.\n"
+          "                      It is cleared for every request, so more costs CPU time.\n"
+          "                      e.g. --http-conn-memory 64\n"
           "  --output-budget MB  Unsent replies all TCP and WebSocket clients may hold together\n"
           "                      (default 32): a client over its share is not read until it\n"
           "                      reads; over twice its share, it is disconnected.\n"

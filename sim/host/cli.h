@@ -26,6 +26,10 @@
 /* Defaults of the HTTP transport's limits (--http-idle-timeout, --http-max-sessions). */
 #define HOST_HTTP_IDLE_TIMEOUT_DEFAULT 1800u
 #define HOST_HTTP_MAX_SESSIONS_DEFAULT 32u
+/* Default of --http-conn-memory: KiB libmicrohttpd holds per connection for a request's head
+   (and clears for every request); 16 takes heads of up to about 15.4 KiB, as Node.js's 16 KiB
+   limit on headers, which the MCP SDK's own servers have. */
+#define HOST_HTTP_CONN_MEMORY_KIB_DEFAULT 16u
 /* Default of --output-budget (MB of unsent replies of all TCP and WebSocket clients). */
 #define HOST_OUTPUT_BUDGET_MB_DEFAULT 32u
 /* Default of --input-budget (MB of unfinished WebSocket messages and HTTP bodies). */
@@ -65,6 +69,7 @@ typedef struct host_options {
     unsigned http_max_sessions;              /* --http-max-sessions N */
     unsigned http_sessions_per_client;       /* --http-sessions-per-client N (0: half the max) */
     unsigned http_per_address;               /* --http-per-address N (0: http_guard's default) */
+    unsigned http_conn_memory_kib;           /* --http-conn-memory KIB */
     unsigned output_budget_mb;               /* --output-budget MB: TCP and WS unsent output */
     unsigned input_budget_mb;                /* --input-budget MB: unfinished WS and HTTP input */
     const char *allow_hosts[HOST_ALLOW_MAX]; /* --allow-host H: Host headers besides localhost */

@@ -64,6 +64,7 @@ struct host_http {
     size_t allow_origin_count;
     const char *auth_token; /* NULL: no authentication */
     unsigned idle_timeout_s;
+    size_t conn_memory; /* libmicrohttpd's memory per connection (--http-conn-memory) */
     host_session_t *calling; /* the session whose POST the device handles now, or NULL */
     const struct req_hdrs *hdrs;        /* the headers of the request on_request serves now */
     struct MHD_Connection *hdrs_conn;   /* ... on this connection (NULL: none) */
@@ -1692,7 +1693,8 @@ static struct MHD_Daemon *start_daemon(host_http_t *http, int fd)
                             http->guard, MHD_OPTION_CONNECTION_LIMIT, http_guard_conn_limit(),
                             MHD_OPTION_PER_IP_CONNECTION_LIMIT,
                             http_guard_per_address(http->guard), MHD_OPTION_CONNECTION_TIMEOUT,
-                            (unsigned)CONN_TIMEOUT_S, MHD_OPTION_END);
+                            (unsigned)CONN_TIMEOUT_S, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+                            http->conn_memory, MHD_OPTION_END);
 }
 
 host_http_t *host_http_open(host_t *h, const host_options_t *o, char *url, size_t cap)
@@ -1713,6 +1715,11 @@ host_http_t *host_http_open(host_t *h, const host_options_t *o, char *url, size_
     http->allow_origin_count = o->allow_origin_count;
     http->auth_token = o->auth_token;
     http->idle_timeout_s = o->http_idle_timeout_s;
+    /* libmicrohttpd clears a connection's memory for every request: the default is half its
+       own (32 KiB), which halves that per request and still takes 15 KiB of headers */
+    http->conn_memory = (size_t)(o->http_conn_memory_kib ? o->http_conn_memory_kib
+                                                         : HOST_HTTP_CONN_MEMORY_KIB_DEFAULT)
+                        << 10;
     host_sessions_init(&http->sessions, o->http_max_sessions,
                        (uint64_t)o->http_idle_timeout_s * 1000u);
     if (o->http_sessions_per_client) http->sessions.per_client = o->http_sessions_per_client;
@@ -1738,9 +1745,9 @@ host_http_t *host_http_open(host_t *h, const host_options_t *o, char *url, size_
     }
     host_log(HOST_LOG_INFO,
              "http: MCP Streamable HTTP at %s (%u sessions at most, %u s idle "
-             "timeout, %u connections, %u per address%s)",
+             "timeout, %u connections, %u per address, %zu KiB each%s)",
              url, o->http_max_sessions, o->http_idle_timeout_s, http_guard_conn_limit(),
-             http_guard_per_address(http->guard),
+             http_guard_per_address(http->guard), http->conn_memory >> 10,
              o->auth_token ? ", bearer token required" : "");
     if (!is_loopback_bind(o->http.host) && o->allow_host_count == 0)
         host_log(HOST_LOG_WARN,

@@ -30,6 +30,7 @@ START_TEST(http_alone_is_something_to_serve_with_secure_defaults)
     ck_assert_uint_eq(o.http.port, 0);
     ck_assert_uint_eq(o.http_idle_timeout_s, 1800);
     ck_assert_uint_eq(o.http_max_sessions, 32);
+    ck_assert_uint_eq(o.http_conn_memory_kib, 16);
     ck_assert_uint_eq(o.allow_host_count, 0);
     ck_assert_uint_eq(o.allow_origin_count, 0);
     ck_assert_ptr_null(o.auth_token);
@@ -56,6 +57,16 @@ START_TEST(limits_take_whole_numbers_in_range)
     const char *none[] = {"--board", "uno", "--http", "0", "--http-max-sessions", "0", NULL};
     ck_assert_int_eq(parse(none), -1);
     ck_assert_ptr_nonnull(strstr(err, "1 to 1024"));
+    const char *mem[] = {"--board", "uno", "--http", "0", "--http-conn-memory", "64", NULL};
+    ck_assert_int_eq(parse(mem), 0);
+    ck_assert_uint_eq(o.http_conn_memory_kib, 64);
+    static const char *const bad_mem[] = {"3", "1025", "0", "16k", ""};
+    for (size_t i = 0; i < sizeof bad_mem / sizeof bad_mem[0]; i++) {
+        const char *a[] = {"--board", "uno", "--http", "0", "--http-conn-memory", bad_mem[i], NULL};
+        ck_assert_msg(parse(a) == -1, "connection memory '%s' accepted", bad_mem[i]);
+        ck_assert_ptr_nonnull(strstr(err, "--http-conn-memory"));
+        ck_assert_ptr_nonnull(strstr(err, "4 to 1024"));
+    }
 }
 END_TEST
 

@@ -657,6 +657,48 @@ START_TEST(header_names_match_in_any_case)
 }
 END_TEST
 
+/* The status of an initialize carrying one more header of pad bytes, in a session (or not). */
+static long status_with_pad(size_t pad)
+{
+    char *h = malloc(pad + 16);
+    ck_assert_ptr_nonnull(h);
+    memcpy(h, "X-Pad: ", 7);
+    memset(h + 7, 'p', pad);
+    h[7 + pad] = 0;
+    const char *headers[] = {CT_JSON, ACCEPT_BOTH, h, NULL};
+    resp_t *r = request("POST", INIT_BODY, headers);
+    long status = r->status;
+    resp_free(r);
+    free(h);
+    return status;
+}
+
+/* --http-conn-memory: libmicrohttpd's memory per connection bounds a request's head; a head
+   over it gets 431 and the next request is served. The default (16 KiB) takes 12 KiB of
+   headers (Node.js, where the MCP SDK's servers run, takes 16 KiB by default). */
+START_TEST(a_request_head_over_the_connection_memory_gets_431)
+{
+    start();
+    ck_assert_int_eq(status_with_pad(12 * 1024), 200);
+    ck_assert_int_eq(status_with_pad(20 * 1024), 431);
+    ck_assert_int_eq(status_with_pad(100), 200);
+    stop();
+    const char *small[] = {"--http-conn-memory", "8", NULL};
+    start_with("esp32-demo", small);
+    ck_assert_int_eq(status_with_pad(6 * 1024), 200);
+    ck_assert_int_eq(status_with_pad(9 * 1024), 431);
+    char *sid = initialize(); /* and a session's calls after it */
+    json_t *v = call_tool(sid, 7, "gpio_write", "{\"pin\":2,\"value\":true}");
+    json_decref(v);
+    free(sid);
+    stop();
+    const char *big[] = {"--http-conn-memory", "64", NULL};
+    start_with("esp32-demo", big);
+    ck_assert_int_eq(status_with_pad(40 * 1024), 200);
+    stop();
+}
+END_TEST
+
 /* A name as long as one the transport reads, but another, is not taken for it (the header pass
    picks its candidate by length): each request below lacks the header it seems to carry. */
 START_TEST(header_names_of_the_same_length_are_not_confused)
@@ -1452,6 +1494,7 @@ static Suite *it_http_suite(void)
     tcase_add_test(tc, a_tool_cannot_ask_a_client_without_the_capability);
     tcase_add_test(tc, concurrent_sessions_with_streams_and_the_clock_moving);
     tcase_add_test(tc, http_runs_on_the_one_loop_thread);
+    tcase_add_test(tc, a_request_head_over_the_connection_memory_gets_431);
     suite_add_tcase(s, tc);
     return s;
 }

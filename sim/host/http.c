@@ -1715,11 +1715,7 @@ host_http_t *host_http_open(host_t *h, const host_options_t *o, char *url, size_
     http->allow_origin_count = o->allow_origin_count;
     http->auth_token = o->auth_token;
     http->idle_timeout_s = o->http_idle_timeout_s;
-    /* libmicrohttpd clears a connection's memory for every request: the default is half its
-       own (32 KiB), which halves that per request and still takes 15 KiB of headers */
-    http->conn_memory = (size_t)(o->http_conn_memory_kib ? o->http_conn_memory_kib
-                                                         : HOST_HTTP_CONN_MEMORY_KIB_DEFAULT)
-                        << 10;
+    http->conn_memory = (size_t)o->http_conn_memory_kib << 10;
     host_sessions_init(&http->sessions, o->http_max_sessions,
                        (uint64_t)o->http_idle_timeout_s * 1000u);
     if (o->http_sessions_per_client) http->sessions.per_client = o->http_sessions_per_client;

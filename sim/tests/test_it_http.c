@@ -657,7 +657,7 @@ START_TEST(header_names_match_in_any_case)
 }
 END_TEST
 
-/* The status of an initialize carrying one more header of pad bytes, in a session (or not). */
+/* The status of an initialize (no session) carrying one more header of pad bytes. */
 static long status_with_pad(size_t pad)
 {
     char *h = malloc(pad + 16);

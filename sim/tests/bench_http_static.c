@@ -1,7 +1,15 @@
 /* bench_http_static.c: tools/bench-net's HTTP baseline: libmicrohttpd answering every POST with
    one fixed JSON-RPC response (the upload is read and dropped; every answer carries an
-   Mcp-Session-Id; a notification gets 202 and no body), one epoll thread, as mcpsim's host runs it. Prints "tcp: HOST:PORT", "ready". */
-#define _GNU_SOURCE /* memmem */
+   Mcp-Session-Id; a notification gets 202 and no body). Prints "tcp: HOST:PORT", "ready".
+
+   Usage: http_static [--loop] [PORT]. By default libmicrohttpd runs on its own epoll thread, the
+   fastest way to serve with it. --loop drives it from a libuv loop exactly as mcpsim's host does
+   (mhd_uv.c: the daemon's epoll fd watched inside the loop's, suspend and resume allowed, the
+   same memory per connection as mcpsim's default): the floor of mcpsim's one-loop design, where
+   a request costs one more epoll_wait and the loop's turn. */
+#ifndef _GNU_SOURCE /* memmem (the host library defines it for its users) */
+#define _GNU_SOURCE
+#endif
 #include <stdbool.h>
 #include <microhttpd.h>
 #include <signal.h>
@@ -9,6 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <uv.h>
+
+#include "cli.h"
+#include "mhd_uv.h"
 
 static const char reply[] = "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"content\":[{\"type\":\"text\","
                             "\"text\":\"{\\\"pin\\\":2,\\\"name\\\":\\\"led\\\",\\\"value\\\":true}\"}],"
@@ -43,12 +55,34 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *conn, const char
     return ret;
 }
 
+static void close_other(uv_handle_t *h, void *arg)
+{
+    (void)arg;
+    if (h->type == UV_SIGNAL && !uv_is_closing(h)) uv_close(h, NULL);
+}
+
+/* --loop: a signal stops the daemon and closes the loop's handles, so uv_run returns. */
+static void on_signal(uv_signal_t *s, int signum)
+{
+    (void)signum;
+    host_mhd_stop(s->data); /* stops the daemon too */
+    uv_close((uv_handle_t *)s, NULL);
+    uv_walk(s->loop, close_other, NULL);
+}
+
 int main(int argc, char **argv)
 {
+    bool loop = argc > 1 && strcmp(argv[1], "--loop") == 0;
+    if (loop) argc--, argv++;
     unsigned port = argc > 1 ? (unsigned)atoi(argv[1]) : 0;
-    struct MHD_Daemon *d = MHD_start_daemon(
-        MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL, (uint16_t)port, NULL, NULL, answer, NULL,
-        MHD_OPTION_CONNECTION_LIMIT, 1024u, MHD_OPTION_END);
+    struct MHD_Daemon *d =
+        loop ? MHD_start_daemon(HOST_MHD_FLAGS, (uint16_t)port, NULL, NULL, answer, NULL,
+                                MHD_OPTION_CONNECTION_LIMIT, 1024u,
+                                MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+                                (size_t)HOST_HTTP_CONN_MEMORY_KIB_DEFAULT << 10, MHD_OPTION_END)
+             : MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL, (uint16_t)port,
+                                NULL, NULL, answer, NULL, MHD_OPTION_CONNECTION_LIMIT, 1024u,
+                                MHD_OPTION_END);
     if (d == NULL) {
         fprintf(stderr, "http_static: cannot listen on port %u\n", port);
         return 1;
@@ -56,6 +90,21 @@ int main(int argc, char **argv)
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
     printf("tcp: 127.0.0.1:%u\nready\n", info != NULL ? info->port : port);
     fflush(stdout);
+    if (loop) { /* until SIGINT or SIGTERM, as below */
+        uv_loop_t l;
+        uv_loop_init(&l);
+        host_mhd_t *m = host_mhd_start(&l, d, "http_static");
+        if (m == NULL) return 1;
+        uv_signal_t sig_int, sig_term;
+        uv_signal_init(&l, &sig_int);
+        uv_signal_init(&l, &sig_term);
+        sig_int.data = sig_term.data = m;
+        uv_signal_start_oneshot(&sig_int, on_signal, SIGINT);
+        uv_signal_start_oneshot(&sig_term, on_signal, SIGTERM);
+        uv_run(&l, UV_RUN_DEFAULT);
+        uv_loop_close(&l);
+        return 0;
+    }
     sigset_t set;
     sigemptyset(&set);
     sigaddset(&set, SIGINT);

@@ -2,11 +2,14 @@
    one fixed JSON-RPC response (the upload is read and dropped; every answer carries an
    Mcp-Session-Id; a notification gets 202 and no body). Prints "tcp: HOST:PORT", "ready".
 
-   Usage: http_static [--loop] [PORT]. By default libmicrohttpd runs on its own epoll thread, the
-   fastest way to serve with it. --loop drives it from a libuv loop exactly as mcpsim's host does
-   (mhd_uv.c: the daemon's epoll fd watched inside the loop's, suspend and resume allowed, the
-   same memory per connection as mcpsim's default): the floor of mcpsim's one-loop design, where
-   a request costs one more epoll_wait and the loop's turn. */
+   Usage: http_static [--loop] [--conn-memory KIB] [PORT]. By default libmicrohttpd runs on its
+   own epoll thread, the fastest way to serve with it, with its own memory per connection (32
+   KiB). --loop drives it from a libuv loop exactly as mcpsim's host does (mhd_uv.c: the
+   daemon's epoll fd watched inside the loop's, suspend and resume allowed) with mcpsim's default
+   memory per connection (16 KiB): the floor of mcpsim's one-loop design, where a request costs
+   one more epoll_wait and the loop's turn. --conn-memory sets the memory per connection
+   (libmicrohttpd clears it for every request, which costs in proportion), so that the two ways
+   of running can be compared alone. */
 #ifndef _GNU_SOURCE /* memmem (the host library defines it for its users) */
 #define _GNU_SOURCE
 #endif
@@ -72,17 +75,25 @@ static void on_signal(uv_signal_t *s, int signum)
 
 int main(int argc, char **argv)
 {
-    bool loop = argc > 1 && strcmp(argv[1], "--loop") == 0;
-    if (loop) argc--, argv++;
+    bool loop = false;
+    size_t kib = 0; /* 0: the default of the way of running */
+    for (; argc > 1 && argv[1][0] == '-'; argc--, argv++) {
+        if (strcmp(argv[1], "--loop") == 0) {
+            loop = true;
+        } else if (strcmp(argv[1], "--conn-memory") == 0 && argc > 2 && atoi(argv[2]) > 0) {
+            kib = (size_t)atoi(argv[2]);
+            argc--, argv++;
+        } else {
+            fprintf(stderr, "usage: http_static [--loop] [--conn-memory KIB] [PORT]\n");
+            return 2;
+        }
+    }
+    if (kib == 0) kib = loop ? HOST_HTTP_CONN_MEMORY_KIB_DEFAULT : 32u; /* libmicrohttpd's */
     unsigned port = argc > 1 ? (unsigned)atoi(argv[1]) : 0;
-    struct MHD_Daemon *d =
-        loop ? MHD_start_daemon(HOST_MHD_FLAGS, (uint16_t)port, NULL, NULL, answer, NULL,
-                                MHD_OPTION_CONNECTION_LIMIT, 1024u,
-                                MHD_OPTION_CONNECTION_MEMORY_LIMIT,
-                                (size_t)HOST_HTTP_CONN_MEMORY_KIB_DEFAULT << 10, MHD_OPTION_END)
-             : MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL, (uint16_t)port,
-                                NULL, NULL, answer, NULL, MHD_OPTION_CONNECTION_LIMIT, 1024u,
-                                MHD_OPTION_END);
+    struct MHD_Daemon *d = MHD_start_daemon(
+        loop ? HOST_MHD_FLAGS : MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL, (uint16_t)port,
+        NULL, NULL, answer, NULL, MHD_OPTION_CONNECTION_LIMIT, 1024u,
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, kib << 10, MHD_OPTION_END);
     if (d == NULL) {
         fprintf(stderr, "http_static: cannot listen on port %u\n", port);
         return 1;

@@ -15,6 +15,7 @@
 #endif
 #include <stdbool.h>
 #include <microhttpd.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,10 +91,13 @@ int main(int argc, char **argv)
     }
     if (kib == 0) kib = loop ? HOST_HTTP_CONN_MEMORY_KIB_DEFAULT : 32u; /* libmicrohttpd's */
     unsigned port = argc > 1 ? (unsigned)atoi(argv[1]) : 0;
+    struct sockaddr_in at = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK)}; /* as the others */
     struct MHD_Daemon *d = MHD_start_daemon(
         loop ? HOST_MHD_FLAGS : MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL, (uint16_t)port,
-        NULL, NULL, answer, NULL, MHD_OPTION_CONNECTION_LIMIT, 1024u,
-        MHD_OPTION_CONNECTION_MEMORY_LIMIT, kib << 10, MHD_OPTION_END);
+        NULL, NULL, answer, NULL, MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)&at,
+        MHD_OPTION_CONNECTION_LIMIT, 1024u, MHD_OPTION_CONNECTION_MEMORY_LIMIT, kib << 10,
+        MHD_OPTION_END);
     if (d == NULL) {
         fprintf(stderr, "http_static: cannot listen on port %u\n", port);
         return 1;

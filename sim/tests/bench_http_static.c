@@ -114,8 +114,8 @@ int main(int argc, char **argv)
         uv_signal_init(&l, &sig_int);
         uv_signal_init(&l, &sig_term);
         sig_int.data = sig_term.data = m;
-        uv_signal_start_oneshot(&sig_int, on_signal, SIGINT);
-        uv_signal_start_oneshot(&sig_term, on_signal, SIGTERM);
+        uv_signal_start(&sig_int, on_signal, SIGINT);
+        uv_signal_start(&sig_term, on_signal, SIGTERM);
         uv_run(&l, UV_RUN_DEFAULT);
         uv_loop_close(&l);
         return 0;

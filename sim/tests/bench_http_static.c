@@ -59,19 +59,30 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *conn, const char
     return ret;
 }
 
-static void close_other(uv_handle_t *h, void *arg)
+static void unref_signal(uv_handle_t *h, void *arg)
+{
+    (void)arg;
+    if (h->type == UV_SIGNAL) {
+        uv_unref(h);
+        h->data = NULL; /* stopped: a later signal does nothing more */
+    }
+}
+
+static void close_signal(uv_handle_t *h, void *arg)
 {
     (void)arg;
     if (h->type == UV_SIGNAL && !uv_is_closing(h)) uv_close(h, NULL);
 }
 
-/* --loop: a signal stops the daemon and closes the loop's handles, so uv_run returns. */
+/* --loop: the first signal stops the daemon; the signal handlers stay (unreferenced) until the
+   loop has closed the daemon's handles, so further signals are caught too, and uv_run returns. */
 static void on_signal(uv_signal_t *s, int signum)
 {
     (void)signum;
-    host_mhd_stop(s->data); /* stops the daemon too */
-    uv_close((uv_handle_t *)s, NULL);
-    uv_walk(s->loop, close_other, NULL);
+    host_mhd_t *m = s->data;
+    if (m == NULL) return;
+    uv_walk(s->loop, unref_signal, NULL);
+    host_mhd_stop(m); /* stops the daemon too */
 }
 
 int main(int argc, char **argv)
@@ -116,6 +127,8 @@ int main(int argc, char **argv)
         sig_int.data = sig_term.data = m;
         uv_signal_start(&sig_int, on_signal, SIGINT);
         uv_signal_start(&sig_term, on_signal, SIGTERM);
+        uv_run(&l, UV_RUN_DEFAULT);
+        uv_walk(&l, close_signal, NULL);
         uv_run(&l, UV_RUN_DEFAULT);
         uv_loop_close(&l);
         return 0;

@@ -88,7 +88,7 @@ static void on_signal(uv_signal_t *s, int signum)
 int main(int argc, char **argv)
 {
     bool loop = false;
-    size_t kib = 0; /* 0: the default of the way of running */
+    size_t kib = 0; /* 0: the default of the way of running (mcpsim's with --loop) */
     for (; argc > 1 && argv[1][0] == '-'; argc--, argv++) {
         if (strcmp(argv[1], "--loop") == 0) {
             loop = true;
@@ -100,15 +100,20 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    if (kib == 0) kib = loop ? HOST_HTTP_CONN_MEMORY_KIB_DEFAULT : 32u; /* libmicrohttpd's */
+    if (kib == 0 && loop) kib = HOST_HTTP_CONN_MEMORY_KIB_DEFAULT;
     unsigned port = argc > 1 ? (unsigned)atoi(argv[1]) : 0;
     struct sockaddr_in at = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
                              .sin_addr.s_addr = htonl(INADDR_LOOPBACK)}; /* as the others */
+    /* the memory per connection only when set: else libmicrohttpd's own default */
+    struct MHD_OptionItem opts[] = {
+        {MHD_OPTION_SOCK_ADDR, 0, &at},
+        {MHD_OPTION_CONNECTION_LIMIT, 1024, NULL},
+        {kib ? MHD_OPTION_CONNECTION_MEMORY_LIMIT : MHD_OPTION_END, (intptr_t)(kib << 10), NULL},
+        {MHD_OPTION_END, 0, NULL},
+    };
     struct MHD_Daemon *d = MHD_start_daemon(
         loop ? HOST_MHD_FLAGS : MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL, (uint16_t)port,
-        NULL, NULL, answer, NULL, MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)&at,
-        MHD_OPTION_CONNECTION_LIMIT, 1024u, MHD_OPTION_CONNECTION_MEMORY_LIMIT, kib << 10,
-        MHD_OPTION_END);
+        NULL, NULL, answer, NULL, MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
     if (d == NULL) {
         fprintf(stderr, "http_static: cannot listen on port %u\n", port);
         return 1;

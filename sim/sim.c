@@ -393,6 +393,15 @@ void sim_sync_wall(sim_t *sim, uint64_t wall_us)
     run_until(sim, realtime ? wall_us : sim->now_us);
 }
 
+void sim_sync_wall_known(sim_t *sim, uint64_t wall_us, uint64_t next_us)
+{
+    if (sim->mode == SIM_CLOCK_REALTIME && !sim->reset_pending && wall_us < next_us) {
+        if (wall_us > sim->now_us) sim->now_us = wall_us; /* nothing due: run_until's end */
+        return;
+    }
+    sim_sync_wall(sim, wall_us);
+}
+
 bool sim_advance(sim_t *sim, uint64_t us)
 {
     if (sim->mode != SIM_CLOCK_VIRTUAL) return false;

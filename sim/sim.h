@@ -75,6 +75,11 @@ uint64_t sim_now_us(const sim_t *sim);
    deadline and model event due up to it, each at its own instant. No-op backwards. */
 void sim_sync_wall(sim_t *sim, uint64_t wall_us);
 
+/* sim_sync_wall for a caller that knows the next event: next_us, what sim_next_event_us
+   returned after the last thing that could move the sim's events (a call into the device, a
+   control message, a poll). Before it, only the clock moves; else as sim_sync_wall. */
+void sim_sync_wall_known(sim_t *sim, uint64_t wall_us, uint64_t next_us);
+
 /* Virtual mode: moves time forward by us, running every due event at its exact instant.
    Returns false in real-time mode (time cannot be moved there). */
 bool sim_advance(sim_t *sim, uint64_t us);

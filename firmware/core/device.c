@@ -358,10 +358,8 @@ uint64_t fw_device_next_deadline(const fw_device_t *dev)
 {
     uint64_t next = UINT64_MAX;
 #if FW_WITH_SAMPLING
-    for (size_t i = 0; i < dev->board->pin_count; i++)
-        if (fw_pin_sampled(&dev->board->pins[i]) &&
-            fw_sampling_state(dev, (uint8_t)i)->next_sample_ms < next)
-            next = fw_sampling_state(dev, (uint8_t)i)->next_sample_ms;
+    for (size_t k = 0; k < dev->sampled; k++) /* the sampled pins' slots */
+        if (dev->sampling[k].next_sample_ms < next) next = dev->sampling[k].next_sample_ms;
 #else
     (void)dev;
 #endif

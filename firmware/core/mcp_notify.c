@@ -322,6 +322,10 @@ static size_t drain_updates(const fw_device_t *dev, fw_session_t *s, const fw_ms
 {
     size_t sent = 0;
     if (seq_before(dev->change_count, s->change_cursor)) s->change_cursor = dev->change_count;
+    if (s->subscriptions == 0 || s->change_cursor == dev->change_count) { /* most drains */
+        s->change_cursor = dev->change_count;
+        return 0;
+    }
     for (size_t i = 0; i < dev->board->pin_count; i++) {
         if (!(s->subscriptions & (1u << i)) || !seq_before(s->change_cursor, dev->pin_changed[i]))
             continue;

@@ -69,6 +69,7 @@ void fw_sampling_init(fw_device_t *dev, uint64_t now_ms)
         st->ring_first = first;
         first = (uint16_t)(first + ring_cap(def));
     }
+    dev->sampled = slot;
     dev->ev_head = 0;
     dev->ev_count = 0;
     dev->ev_next_seq = 1;

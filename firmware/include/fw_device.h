@@ -371,6 +371,7 @@ typedef struct fw_device {
 #if FW_WITH_SAMPLING
     fw_pin_sampling_t sampling[FW_SAMPLED_PINS_MAX]; /* the sampled pins' state, in order */
     uint8_t sampling_of[FW_PINS_MAX];                /* pin index -> sampling slot, or 0xff */
+    uint8_t sampled;                                 /* slots of sampling[] in use */
     fw_event_t events[FW_EVENT_QUEUE_MAX];
     uint16_t ev_head, ev_count;
     uint32_t ev_next_seq;

@@ -38,6 +38,8 @@ typedef struct host {
     sim_clock_mode_t clock;
     uint64_t start_ns;      /* uv_hrtime() when simulated time was 0 */
     uv_timer_t clock_timer; /* real-time mode: wakes at the sim's next event */
+    uint64_t next_us;       /* the sim's next event when last looked at (clock_next) */
+    bool next_known;        /* next_us holds: nothing moved the sim's events since */
     uv_timer_t trim_timer;  /* gives freed memory back (malloc_trim) shortly after frees */
     uv_signal_t sig_int, sig_term;
     host_pty_t *pty;

@@ -536,6 +536,19 @@ static bool check_common(host_http_t *http, struct MHD_Connection *c, const char
     return true;
 }
 
+/* Whether the decimal number s begins with is over max (libmicrohttpd has checked the
+   header's syntax): 20 digits or more, leading zeros aside, are over any max. */
+static bool decimal_over(const char *s, uint64_t max)
+{
+    while (*s == '0') s++;
+    uint64_t v = 0;
+    for (unsigned n = 0; *s >= '0' && *s <= '9'; s++, n++) {
+        if (n == 19) return true;
+        v = v * 10u + (uint64_t)(*s - '0');
+    }
+    return v > max;
+}
+
 static bool check_post_headers(host_http_t *http, struct MHD_Connection *c, http_err_t *e)
 {
     const char *type = hdr(http, c, H_TYPE);
@@ -552,7 +565,7 @@ static bool check_post_headers(host_http_t *http, struct MHD_Connection *c, http
              accept ? accept : "");
         return false;
     }
-    if (length && strtoull(length, NULL, 10) > HOST_HTTP_BODY_MAX) {
+    if (length && decimal_over(length, HOST_HTTP_BODY_MAX)) {
         fail(e, 413, FW_RPC_TRANSPORT_ERROR,
              "request body of %.20s bytes is over the limit of %u bytes", length,
              HOST_HTTP_BODY_MAX);

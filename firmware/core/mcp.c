@@ -422,6 +422,7 @@ static fw_err_t sub_listen(fw_mcp_req_t *q)
                               "(FW_MAX_LISTENERS)",
                               (unsigned)FW_MAX_LISTENERS);
     fw_listener_t *l = &dev->listeners[slot];
+    if (slot >= dev->listen_top) dev->listen_top = (uint8_t)(slot + 1);
     fw_session_init(&l->session, dev);
     l->session.initialize_seen = true;
     l->session.initialized = true;

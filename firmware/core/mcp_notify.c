@@ -311,6 +311,7 @@ void fw_mcp_init(fw_device_t *dev)
     fw_session_init(&dev->session, dev);
 #if FW_WITH_LISTEN
     for (size_t k = 0; k < FW_MAX_LISTENERS; k++) dev->listeners[k].open = false;
+    dev->listen_top = 0;
 #endif
 }
 
@@ -378,7 +379,7 @@ size_t fw_device_drain(fw_device_t *dev, fw_session_t *session, fw_msg_sink_t ou
     size_t sent = drain_updates(dev, s, &out);
     sent += drain_log(dev, s, &out);
 #if FW_WITH_LISTEN
-    for (int k = 0; k < FW_MAX_LISTENERS; k++) /* the listen streams of s's client */
+    for (int k = 0; k < dev->listen_top; k++) /* the listen streams of s's client */
         if (dev->listeners[k].open && dev->listeners[k].owner == s)
             sent += drain_listener(dev, &dev->listeners[k], &out);
 #endif
@@ -409,7 +410,7 @@ bool fw_device_pending(fw_device_t *dev, uint32_t *mark)
     *mark = m;
 #if FW_WITH_TASKS_2025
     /* a task's progress due or a tasks/result held: drained (and cleared) per session */
-    for (size_t i = 0; i < FW_MAX_TASKS && !pending; i++)
+    for (size_t i = 0; i < dev->task_top && !pending; i++)
         pending =
             dev->tasks[i].id != 0 && (dev->tasks[i].progress_due || dev->tasks[i].waiter != NULL);
 #endif
@@ -421,7 +422,7 @@ bool fw_device_session_waits(const fw_device_t *dev, const fw_session_t *session
     const fw_session_t *s = session != NULL ? session : &dev->session;
     if (s->ask_tool != NULL) return true;
 #if FW_WITH_TASKS_2025
-    for (size_t i = 0; i < FW_MAX_TASKS; i++)
+    for (size_t i = 0; i < dev->task_top; i++)
         if (dev->tasks[i].id != 0 && dev->tasks[i].waiter == s) return true;
 #endif
     return false;

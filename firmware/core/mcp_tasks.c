@@ -109,7 +109,8 @@ static void run_step(fw_device_t *dev, fw_task_t *t, uint64_t now)
 /* Steps every working task that is due and frees the expired ones (ttlMs after creation). */
 static void advance(fw_device_t *dev, uint64_t now)
 {
-    for (size_t i = 0; i < FW_MAX_TASKS; i++) {
+    size_t top = 0; /* past the last slot still live */
+    for (size_t i = 0; i < dev->task_top; i++) {
         fw_task_t *t = &dev->tasks[i];
         if (t->id == 0) continue;
         if (now - t->created_ms >= TTL_OF(t)) {
@@ -117,6 +118,7 @@ static void advance(fw_device_t *dev, uint64_t now)
             /* a tasks/result waits: its session's drain answers it, then frees the slot */
             if (t->waiter != NULL) {
                 t->expired = true;
+                top = i + 1u;
                 continue;
             }
 #endif
@@ -127,7 +129,9 @@ static void advance(fw_device_t *dev, uint64_t now)
         for (unsigned k = 0; k < 16u && t->status == FW_TASK_S_WORKING && now >= t->wake_at_ms;
              k++)
             run_step(dev, t, now);
+        top = i + 1u;
     }
+    dev->task_top = (uint8_t)top;
 }
 
 void fw_mcp_tasks_poll(fw_device_t *dev)
@@ -138,7 +142,7 @@ void fw_mcp_tasks_poll(fw_device_t *dev)
 uint64_t fw_mcp_tasks_next(const fw_device_t *dev)
 {
     uint64_t next = UINT64_MAX;
-    for (size_t i = 0; i < FW_MAX_TASKS; i++) {
+    for (size_t i = 0; i < dev->task_top; i++) {
         const fw_task_t *t = &dev->tasks[i];
         if (t->id != 0 && t->status == FW_TASK_S_WORKING && t->wake_at_ms < next)
             next = t->wake_at_ms;
@@ -352,6 +356,7 @@ static fw_task_t *start_slot(fw_call_t *call, fw_task_step_fn step, const char *
 #endif
     t->id = ++dev->task_next_id;
     if (t->id == 0) t->id = ++dev->task_next_id;
+    if ((size_t)(t - dev->tasks) >= dev->task_top) dev->task_top = (uint8_t)(t - dev->tasks + 1);
     t->step = step;
     t->created_ms = now;
     t->updated_ms = now;
@@ -736,7 +741,7 @@ static void send_progress(const fw_task_t *t, const fw_msg_sink_t *out)
 size_t fw_mcp_tasks_drain(fw_device_t *dev, const fw_session_t *s, const fw_msg_sink_t *out)
 {
     size_t sent = 0;
-    for (size_t i = 0; i < FW_MAX_TASKS; i++) {
+    for (size_t i = 0; i < dev->task_top; i++) {
         fw_task_t *t = &dev->tasks[i];
         if (t->id == 0 || !IS_2025(t)) continue;
         if (t->owner == s && t->progress_due) {

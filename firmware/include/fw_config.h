@@ -289,6 +289,9 @@
 #ifndef FW_MAX_TASKS
 #define FW_MAX_TASKS (FW_WITH_MCP ? 2 : 0)
 #endif
+#if FW_MAX_TASKS > 255
+#error "FW_MAX_TASKS: at most 255 (fw_device_t.task_top is a byte)"
+#endif
 #ifndef FW_TASK_TOOLS_MAX
 #define FW_TASK_TOOLS_MAX 2
 #endif
@@ -318,6 +321,9 @@
    MCP). Each slot keeps the listen request's id, its filter and cursors (fw_listener_t). */
 #ifndef FW_MAX_LISTENERS
 #define FW_MAX_LISTENERS (FW_WITH_MCP ? 2 : 0)
+#endif
+#if FW_MAX_LISTENERS > 255
+#error "FW_MAX_LISTENERS: at most 255 (fw_device_t.listen_top is a byte)"
 #endif
 #define FW_WITH_LISTEN (FW_WITH_MCP && FW_MAX_LISTENERS > 0)
 

@@ -404,11 +404,15 @@ typedef struct fw_device {
 #endif
 #if FW_WITH_LISTEN
     fw_listener_t listeners[FW_MAX_LISTENERS];
+    uint8_t listen_top; /* no listener open at this index or above (raised as one opens) */
     uint16_t list_gen[FW_LIST_COUNT]; /* bumped when a list changes (fw_device_add_*) */
 #endif
 #if FW_WITH_TASKS
     /* MCP tasks (mcp_tasks.c) */
     fw_task_t tasks[FW_MAX_TASKS];
+    /* No task is live at index task_top or above: the scans after every request stop there
+       (raised as a slot is taken; lowered when the slots are advanced) */
+    uint8_t task_top;
     fw_task_tool_t task_tools[FW_TASK_TOOLS_MAX]; /* fw_device_add_task_tool */
     uint8_t task_tool_count;
     uint32_t task_next_id;

@@ -5,6 +5,7 @@
    taskSupport errors), and an outputSchema from parameter descriptors. */
 #include <stdio.h>
 
+#include "fw_internal.h" /* fw_mcp_tasks_next: the tasks' share of the next deadline */
 #include "test_mcp_util.h"
 
 #if FW_WITH_TASKS
@@ -152,6 +153,35 @@ START_TEST(test_task_runs_over_device_time)
     const char *id2 = start_task("count", "{\"seconds\":5}");
     (void)id2;
     ck_assert_uint_le(fw_device_next_deadline(&dev), hal.now + 1000);
+}
+END_TEST
+
+/* A task in a higher slot than every other live one, once the lower ones expired: it is still
+   seen by the scans that run after every request (the next deadline, the drain), and a new task
+   takes the lowest free slot beside it. */
+START_TEST(test_high_slot_outlives_lower_ones)
+{
+    char low[2][32], high[32];
+    for (unsigned i = 0; i < 2; i++)
+        snprintf(low[i], sizeof low[i], "%s", start_task("count", "{\"seconds\":0}"));
+    hal.now += FW_TASK_TTL_MS - 5000;
+    snprintf(high, sizeof high, "%s", start_task("count", "{\"seconds\":8}")); /* slot 2 */
+    hal.now += 6000; /* the two below it expire; it has run 6 of its 8 steps */
+    fw_device_poll(&dev);
+    for (unsigned i = 0; i < 2; i++) {
+        char params[320];
+        snprintf(params, sizeof params, "{\"taskId\":\"%s\"," META_TASKS "}", low[i]);
+        error_of("tasks/get", params, FW_RPC_INVALID_PARAMS);
+    }
+    ck_assert_str_eq(jstr(get_task(high), "status"), "working");
+    ck_assert_uint_eq(fw_mcp_tasks_next(&dev), hal.now + 1000); /* its next step */
+    start_task("count", "{\"seconds\":50}"); /* slot 0 */
+    ck_assert_uint_eq(fw_mcp_tasks_next(&dev), hal.now + 1000);
+    hal.now += 2000;
+    fw_device_poll(&dev);
+    json_t *r = get_task(high);
+    ck_assert_str_eq(jstr(r, "status"), "completed");
+    ck_assert_str_eq(jstr(r, "result.content.0.text"), "counted 8 after 8000 ms");
 }
 END_TEST
 
@@ -592,6 +622,7 @@ static Suite *mcp_tasks_suite(void)
     tcase_add_test(t, test_without_extension);
     tcase_add_test(t, test_input_and_partial_update);
     tcase_add_test(t, test_cancel_and_slots);
+    tcase_add_test(t, test_high_slot_outlives_lower_ones);
     suite_add_tcase(s, t);
     return s;
 }

@@ -54,19 +54,27 @@ static void wake_session(host_session_t *s)
     wake_stream(s->call);
 }
 
+/* Fills buf with n random bytes from the OS; false (logged) when it gives none. */
+static bool random_bytes(void *buf, size_t n)
+{
+    unsigned char *p = buf;
+    size_t got = 0;
+    while (got < n) {
+        ssize_t k = getrandom(p + got, n - got, 0);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) {
+            host_log(HOST_LOG_ERROR, "http: getrandom failed: %s", strerror(errno));
+            return false;
+        }
+        got += (size_t)k;
+    }
+    return true;
+}
+
 host_session_t *host_session_new(void)
 {
-    uint8_t raw[HOST_HTTP_SESSION_ID_LEN / 2];
-    size_t got = 0;
-    while (got < sizeof raw) {
-        ssize_t n = getrandom(raw + got, sizeof raw - got, 0);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) {
-            host_log(HOST_LOG_ERROR, "http: getrandom failed: %s", strerror(errno));
-            return NULL;
-        }
-        got += (size_t)n;
-    }
+    unsigned char raw[HOST_HTTP_SESSION_ID_LEN / 2];
+    if (!random_bytes(raw, sizeof raw)) return NULL;
     host_session_t *s = calloc(1, sizeof *s);
     if (!s) abort();
     for (size_t i = 0; i < sizeof raw; i++) snprintf(s->id + 2 * i, 3, "%02x", raw[i]);
@@ -87,14 +95,49 @@ static bool unref(host_session_t *s)
     return --s->refs == 0;
 }
 
+/* ---------------------------------------------------------------- the index by id */
+
+_Static_assert(HOST_HTTP_SESSION_ID_LEN % sizeof(uint64_t) == 0, "an id is whole words");
+
+/* The bucket of an id of HOST_HTTP_SESSION_ID_LEN characters: its words mixed with the
+   table's key by multiplication, the top bits of the last product. */
+static size_t bucket_of(const host_sessions_t *t, const char *id)
+{
+    uint64_t h = t->hash_key;
+    for (size_t i = 0; i < HOST_HTTP_SESSION_ID_LEN; i += sizeof h) {
+        uint64_t w;
+        memcpy(&w, id + i, sizeof w);
+        h = (h ^ w) * UINT64_C(0x9E3779B97F4A7C15);
+    }
+    return (size_t)(h >> (64u - t->bucket_bits));
+}
+
+static void index_add(host_sessions_t *t, host_session_t *s)
+{
+    host_session_t **head = &t->bucket[bucket_of(t, s->id)];
+    s->same_bucket = *head;
+    *head = s;
+}
+
+static void index_remove(host_sessions_t *t, host_session_t *s)
+{
+    for (host_session_t **p = &t->bucket[bucket_of(t, s->id)]; *p; p = &(*p)->same_bucket) {
+        if (*p != s) continue;
+        *p = s->same_bucket;
+        break;
+    }
+    s->same_bucket = NULL;
+}
+
 /* takes s out of the table (the last listed session takes its place) and wakes its stream. */
 static void unlist(host_sessions_t *t, host_session_t *s)
 {
-    for (unsigned i = 0; i < t->count; i++) {
-        if (t->slots[i] != s) continue;
-        t->slots[i] = t->slots[--t->count];
+    if (s->slot < t->count && t->slots[s->slot] == s) {
+        host_session_t *last = t->slots[--t->count];
+        t->slots[s->slot] = last;
+        last->slot = s->slot;
         t->slots[t->count] = NULL;
-        break;
+        index_remove(t, s);
     }
     s->listed = false;
     if (t->on_unlist) t->on_unlist(t->on_unlist_ctx, &s->fw);
@@ -133,7 +176,11 @@ void host_sessions_init(host_sessions_t *t, unsigned max, uint64_t idle_ms)
     t->per_client = max / 2 ? max / 2 : 1;
     t->idle_ms = idle_ms;
     t->slots = calloc(max ? max : 1, sizeof *t->slots);
-    if (!t->slots) abort();
+    t->bucket_bits = 1;
+    while ((1u << t->bucket_bits) < 2u * max) t->bucket_bits++;
+    t->bucket = calloc((size_t)1 << t->bucket_bits, sizeof *t->bucket);
+    if (!t->slots || !t->bucket) abort();
+    (void)random_bytes(&t->hash_key, sizeof t->hash_key); /* (a zero key still works) */
 }
 
 void host_sessions_stop(host_sessions_t *t)
@@ -151,6 +198,8 @@ void host_sessions_destroy(host_sessions_t *t)
     host_sessions_stop(t);
     free(t->slots);
     t->slots = NULL;
+    free(t->bucket);
+    t->bucket = NULL;
     host_buf_free(&t->msg);
 }
 
@@ -222,7 +271,9 @@ unsigned host_sessions_publish(host_sessions_t *t, host_session_t *s)
 {
     t->reserved--;
     if (!t->stopping && t->count < t->max) {
+        s->slot = t->count;
         t->slots[t->count++] = s;
+        index_add(t, s);
         s->listed = true;
         s->refs++;
         s->last_ms = host_mono_ms();
@@ -246,8 +297,8 @@ host_session_t *host_sessions_find(host_sessions_t *t, const char *id)
     if (!id || strlen(id) != HOST_HTTP_SESSION_ID_LEN) return NULL;
     host_session_t *found = NULL;
     reap(t);
-    for (unsigned i = 0; i < t->count && !found; i++)
-        if (id_equal(t->slots[i]->id, id)) found = t->slots[i];
+    for (host_session_t *s = t->bucket[bucket_of(t, id)]; s && !found; s = s->same_bucket)
+        if (id_equal(s->id, id)) found = s;
     if (found) {
         found->refs++;
         found->last_ms = host_mono_ms();

@@ -45,12 +45,19 @@ typedef struct host_session {
     uint64_t last_use;        /* the table's use count at its last activity (LRU order) */
     host_buf_t queue;         /* SSE events waiting for the GET stream */
     size_t dropped;           /* messages dropped since the queue was last emptied */
+    unsigned slot;            /* its place in the table's slots while listed */
+    struct host_session *same_bucket; /* the next listed session of its id's bucket */
 } host_session_t;
 
 /* The sessions of one HTTP server. */
 typedef struct host_sessions {
     host_session_t **slots; /* the listed sessions in slots[0..count), in no order (room for max):
                                a walk costs what is listed, not max */
+    /* the listed sessions by id: bucket[i] chains those whose id hashes to i (same_bucket), so
+       that finding one costs the same with 1 session listed or 1,000 */
+    host_session_t **bucket;
+    unsigned bucket_bits; /* 2^bucket_bits buckets, at least twice max */
+    uint64_t hash_key;    /* random: which ids share a bucket is not known outside */
     unsigned max;
     unsigned count;    /* listed sessions */
     unsigned reserved; /* initializes in flight that may become sessions */

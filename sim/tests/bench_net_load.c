@@ -1,10 +1,14 @@
 /* bench_net_load.c: HTTP and WebSocket load generator for tools/bench-net: K connections, each a
    thread doing request/response; prints req/s and p50/p99 latency in bench_tcp_load's format.
-   Usage: net_load -m http|ws|idle [-c CONNS] [-t SECONDS] [-w WARMUP] [-l LABEL] HOST:PORT
+   Usage: net_load -m http|ws|idle [-c CONNS] [-t SECONDS] [-w WARMUP] [-l LABEL] [-s SESSIONS]
+                   HOST:PORT
    http: initialize (its Mcp-Session-Id), notifications/initialized, then POSTs of a tools/call
-   of gpio_write to /mcp on a keep-alive connection; ws: a WebSocket on /mcp, then text frames
-   of MCP/U's gpio_write; idle: CONNS connections that send nothing, held for SECONDS (the idle
-   clients of a TCP run). A reply with "error" counts as an error; the run fails on any. */
+   of gpio_write to /mcp on a keep-alive connection; each connection's session is ended (DELETE)
+   after the run, and -s first opens SESSIONS more on a connection of their own, left idle
+   through the run and ended after it (the idle sessions of an HTTP run); ws: a WebSocket on
+   /mcp, then text frames of MCP/U's gpio_write; idle: CONNS connections that send nothing, held
+   for SECONDS (the idle clients of a TCP run). A reply with "error" counts as an error; the run
+   fails on any. */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -209,6 +213,56 @@ static int ws_recv(conn_t *c, char *body, size_t cap)
     }
 }
 
+/* Connects c (TCP_NODELAY); -1 on failure (said). */
+static int dial(conn_t *c)
+{
+    c->fd = socket(AF_INET, SOCK_STREAM, 0);
+    int one = 1;
+    setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    if (connect(c->fd, (struct sockaddr *)&addr, sizeof addr) < 0) {
+        perror("net_load: connect");
+        return -1;
+    }
+    return 0;
+}
+
+/* Opens n sessions on c (initialize, notifications/initialized), their ids into ids; -1 on
+   failure. */
+static int open_sessions(conn_t *c, char (*ids)[80], unsigned n)
+{
+    static char body[RBUF];
+    for (unsigned i = 0; i < n; i++) {
+        c->session[0] = 0;
+        if (http_post(c, init_http, body, sizeof body) != 200 || !c->session[0] ||
+            http_post(c, inited_http, body, sizeof body) / 100 != 2)
+            return -1;
+        memcpy(ids[i], c->session, sizeof ids[i]);
+    }
+    return 0;
+}
+
+/* Ends the sessions ids[0..n) (DELETE /mcp, each on a connection of its own: mcpsim answers a
+   DELETE at once and libmicrohttpd then closes the connection); -1 unless each was ended. */
+static int end_sessions(char (*ids)[80], unsigned n)
+{
+    static conn_t c;
+    static char body[RBUF];
+    for (unsigned i = 0; i < n; i++) {
+        if (!ids[i][0]) continue;
+        char req[256];
+        int k = snprintf(req, sizeof req,
+                         "DELETE /mcp HTTP/1.1\r\nHost: %s\r\nMcp-Session-Id: %s\r\n\r\n",
+                         hostport, ids[i]);
+        c.rlen = 0;
+        int status = dial(&c) < 0 || send_all(c.fd, req, (size_t)k) < 0
+                         ? -1
+                         : http_response(&c, body, sizeof body);
+        close(c.fd);
+        if (status / 100 != 2) return -1;
+    }
+    return 0;
+}
+
 static void *run(void *arg)
 {
     conn_t *c = arg;
@@ -254,10 +308,12 @@ int main(int argc, char **argv)
 {
     unsigned nconn = 1;
     double secs = 2, warm = 0.3;
+    unsigned nidle = 0;
     const char *label = "net_load", *mode = NULL;
     int opt;
-    while ((opt = getopt(argc, argv, "m:c:t:w:l:")) != -1) {
+    while ((opt = getopt(argc, argv, "m:c:t:w:l:s:")) != -1) {
         if (opt == 'm') mode = optarg;
+        else if (opt == 's') nidle = (unsigned)atoi(optarg);
         else if (opt == 'c') nconn = (unsigned)atoi(optarg);
         else if (opt == 't') secs = atof(optarg);
         else if (opt == 'w') warm = atof(optarg);
@@ -265,9 +321,10 @@ int main(int argc, char **argv)
         else return 2;
     }
     if (mode == NULL || optind != argc - 1 || nconn == 0 ||
-        (strcmp(mode, "http") != 0 && strcmp(mode, "ws") != 0 && strcmp(mode, "idle") != 0)) {
+        (strcmp(mode, "http") != 0 && strcmp(mode, "ws") != 0 && strcmp(mode, "idle") != 0) ||
+        (nidle > 0 && strcmp(mode, "http") != 0)) {
         fprintf(stderr, "usage: net_load -m http|ws|idle [-c CONNS] [-t SECONDS] [-w WARMUP] "
-                        "[-l LABEL] HOST:PORT\n");
+                        "[-l LABEL] [-s SESSIONS (http)] HOST:PORT\n");
         return 2;
     }
     ws_mode = strcmp(mode, "ws") == 0;
@@ -279,16 +336,15 @@ int main(int argc, char **argv)
     addr.sin_port = htons((uint16_t)atoi(colon + 1));
     if (inet_pton(AF_INET, hostport, &addr.sin_addr) != 1) return 2;
     *colon = ':';
-    conn_t *conns = calloc(nconn, sizeof *conns);
-    if (conns == NULL) return 1;
+    conn_t *conns = calloc(nconn, sizeof *conns), *side = calloc(1, sizeof *side);
+    char(*idle_ids)[80] = calloc(nidle ? nidle : 1, sizeof *idle_ids);
+    if (conns == NULL || side == NULL || idle_ids == NULL) return 1;
+    if (nidle > 0 && (dial(side) < 0 || open_sessions(side, idle_ids, nidle) < 0)) {
+        fprintf(stderr, "net_load: opening %u idle sessions failed\n", nidle);
+        return 1;
+    }
     for (unsigned i = 0; i < nconn; i++) {
-        conns[i].fd = socket(AF_INET, SOCK_STREAM, 0);
-        int one = 1;
-        setsockopt(conns[i].fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-        if (connect(conns[i].fd, (struct sockaddr *)&addr, sizeof addr) < 0) {
-            perror("net_load: connect");
-            return 1;
-        }
+        if (dial(&conns[i]) < 0) return 1;
         if (strcmp(mode, "idle") == 0) continue;
         pthread_create(&conns[i].th, NULL, run, &conns[i]);
     }
@@ -313,6 +369,16 @@ int main(int argc, char **argv)
         errors += conns[i].errors;
         bytes += conns[i].bytes;
         nlat += conns[i].nlat;
+    }
+    if (!ws_mode) { /* the run's sessions and the idle ones end: the next run finds none */
+        char(*own)[80] = calloc(nconn, sizeof *own);
+        if (own == NULL) return 1;
+        for (unsigned i = 0; i < nconn; i++) memcpy(own[i], conns[i].session, sizeof own[i]);
+        if (end_sessions(own, nconn) < 0 || end_sessions(idle_ids, nidle) < 0) {
+            fprintf(stderr, "net_load: ending the sessions failed\n");
+            errors++;
+        }
+        free(own);
     }
     uint32_t *lat = malloc((nlat ? nlat : 1) * sizeof *lat);
     size_t k = 0;

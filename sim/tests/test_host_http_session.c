@@ -231,6 +231,56 @@ START_TEST(sessions_leaving_in_any_order_leave_the_others_findable)
 }
 END_TEST
 
+/* The index by id with a full table of 1,024 (buckets shared by several ids): every listed
+   session is found by its whole id through any order of ends and relistings, an ended one never,
+   and an id that differs from a listed one in any single character is not found. */
+START_TEST(a_thousand_sessions_are_each_found_by_their_own_id)
+{
+    enum { N = 1024 };
+    host_sessions_init(&table, N, 60000);
+    static host_session_t *s[N];
+    static char id[N][40];
+    for (int i = 0; i < N; i++) {
+        s[i] = listed();
+        snprintf(id[i], sizeof id[i], "%s", s[i]->id);
+    }
+    ck_assert_uint_eq(table.count, N);
+    unsigned seed = 12345;
+    for (int round = 0; round < 4; round++) {
+        for (int i = 0; i < N / 2; i++) { /* ends about 40 %, in a scrambled order */
+            seed = seed * 1103515245u + 12345u;
+            int k = (int)((seed >> 16) % N);
+            if (!s[k]) continue;
+            host_session_t *f = host_sessions_find(&table, id[k]);
+            ck_assert_ptr_eq(f, s[k]);
+            ck_assert(host_sessions_end(&table, f));
+            host_session_release(&table, f);
+            s[k] = NULL;
+        }
+        for (int i = 0; i < N; i++) {
+            host_session_t *f = host_sessions_find(&table, id[i]);
+            ck_assert_ptr_eq(f, s[i]);
+            if (f) host_session_release(&table, f);
+        }
+        for (int i = 0; i < N; i++) { /* the ended ones' places go to new sessions */
+            if (s[i]) continue;
+            s[i] = listed();
+            snprintf(id[i], sizeof id[i], "%s", s[i]->id);
+        }
+        ck_assert_uint_eq(table.count, N);
+    }
+    for (int i = 0; i < N; i += 97) {
+        for (int at = 0; at < 32; at++) {
+            char wrong[40];
+            memcpy(wrong, id[i], sizeof wrong);
+            wrong[at] = wrong[at] == 'f' ? '0' : 'f';
+            ck_assert_ptr_null(host_sessions_find(&table, wrong));
+        }
+    }
+    host_sessions_destroy(&table);
+}
+END_TEST
+
 START_TEST(one_stream_per_session)
 {
     host_sessions_init(&table, 1, 60000);
@@ -437,6 +487,7 @@ static Suite *http_session_suite(void)
     tcase_add_test(tc, an_idle_session_expires_unless_its_stream_is_open);
     tcase_add_test(tc, a_request_in_flight_keeps_a_session_alive);
     tcase_add_test(tc, sessions_leaving_in_any_order_leave_the_others_findable);
+    tcase_add_test(tc, a_thousand_sessions_are_each_found_by_their_own_id);
     suite_add_tcase(s, tc);
     tc = tcase_create("streams");
     tcase_add_test(tc, one_stream_per_session);

@@ -70,6 +70,8 @@ struct host_http {
     struct MHD_Connection *hdrs_conn;   /* ... on this connection (NULL: none) */
     struct http_req *spare; /* finished POSTs' states kept for the next ones (req_new) */
     unsigned spare_count;
+    struct body_block *blocks; /* spare response bodies (send_copy) */
+    unsigned block_count;
     memo_t host_ok, type_ok, accept_ok; /* check_host's and check_post_headers' last verdicts */
 };
 
@@ -134,10 +136,22 @@ typedef struct http_req {
     struct http_req *next_spare; /* in http->spare */
 } http_req_t;
 
-/* A finished POST's state is kept for the next one, its body buffer too (up to SPARE_BODY_MAX
-   bytes): a POST allocates nothing of its own. At most SPARE_REQS are kept. */
+/* A finished POST's state is kept for the next one, its body buffer and the buffer its answer
+   was collected in too (each up to SPARE_BODY_MAX bytes), and its answer goes out in a spare
+   block (send_copy): a POST whose answer is one message allocates nothing of mcpsim's own
+   (libmicrohttpd still allocates its response and the copies of its headers). At most
+   SPARE_REQS states and SPARE_BLOCKS blocks are kept. */
 #define SPARE_REQS 16u
 #define SPARE_BODY_MAX 4096u
+#define SPARE_BLOCKS 16u
+#define BODY_BLOCK 4096u
+
+/* A response body that libmicrohttpd gives back once the response is gone (body_back). */
+typedef struct body_block {
+    host_http_t *http;
+    struct body_block *next;
+    char data[BODY_BLOCK];
+} body_block_t;
 
 /* A refusal: the HTTP status, the JSON-RPC error in the body and the headers it needs. */
 typedef struct http_err {
@@ -312,6 +326,19 @@ static enum MHD_Result preflight(const host_http_t *http, struct MHD_Connection 
 }
 
 /* Queues a response with body (malloc'd, ownership passes; NULL for none). */
+/* Sends r with its Content-Type (NULL: none) and session id (NULL: none). */
+static enum MHD_Result send_response(const host_http_t *http, struct MHD_Connection *c,
+                                     unsigned status, const char *type, struct MHD_Response *r,
+                                     const char *session_id)
+{
+    if (type) MHD_add_response_header(r, "Content-Type", type);
+    if (type && strcmp(type, "text/event-stream") == 0)
+        MHD_add_response_header(r, "Cache-Control", "no-cache");
+    if (session_id) MHD_add_response_header(r, "Mcp-Session-Id", session_id);
+    return queue(http, c, status, r);
+}
+
+/* Sends body (len bytes, malloc'd: the response frees it; NULL: no body). */
 static enum MHD_Result send_body(const host_http_t *http, struct MHD_Connection *c, unsigned status,
                                  const char *type, char *body, size_t len, const char *session_id)
 {
@@ -322,11 +349,51 @@ static enum MHD_Result send_body(const host_http_t *http, struct MHD_Connection 
         free(body);
         return MHD_NO;
     }
-    if (type) MHD_add_response_header(r, "Content-Type", type);
-    if (type && strcmp(type, "text/event-stream") == 0)
-        MHD_add_response_header(r, "Cache-Control", "no-cache");
-    if (session_id) MHD_add_response_header(r, "Mcp-Session-Id", session_id);
-    return queue(http, c, status, r);
+    return send_response(http, c, status, type, r, session_id);
+}
+
+/* libmicrohttpd lets a response go: its block is kept for the next one, or freed. */
+static void body_back(void *cls)
+{
+    body_block_t *b = cls;
+    host_http_t *http = b->http;
+    if (http->block_count == SPARE_BLOCKS) {
+        free(b);
+        return;
+    }
+    b->next = http->blocks;
+    http->blocks = b;
+    http->block_count++;
+}
+
+/* As send_body for a body the caller keeps: copied into a spare block when it fits one. */
+static enum MHD_Result send_copy(host_http_t *http, struct MHD_Connection *c, unsigned status,
+                                 const char *type, const char *body, size_t len,
+                                 const char *session_id)
+{
+    if (len > BODY_BLOCK) {
+        char *own = malloc(len);
+        if (!own) abort();
+        memcpy(own, body, len);
+        return send_body(http, c, status, type, own, len, session_id);
+    }
+    body_block_t *b = http->blocks;
+    if (b) {
+        http->blocks = b->next;
+        http->block_count--;
+    } else {
+        b = malloc(sizeof *b);
+        if (!b) abort();
+        b->http = http;
+    }
+    memcpy(b->data, body, len);
+    struct MHD_Response *r =
+        MHD_create_response_from_buffer_with_free_callback_cls(len, b->data, body_back, b);
+    if (!r) {
+        body_back(b);
+        return MHD_NO;
+    }
+    return send_response(http, c, status, type, r, session_id);
 }
 
 /* Makes s valid UTF-8 in place, as a JSON string must be: a byte that does not begin a
@@ -775,6 +842,25 @@ static void col_free(collector_t *col)
     }
 }
 
+/* Empties col for the next POST: its messages go, its data buffer stays (empty) unless it grew
+   past SPARE_BODY_MAX. */
+static void col_clear(collector_t *col)
+{
+    if (col->data.cap > SPARE_BODY_MAX) host_buf_free(&col->data);
+    col->data.len = 0;
+    if (col->ends != col->ends_in) {
+        free(col->ends);
+        free(col->kinds);
+        free(col->codes);
+    }
+    col->ends = NULL;
+    col->kinds = NULL;
+    col->codes = NULL;
+    col->count = col->cap = 0;
+    col->kind = FW_MSG_RESULT;
+    col->code = 0;
+}
+
 static bool is_response(fw_msg_kind_t kind)
 {
     return kind == FW_MSG_RESULT || kind == FW_MSG_ERROR || kind == FW_MSG_BATCH;
@@ -787,15 +873,12 @@ static bool is_initialize(const fw_envelope_t *env)
 }
 
 /* The POST's answer: one message as application/json, several as an SSE stream. */
-static enum MHD_Result send_messages(const host_http_t *http, struct MHD_Connection *c,
-                                     collector_t *col, const char *session_id)
+static enum MHD_Result send_messages(host_http_t *http, struct MHD_Connection *c,
+                                     const collector_t *col, const char *session_id)
 {
-    if (col->count == 1) {
-        char *body = col->data.data;
-        size_t len = col->ends[0];
-        col->data.data = NULL; /* ownership passes to the response */
-        return send_body(http, c, 200, "application/json", body, len, session_id);
-    }
+    if (col->count == 1)
+        return send_copy(http, c, 200, "application/json", col->data.data, col->ends[0],
+                         session_id);
     host_buf_t sse = {0};
     for (size_t i = 0, start = 0; i < col->count; start = col->ends[i++])
         host_sse_event(&sse, col->data.data + start, col->ends[i] - start);
@@ -917,7 +1000,11 @@ static enum MHD_Result finish_post(host_http_t *http, struct MHD_Connection *c, 
     /* A call cancelled (or initialize again) waits no more: its stream must not hang on. */
     if (listed && host_session_has_call(&http->sessions, s) && !call_waits(http, s))
         host_session_end_call(&http->sessions, s);
-    col_free(&col);
+    col_clear(&col);
+    if (!req->col.data.data) /* (nothing was collected meanwhile) */
+        req->col.data = col.data;
+    else
+        host_buf_free(&col.data);
     host_session_release(&http->sessions, s);
     return rc;
 }
@@ -1369,14 +1456,11 @@ static enum MHD_Result finish_stateless(host_http_t *http, struct MHD_Connection
         if (req->unreadable) /* 400 for what is no JSON; a body over the device's limits is
                                 HTTP's business no more than any other answer of the device */
             status = col->codes[0] == FW_RPC_PARSE_ERROR ? 400 : 200;
-        char *body = col->data.data;
-        col->data.data = NULL;
-        rc = send_body(http, c, status, "application/json", body, len, NULL);
+        rc = send_copy(http, c, status, "application/json", col->data.data, len, NULL);
     } else {
         rc = send_messages(http, c, col, NULL); /* notifications, then the response: SSE */
     }
-    col_free(col);
-    memset(col, 0, sizeof *col);
+    col_clear(col);
     return rc;
 }
 
@@ -1488,9 +1572,10 @@ static http_req_t *req_new(host_http_t *http)
     }
     http->spare = req->next_spare;
     http->spare_count--;
-    host_buf_t kept = req->body;
+    host_buf_t kept = req->body, out = req->col.data;
     memset(req, 0, sizeof *req);
     req->kept = kept;
+    req->col.data = out;
     return req;
 }
 
@@ -1501,6 +1586,7 @@ static void req_free(host_http_t *http, http_req_t *req)
     if (!req->body.data) host_buf_swap(&req->body, &req->kept); /* no body, or it was dropped */
     if (http->spare_count == SPARE_REQS || req->body.cap > SPARE_BODY_MAX) {
         host_buf_free(&req->body);
+        host_buf_free(&req->col.data);
         free(req);
         return;
     }
@@ -1605,7 +1691,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
     if (req->waiting && !req->answered) host_device_forget(http->host, req);
     if (req->s) host_session_release(&http->sessions, req->s);
     host_mhd_park_free(req->park);
-    col_free(&req->col);
+    col_clear(&req->col);
     host_in_release(http->host, req->body.len);
     req_free(http, req);
     *con_cls = NULL;
@@ -1774,7 +1860,13 @@ void host_http_close(host_http_t *http)
         http_req_t *req = http->spare;
         http->spare = req->next_spare;
         host_buf_free(&req->body);
+        host_buf_free(&req->col.data);
         free(req);
+    }
+    while (http->blocks) { /* after the last response went (body_back) */
+        body_block_t *b = http->blocks;
+        http->blocks = b->next;
+        free(b);
     }
     http_guard_close(http->guard);
     host_device_unwatch(http->host, on_device, http);

@@ -138,9 +138,9 @@ typedef struct http_req {
 
 /* A finished POST's state is kept for the next one, its body buffer and the buffer its answer
    was collected in too (each up to SPARE_BODY_MAX bytes), and its answer goes out in a spare
-   block (send_copy): a POST whose answer is one message allocates nothing of mcpsim's own
-   (libmicrohttpd still allocates its response and the copies of its headers). At most
-   SPARE_REQS states and SPARE_BLOCKS blocks are kept. */
+   block (send_copy): a POST whose answer is one message of up to BODY_BLOCK bytes allocates
+   nothing of mcpsim's own (libmicrohttpd still allocates its response and the copies of its
+   headers). At most SPARE_REQS states and SPARE_BLOCKS blocks are kept. */
 #define SPARE_REQS 16u
 #define SPARE_BODY_MAX 4096u
 #define SPARE_BLOCKS 16u
@@ -325,7 +325,6 @@ static enum MHD_Result preflight(const host_http_t *http, struct MHD_Connection 
     return queue(http, c, 204, r);
 }
 
-/* Queues a response with body (malloc'd, ownership passes; NULL for none). */
 /* Sends r with its Content-Type (NULL: none) and session id (NULL: none). */
 static enum MHD_Result send_response(const host_http_t *http, struct MHD_Connection *c,
                                      unsigned status, const char *type, struct MHD_Response *r,

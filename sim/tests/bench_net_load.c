@@ -4,8 +4,8 @@
                    HOST:PORT
    http: initialize (its Mcp-Session-Id), notifications/initialized, then POSTs of a tools/call
    of gpio_write to /mcp on a keep-alive connection; each connection's session is ended (DELETE)
-   after the run, and -s first opens SESSIONS more on a connection of their own, left idle
-   through the run and ended after it (the idle sessions of an HTTP run); ws: a WebSocket on
+   after the run, and -s first opens SESSIONS more on a connection of their own (closed then),
+   left idle through the run and ended after it (the idle sessions of an HTTP run); ws: a WebSocket on
    /mcp, then text frames of MCP/U's gpio_write; idle: CONNS connections that send nothing, held
    for SECONDS (the idle clients of a TCP run). A reply with "error" counts as an error; the run
    fails on any. */
@@ -339,9 +339,12 @@ int main(int argc, char **argv)
     conn_t *conns = calloc(nconn, sizeof *conns), *side = calloc(1, sizeof *side);
     char(*idle_ids)[80] = calloc(nidle ? nidle : 1, sizeof *idle_ids);
     if (conns == NULL || side == NULL || idle_ids == NULL) return 1;
-    if (nidle > 0 && (dial(side) < 0 || open_sessions(side, idle_ids, nidle) < 0)) {
-        fprintf(stderr, "net_load: opening %u idle sessions failed\n", nidle);
-        return 1;
+    if (nidle > 0) { /* (the sessions outlive their connection) */
+        if (dial(side) < 0 || open_sessions(side, idle_ids, nidle) < 0) {
+            fprintf(stderr, "net_load: opening %u idle sessions failed\n", nidle);
+            return 1;
+        }
+        close(side->fd);
     }
     for (unsigned i = 0; i < nconn; i++) {
         if (dial(&conns[i]) < 0) return 1;

@@ -831,16 +831,6 @@ static fw_msg_sink_t col_sink(collector_t *col)
     return (fw_msg_sink_t){col_write, col, col_end, col_tell};
 }
 
-static void col_free(collector_t *col)
-{
-    host_buf_free(&col->data);
-    if (col->ends != col->ends_in) {
-        free(col->ends);
-        free(col->kinds);
-        free(col->codes);
-    }
-}
-
 /* Empties col for the next POST: its messages go, its data buffer stays (empty) unless it grew
    past SPARE_BODY_MAX. */
 static void col_clear(collector_t *col)
@@ -1302,8 +1292,10 @@ static bool listen_pull(listen_stream_t *ls)
     collector_t col = {0};
     fw_device_listen_drain(dev, ls->slot, col_sink(&col));
     listen_col_events(&ls->sse, &col);
-    col_free(&col);
-    return col.count > 0;
+    bool news = col.count > 0;
+    col_clear(&col);
+    host_buf_free(&col.data);
+    return news;
 }
 
 static ssize_t listen_read(void *cls, uint64_t pos, char *buf, size_t max)

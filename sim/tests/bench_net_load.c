@@ -226,19 +226,22 @@ static int dial(conn_t *c)
     return 0;
 }
 
-/* Opens n sessions on c (initialize, notifications/initialized), their ids into ids; -1 on
-   failure. */
-static int open_sessions(conn_t *c, char (*ids)[80], unsigned n)
+/* Opens n sessions (initialize, notifications/initialized) on a connection of their own,
+   closed then (the sessions outlive it), their ids into ids; -1 on failure. */
+static int open_sessions(char (*ids)[80], unsigned n)
 {
+    static conn_t c;
     static char body[RBUF];
-    for (unsigned i = 0; i < n; i++) {
-        c->session[0] = 0;
-        if (http_post(c, init_http, body, sizeof body) != 200 || !c->session[0] ||
-            http_post(c, inited_http, body, sizeof body) / 100 != 2)
-            return -1;
-        memcpy(ids[i], c->session, sizeof ids[i]);
+    int rc = dial(&c);
+    for (unsigned i = 0; i < n && rc == 0; i++) {
+        c.session[0] = 0;
+        if (http_post(&c, init_http, body, sizeof body) != 200 || !c.session[0] ||
+            http_post(&c, inited_http, body, sizeof body) / 100 != 2)
+            rc = -1;
+        memcpy(ids[i], c.session, sizeof ids[i]);
     }
-    return 0;
+    close(c.fd);
+    return rc;
 }
 
 /* Ends the sessions ids[0..n) (DELETE /mcp, each on a connection of its own: mcpsim answers a
@@ -336,15 +339,12 @@ int main(int argc, char **argv)
     addr.sin_port = htons((uint16_t)atoi(colon + 1));
     if (inet_pton(AF_INET, hostport, &addr.sin_addr) != 1) return 2;
     *colon = ':';
-    conn_t *conns = calloc(nconn, sizeof *conns), *side = calloc(1, sizeof *side);
+    conn_t *conns = calloc(nconn, sizeof *conns);
     char(*idle_ids)[80] = calloc(nidle ? nidle : 1, sizeof *idle_ids);
-    if (conns == NULL || side == NULL || idle_ids == NULL) return 1;
-    if (nidle > 0) { /* (the sessions outlive their connection) */
-        if (dial(side) < 0 || open_sessions(side, idle_ids, nidle) < 0) {
-            fprintf(stderr, "net_load: opening %u idle sessions failed\n", nidle);
-            return 1;
-        }
-        close(side->fd);
+    if (conns == NULL || idle_ids == NULL) return 1;
+    if (nidle > 0 && open_sessions(idle_ids, nidle) < 0) {
+        fprintf(stderr, "net_load: opening %u idle sessions failed\n", nidle);
+        return 1;
     }
     for (unsigned i = 0; i < nconn; i++) {
         if (dial(&conns[i]) < 0) return 1;
